@@ -1,0 +1,51 @@
+//! `cmem config`: what cmem is actually using, and where it came from.
+
+use std::process::ExitCode;
+
+use anyhow::Result;
+use clap::Args;
+
+use crate::config;
+
+#[derive(Args)]
+pub struct ConfigArgs {
+    /// Print the defaults as a commented config file (a starting point for your own)
+    #[arg(long, conflicts_with = "path")]
+    defaults: bool,
+    /// Print only the config file path
+    #[arg(long)]
+    path: bool,
+}
+
+pub fn run(args: &ConfigArgs) -> Result<ExitCode> {
+    if args.defaults {
+        print!("{}", config::defaults_toml());
+        return Ok(ExitCode::SUCCESS);
+    }
+    if args.path {
+        println!("{}", crate::paths::config_file().0.display());
+        return Ok(ExitCode::SUCCESS);
+    }
+    let loaded = config::load()?;
+    println!(
+        "# config file: {} ({})",
+        loaded.file.display(),
+        if loaded.file_exists {
+            "loaded"
+        } else {
+            "absent: defaults"
+        }
+    );
+    println!("# data dir:    {}", loaded.settings.data_dir().display());
+    let overridden: Vec<_> = config::ENV_KEYS
+        .iter()
+        .filter(|k| std::env::var_os(k.env).is_some())
+        .map(|k| format!("{}={}", k.env, k.key))
+        .collect();
+    if !overridden.is_empty() {
+        println!("# from the environment: {}", overridden.join(", "));
+    }
+    println!();
+    print!("{}", toml::to_string_pretty(&loaded.settings)?);
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,325 @@
+//! `cmem doctor`: is cmem healthy, and if not, what to do about it.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::Result;
+use clap::Args;
+
+use super::install::{self, HOOKS, Scope};
+use crate::config;
+use crate::logging;
+use crate::store::{self, Store, spool};
+
+#[derive(Args)]
+pub struct DoctorArgs {
+    /// Also create the data dir and an empty database if they do not exist yet
+    #[arg(long)]
+    init: bool,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Status {
+    Ok,
+    Warn,
+    Fail,
+}
+
+struct Report {
+    worst: Status,
+}
+
+impl Report {
+    fn line(&mut self, status: Status, what: &str, detail: impl AsRef<str>) {
+        self.worst = self.worst.max(status);
+        let mark = match status {
+            Status::Ok => "✓",
+            Status::Warn => "!",
+            Status::Fail => "✗",
+        };
+        println!("{mark} {what:<14} {}", detail.as_ref());
+    }
+
+    fn hint(&self, text: &str) {
+        println!("  → {text}");
+    }
+}
+
+pub fn run(args: &DoctorArgs) -> Result<ExitCode> {
+    let mut r = Report { worst: Status::Ok };
+    let loaded = match config::load() {
+        Ok(l) => {
+            let state = if l.file_exists {
+                "valid"
+            } else {
+                "absent, using defaults"
+            };
+            r.line(
+                Status::Ok,
+                "config",
+                format!("{} ({state})", l.file.display()),
+            );
+            l.settings
+        }
+        Err(e) => {
+            r.line(Status::Fail, "config", format!("{e:#}"));
+            r.hint("hooks ignore a broken config and use the defaults; fix the file named above");
+            let mut noop = |_m: String| {};
+            config::load_lenient(&mut noop)
+        }
+    };
+    let data_dir = loaded.data_dir();
+    check_data_dir(&mut r, &data_dir, args.init);
+    check_database(&mut r, &loaded.db_path(), args.init);
+    check_spool(&mut r, &data_dir);
+    check_install(&mut r)?;
+    check_log(&mut r, &data_dir);
+    println!();
+    Ok(match r.worst {
+        Status::Fail => {
+            println!("Something needs attention (see → hints above).");
+            ExitCode::FAILURE
+        }
+        Status::Warn => {
+            println!("cmem works; the warnings above are worth a look.");
+            ExitCode::SUCCESS
+        }
+        Status::Ok => {
+            println!("All good.");
+            ExitCode::SUCCESS
+        }
+    })
+}
+
+fn check_data_dir(r: &mut Report, dir: &Path, init: bool) {
+    if init {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    if !dir.exists() {
+        r.line(
+            Status::Warn,
+            "data dir",
+            format!("{} (not created yet)", dir.display()),
+        );
+        r.hint("it is created by the first hook; `cmem doctor --init` creates it now");
+        return;
+    }
+    let probe = dir.join(format!(".doctor-{}", std::process::id()));
+    match std::fs::write(&probe, b"") {
+        Ok(()) => {
+            let _ = std::fs::remove_file(&probe);
+            r.line(Status::Ok, "data dir", dir.display().to_string());
+        }
+        Err(e) => {
+            r.line(
+                Status::Fail,
+                "data dir",
+                format!("{} is not writable: {e}", dir.display()),
+            );
+            r.hint("fix its permissions or point CMEM_DATA_DIR elsewhere");
+        }
+    }
+}
+
+fn check_database(r: &mut Report, path: &Path, init: bool) {
+    let opened = if init {
+        Store::open(path)
+    } else {
+        Store::open_existing(path)
+    };
+    let store = match opened {
+        Ok(s) => s,
+        Err(e) if !path.exists() => {
+            r.line(Status::Warn, "database", format!("{e:#}"));
+            return;
+        }
+        Err(e) => {
+            r.line(Status::Fail, "database", format!("{e:#}"));
+            r.hint(
+                "move the file aside (hooks keep spooling meanwhile) and run `cmem doctor --init`",
+            );
+            return;
+        }
+    };
+    let version = store.schema_version().unwrap_or(-1);
+    let integrity: String = store
+        .conn
+        .query_row("PRAGMA quick_check", [], |row| row.get(0))
+        .unwrap_or_else(|e| e.to_string());
+    if integrity != "ok" {
+        r.line(
+            Status::Fail,
+            "database",
+            format!("{}: integrity check says {integrity}", path.display()),
+        );
+        r.hint("restore from a backup or move the file aside and run `cmem doctor --init`");
+        return;
+    }
+    let status = match version {
+        v if v == store::SCHEMA_VERSION => Status::Ok,
+        v if v < store::SCHEMA_VERSION => Status::Warn,
+        _ => Status::Fail,
+    };
+    r.line(
+        status,
+        "database",
+        format!(
+            "{} (schema v{version}, cmem expects v{})",
+            path.display(),
+            store::SCHEMA_VERSION
+        ),
+    );
+    if status == Status::Warn {
+        r.hint("it is migrated automatically by the next hook or `cmem doctor --init`");
+    } else if status == Status::Fail {
+        r.hint("the database was written by a newer cmem; upgrade this binary");
+    }
+    match store.table_counts() {
+        Ok(counts) => {
+            let text: Vec<String> = counts.iter().map(|(t, n)| format!("{t} {n}")).collect();
+            r.line(Status::Ok, "rows", text.join(", "));
+        }
+        Err(e) => r.line(Status::Warn, "rows", format!("{e:#}")),
+    }
+}
+
+fn check_spool(r: &mut Report, data_dir: &Path) {
+    match spool::backlog(data_dir) {
+        0 => r.line(Status::Ok, "spool", "empty"),
+        n => {
+            r.line(
+                Status::Warn,
+                "spool",
+                format!("{n} event(s) wait for the database"),
+            );
+            r.hint("the next hook that gets the database stores them; if this stays, the database is locked or broken");
+        }
+    }
+}
+
+fn check_install(r: &mut Report) -> Result<()> {
+    let me = install::current_binary()?;
+    let project_dir = install::default_project_dir()?;
+    let mut any_hooks = false;
+    let mut any_mcp = false;
+    for scope in [Scope::User, Scope::Project, Scope::Local] {
+        let label = format!("{scope:?}").to_lowercase();
+        let found = match install::inspect(scope, &project_dir) {
+            Ok(f) => f,
+            Err(e) => {
+                r.line(Status::Warn, "settings", format!("{label} scope: {e:#}"));
+                continue;
+            }
+        };
+        if !found.hooks.is_empty() {
+            any_hooks = true;
+            let missing: Vec<&str> = HOOKS
+                .iter()
+                .filter(|s| !found.hooks.iter().any(|(e, _)| *e == s.event))
+                .map(|s| s.event.host_name())
+                .collect();
+            let foreign: Vec<String> = found
+                .hooks
+                .iter()
+                .filter(|(_, bin)| !same_binary(bin, &me))
+                .map(|(_, bin)| bin.display().to_string())
+                .collect();
+            if !missing.is_empty() {
+                r.line(
+                    Status::Fail,
+                    "hooks",
+                    format!("{label} scope lacks {}", missing.join(", ")),
+                );
+                r.hint(&format!("run `cmem install --scope {label}`"));
+            } else if !foreign.is_empty() {
+                r.line(
+                    Status::Warn,
+                    "hooks",
+                    format!("{label} scope runs {} (not this binary)", foreign[0]),
+                );
+                r.hint(&format!(
+                    "run `cmem install --scope {label}` to point them here"
+                ));
+            } else {
+                r.line(
+                    Status::Ok,
+                    "hooks",
+                    format!("{label} scope: all {} events", HOOKS.len()),
+                );
+            }
+        }
+        if let Some(cmd) = found.mcp_command {
+            any_mcp = true;
+            if !cmd.exists() {
+                r.line(
+                    Status::Fail,
+                    "mcp server",
+                    format!("{label} scope runs {}, which does not exist", cmd.display()),
+                );
+                r.hint(&format!("run `cmem install --scope {label}`"));
+            } else if !same_binary(&cmd, &me) {
+                r.line(
+                    Status::Warn,
+                    "mcp server",
+                    format!("{label} scope runs {} (not this binary)", cmd.display()),
+                );
+            } else {
+                r.line(
+                    Status::Ok,
+                    "mcp server",
+                    format!("{label} scope: `cmem mcp`"),
+                );
+            }
+        }
+    }
+    if !any_hooks {
+        r.line(
+            Status::Fail,
+            "hooks",
+            "not installed in any Claude Code settings",
+        );
+        r.hint("run `cmem install` (user scope) or `cmem install --scope project`");
+    }
+    if !any_mcp {
+        r.line(
+            Status::Fail,
+            "mcp server",
+            "not registered with Claude Code",
+        );
+        r.hint("run `cmem install`");
+    }
+    Ok(())
+}
+
+fn same_binary(a: &Path, b: &Path) -> bool {
+    let ca = a.canonicalize().unwrap_or_else(|_| a.to_path_buf());
+    let cb = b.canonicalize().unwrap_or_else(|_| b.to_path_buf());
+    ca == cb
+}
+
+fn check_log(r: &mut Report, data_dir: &Path) {
+    let problems = logging::recent_problems(data_dir, 5);
+    if problems.is_empty() {
+        r.line(
+            Status::Ok,
+            "log",
+            format!("{} (no errors)", logging::log_file(data_dir).display()),
+        );
+        return;
+    }
+    r.line(
+        Status::Warn,
+        "log",
+        format!(
+            "last problems in {}:",
+            logging::log_file(data_dir).display()
+        ),
+    );
+    for e in problems {
+        let first_line = e.message.lines().next().unwrap_or("");
+        println!(
+            "    {} {} [{}] {}",
+            e.time, e.level, e.component, first_line
+        );
+    }
+}

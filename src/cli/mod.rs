@@ -1,0 +1,60 @@
+//! Command-line dispatch. Each subcommand family lives in its own file.
+
+mod config_cmd;
+mod doctor;
+pub mod install;
+pub mod jsonfile;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(
+    name = "cmem",
+    version,
+    about = "Persistent, budgeted memory for AI coding agents",
+    long_about = "cmem remembers what your coding agent did across sessions: Claude Code hooks capture \
+prompts and tool I/O into one SQLite file, and the agent gets a small, budgeted index of past work \
+at every session start.\n\nSet-up: `cmem install` (hooks + MCP server into Claude Code), then `cmem doctor`."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run a Claude Code hook: reads the event JSON on stdin, prints one JSON answer, always exits 0
+    Hook {
+        /// session-start, user-prompt-submit, pre-tool-use, post-tool-use, post-tool-use-failure,
+        /// stop or session-end (Claude Code's names such as PostToolUse work too)
+        event: String,
+    },
+    /// Add cmem's hooks and MCP server to Claude Code's settings
+    Install(install::InstallArgs),
+    /// Remove exactly what `cmem install` added
+    Uninstall(install::InstallArgs),
+    /// Check the data dir, database, hooks and MCP registration; exits 1 when something is wrong
+    Doctor(doctor::DoctorArgs),
+    /// Show the effective settings, the config file path, or the defaults
+    Config(config_cmd::ConfigArgs),
+}
+
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Hook { event } => crate::hook::run(&event),
+        Command::Install(args) => install::run(&args, install::Action::Install),
+        Command::Uninstall(args) => install::run(&args, install::Action::Uninstall),
+        Command::Doctor(args) => doctor::run(&args),
+        Command::Config(args) => config_cmd::run(&args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("cmem: error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

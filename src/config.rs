@@ -1,0 +1,469 @@
+//! Settings: defaults < config file < `CMEM_*` environment variables.
+//!
+//! The file is TOML (`$CMEM_CONFIG` or `$XDG_CONFIG_HOME/cmem/config.toml`). Unknown keys and
+//! wrong types are errors that name the file, line and key; hooks log such errors and carry on
+//! with defaults (see `load_lenient`).
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, anyhow, bail};
+use serde::{Deserialize, Serialize};
+
+use crate::paths;
+
+/// Tools whose events carry no memory worth keeping (reference §7).
+pub const DEFAULT_SKIP_TOOLS: &[&str] = &[
+    "ListMcpResourcesTool",
+    "SlashCommand",
+    "Skill",
+    "TodoWrite",
+    "AskUserQuestion",
+];
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Settings {
+    /// Where the database, logs and spool live. `CMEM_DATA_DIR` wins over this.
+    pub data_dir: Option<String>,
+    /// Glob patterns (`*`, `**`, `?`, leading `~`) matched against a project's path and its
+    /// basename; matching projects get no capture, no context and no read gate.
+    pub excluded_projects: Vec<String>,
+    /// `error`, `warn`, `info` or `debug`.
+    pub log_level: String,
+    pub capture: CaptureSettings,
+    pub hook: HookSettings,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CaptureSettings {
+    /// Tool names whose events are not stored.
+    pub skip_tools: Vec<String>,
+    /// Cap for each stored tool input and tool response, in bytes.
+    pub max_field_bytes: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct HookSettings {
+    /// A hook answers no later than this many milliseconds after it started (≤ 1900).
+    pub deadline_ms: u64,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            data_dir: None,
+            excluded_projects: Vec::new(),
+            log_level: "info".into(),
+            capture: CaptureSettings::default(),
+            hook: HookSettings::default(),
+        }
+    }
+}
+
+impl Default for CaptureSettings {
+    fn default() -> Self {
+        CaptureSettings {
+            skip_tools: DEFAULT_SKIP_TOOLS.iter().map(|s| s.to_string()).collect(),
+            max_field_bytes: 64 * 1024,
+        }
+    }
+}
+
+impl Default for HookSettings {
+    fn default() -> Self {
+        HookSettings { deadline_ms: 1500 }
+    }
+}
+
+/// Parses an environment variable's text into a setting's type.
+trait FromEnv: Sized {
+    fn from_env(text: &str) -> Result<Self, String>;
+}
+
+impl FromEnv for String {
+    fn from_env(text: &str) -> Result<Self, String> {
+        Ok(text.to_string())
+    }
+}
+
+impl FromEnv for Option<String> {
+    fn from_env(text: &str) -> Result<Self, String> {
+        Ok(Some(text.to_string()).filter(|t| !t.trim().is_empty()))
+    }
+}
+
+impl FromEnv for Vec<String> {
+    fn from_env(text: &str) -> Result<Self, String> {
+        Ok(text
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(String::from)
+            .collect())
+    }
+}
+
+impl FromEnv for u64 {
+    fn from_env(text: &str) -> Result<Self, String> {
+        text.trim()
+            .parse()
+            .map_err(|_| format!("expected a whole number, got {text:?}"))
+    }
+}
+
+impl FromEnv for usize {
+    fn from_env(text: &str) -> Result<Self, String> {
+        text.trim()
+            .parse()
+            .map_err(|_| format!("expected a whole number, got {text:?}"))
+    }
+}
+
+impl FromEnv for bool {
+    fn from_env(text: &str) -> Result<Self, String> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "1" | "true" | "yes" | "on" => Ok(true),
+            "0" | "false" | "no" | "off" => Ok(false),
+            _ => Err(format!("expected true or false, got {text:?}")),
+        }
+    }
+}
+
+/// One environment variable that overrides one setting.
+pub struct EnvKey {
+    pub env: &'static str,
+    pub key: &'static str,
+    apply: fn(&mut Settings, &str) -> Result<(), String>,
+}
+
+macro_rules! env_keys {
+    ($($env:literal => $key:literal => $($field:ident).+;)*) => {
+        /// Every `CMEM_*` variable that overrides a setting, with the file key it overrides.
+        pub const ENV_KEYS: &[EnvKey] = &[$(EnvKey {
+            env: $env,
+            key: $key,
+            apply: |s, v| {
+                s.$($field).+ = FromEnv::from_env(v)?;
+                Ok(())
+            },
+        }),*];
+    };
+}
+
+env_keys! {
+    "CMEM_DATA_DIR" => "data_dir" => data_dir;
+    "CMEM_EXCLUDED_PROJECTS" => "excluded_projects" => excluded_projects;
+    "CMEM_LOG_LEVEL" => "log_level" => log_level;
+    "CMEM_SKIP_TOOLS" => "capture.skip_tools" => capture.skip_tools;
+    "CMEM_MAX_FIELD_BYTES" => "capture.max_field_bytes" => capture.max_field_bytes;
+    "CMEM_HOOK_DEADLINE_MS" => "hook.deadline_ms" => hook.deadline_ms;
+}
+
+impl Settings {
+    /// The resolved data dir (absolute when the user gave an absolute path).
+    pub fn data_dir(&self) -> PathBuf {
+        match &self.data_dir {
+            Some(d) => paths::expand_tilde(d),
+            None => paths::default_data_dir(),
+        }
+    }
+
+    pub fn db_path(&self) -> PathBuf {
+        paths::db_path(&self.data_dir())
+    }
+
+    fn apply_env(&mut self, get: &dyn Fn(&str) -> Option<String>) -> Result<()> {
+        for key in ENV_KEYS {
+            if let Some(value) = get(key.env) {
+                (key.apply)(self, &value).map_err(|e| {
+                    anyhow!(
+                        "environment variable {} (setting `{}`): {e}",
+                        key.env,
+                        key.key
+                    )
+                })?;
+            }
+        }
+        Ok(())
+    }
+
+    fn validate(&self) -> Result<(), (String, String)> {
+        if !matches!(self.log_level.as_str(), "error" | "warn" | "info" | "debug") {
+            return Err((
+                "log_level".into(),
+                format!(
+                    "must be error, warn, info or debug, not {:?}",
+                    self.log_level
+                ),
+            ));
+        }
+        if self.capture.max_field_bytes < 1024 {
+            return Err((
+                "capture.max_field_bytes".into(),
+                "must be at least 1024".into(),
+            ));
+        }
+        if self.hook.deadline_ms == 0 || self.hook.deadline_ms > 1900 {
+            return Err((
+                "hook.deadline_ms".into(),
+                "must be between 1 and 1900 (hooks answer within 2 s)".into(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Where the settings came from, for `cmem config` and `cmem doctor`.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    pub settings: Settings,
+    pub file: PathBuf,
+    pub file_exists: bool,
+}
+
+/// Strict load for interactive commands: any problem is an error that says what to fix.
+pub fn load() -> Result<Loaded> {
+    let (file, explicit) = paths::config_file();
+    let text = read_config_text(&file, explicit)?;
+    let mut settings = match &text {
+        Some(t) => parse_file(&file, t)?,
+        None => Settings::default(),
+    };
+    settings.apply_env(&|k| std::env::var(k).ok())?;
+    settings
+        .validate()
+        .map_err(|(key, msg)| anyhow!("setting `{key}`: {msg}"))
+        .with_context(|| {
+            format!(
+                "in the settings from {} and CMEM_* variables",
+                file.display()
+            )
+        })?;
+    Ok(Loaded {
+        settings,
+        file_exists: text.is_some(),
+        file,
+    })
+}
+
+/// Lenient load for hooks: a broken file or variable is reported through `report` and the
+/// defaults (plus every variable that still parses) are used instead.
+pub fn load_lenient(report: &mut dyn FnMut(String)) -> Settings {
+    let (file, explicit) = paths::config_file();
+    let mut settings = match read_config_text(&file, explicit) {
+        Ok(Some(t)) => parse_file(&file, &t).unwrap_or_else(|e| {
+            report(format!("{e:#}; using defaults"));
+            Settings::default()
+        }),
+        Ok(None) => Settings::default(),
+        Err(e) => {
+            report(format!("{e:#}; using defaults"));
+            Settings::default()
+        }
+    };
+    for key in ENV_KEYS {
+        if let Ok(value) = std::env::var(key.env)
+            && let Err(e) = (key.apply)(&mut settings, &value)
+        {
+            report(format!("ignoring {}: {e}", key.env));
+        }
+    }
+    if let Err((key, msg)) = settings.validate() {
+        report(format!("setting `{key}`: {msg}; using defaults"));
+        let data_dir = settings.data_dir.take();
+        settings = Settings {
+            data_dir,
+            ..Settings::default()
+        };
+    }
+    settings
+}
+
+fn read_config_text(file: &Path, explicit: bool) -> Result<Option<String>> {
+    match std::fs::read(file) {
+        Ok(bytes) => String::from_utf8(bytes)
+            .map(Some)
+            .map_err(|_| anyhow!("config file {} is not valid UTF-8", file.display())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && !explicit => Ok(None),
+        Err(e) => Err(e).with_context(|| {
+            format!(
+                "cannot read config file {}{}",
+                file.display(),
+                if explicit {
+                    " (named by CMEM_CONFIG; unset it or create the file)"
+                } else {
+                    ""
+                }
+            )
+        }),
+    }
+}
+
+/// Parses the config file text; errors name the file, line, column and dotted key.
+pub fn parse_file(file: &Path, text: &str) -> Result<Settings> {
+    let settings: Settings = toml::from_str(text).map_err(|e| {
+        let (line, col, key) = match e.span() {
+            Some(span) => locate(text, span.start),
+            None => (0, 0, None),
+        };
+        let mut msg = format!("invalid config file {}", file.display());
+        if line > 0 {
+            let _ = write!(msg, ", line {line}, column {col}");
+        }
+        if let Some(key) = key {
+            let _ = write!(msg, ", key `{key}`");
+        }
+        let _ = write!(
+            msg,
+            ": {}\nFix or remove that line; `cmem config --defaults` prints every key with its default.",
+            e.message().trim()
+        );
+        anyhow!(msg)
+    })?;
+    if let Err((key, why)) = settings.validate() {
+        let line = find_key_line(text, &key);
+        bail!(
+            "invalid config file {}{}, key `{key}`: {why}",
+            file.display(),
+            line.map(|l| format!(", line {l}")).unwrap_or_default()
+        );
+    }
+    Ok(settings)
+}
+
+/// 1-based line and column of a byte offset, and the dotted key written on that line.
+fn locate(text: &str, offset: usize) -> (usize, usize, Option<String>) {
+    let offset = offset.min(text.len());
+    let before = &text[..offset];
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map(|i| i + 1).unwrap_or(0);
+    let col = before[line_start..].chars().count() + 1;
+    let mut table = String::new();
+    for l in text[..line_start].lines() {
+        let t = l.trim();
+        if t.starts_with('[') && t.ends_with(']') {
+            table = t.trim_matches(|c| c == '[' || c == ']').trim().to_string();
+        }
+    }
+    let this_line = text[line_start..].lines().next().unwrap_or("");
+    let key = this_line
+        .split_once('=')
+        .map(|(k, _)| k.trim().trim_matches('"').to_string())
+        .filter(|k| !k.is_empty() && !k.starts_with('['))
+        .map(|k| {
+            if table.is_empty() {
+                k
+            } else {
+                format!("{table}.{k}")
+            }
+        });
+    (line, col, key)
+}
+
+fn find_key_line(text: &str, dotted: &str) -> Option<usize> {
+    let (table, key) = match dotted.rsplit_once('.') {
+        Some((t, k)) => (t, k),
+        None => ("", dotted),
+    };
+    let mut current = String::new();
+    for (i, l) in text.lines().enumerate() {
+        let t = l.trim();
+        if t.starts_with('[') && t.ends_with(']') {
+            current = t.trim_matches(|c| c == '[' || c == ']').trim().to_string();
+        } else if current == table
+            && t.split_once('=').map(|(k, _)| k.trim().trim_matches('"')) == Some(key)
+        {
+            return Some(i + 1);
+        }
+    }
+    None
+}
+
+/// The defaults as a commented TOML document, for `cmem config --defaults`.
+pub fn defaults_toml() -> String {
+    let body = toml::to_string_pretty(&Settings::default()).unwrap_or_default();
+    let mut out = String::from(
+        "# cmem settings: defaults. Precedence: CMEM_* environment > this file > defaults.\n",
+    );
+    out.push_str("# Environment variables:\n");
+    for key in ENV_KEYS {
+        let _ = writeln!(out, "#   {:<24} {}", key.env, key.key);
+    }
+    out.push('\n');
+    out.push_str(&body);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Settings> {
+        parse_file(Path::new("/tmp/config.toml"), text)
+    }
+
+    #[test]
+    fn empty_file_gives_defaults() {
+        assert_eq!(parse("").unwrap(), Settings::default());
+    }
+
+    #[test]
+    fn unknown_key_names_line_and_key() {
+        let err = parse("log_level = \"info\"\n[capture]\nskip_toolz = []\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("/tmp/config.toml"), "{err}");
+        assert!(err.contains("line 3"), "{err}");
+        assert!(err.contains("capture.skip_toolz"), "{err}");
+    }
+
+    #[test]
+    fn wrong_type_names_line_and_key() {
+        let err = parse("[capture]\nmax_field_bytes = \"lots\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("line 2"), "{err}");
+        assert!(err.contains("capture.max_field_bytes"), "{err}");
+    }
+
+    #[test]
+    fn invalid_value_names_key() {
+        let err = parse("[hook]\ndeadline_ms = 5000\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("hook.deadline_ms") && err.contains("line 2"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn env_beats_file() {
+        let mut s =
+            parse("excluded_projects = [\"a\"]\n[capture]\nmax_field_bytes = 2048\n").unwrap();
+        let env = |k: &str| match k {
+            "CMEM_EXCLUDED_PROJECTS" => Some("x, y".to_string()),
+            _ => None,
+        };
+        s.apply_env(&env).unwrap();
+        assert_eq!(s.excluded_projects, vec!["x", "y"]);
+        assert_eq!(s.capture.max_field_bytes, 2048);
+    }
+
+    #[test]
+    fn bad_env_value_names_variable() {
+        let mut s = Settings::default();
+        let env = |k: &str| (k == "CMEM_MAX_FIELD_BYTES").then(|| "big".to_string());
+        let err = s.apply_env(&env).unwrap_err().to_string();
+        assert!(err.contains("CMEM_MAX_FIELD_BYTES"), "{err}");
+    }
+
+    #[test]
+    fn defaults_document_parses_back() {
+        let text = defaults_toml();
+        assert_eq!(parse(&text).unwrap(), Settings::default());
+    }
+}

@@ -1,0 +1,242 @@
+//! Turning a hook payload into a `Capture`: which events are stored, for which project, and
+//! the privacy rules (tags, redaction, private turns, excluded projects, noise tools).
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Result, bail};
+use serde_json::Value;
+
+use super::event::HookEvent;
+use super::fields;
+use super::payload::Payload;
+use crate::config::Settings;
+use crate::privacy;
+use crate::project;
+use crate::store::ingest::{Capture, SessionRef, ToolUse};
+
+/// Why an event was deliberately not stored (logged at debug level).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Skip {
+    ExcludedProject,
+    Internal,
+    NoiseTool(String),
+    OwnMemoryTool(String),
+    SessionMemoryFile,
+    TaskNotification,
+    NotCaptured,
+}
+
+/// cmem's own memory tools: storing calls to them would make memories of memories.
+const OWN_MEMORY_TOOLS: &[&str] = &[
+    "mem_search",
+    "search",
+    "timeline",
+    "get_observations",
+    "get_tool_uses",
+    "session_start_context",
+    "important_workflow",
+    "save_memory",
+    "work_state_write",
+    "work_state_read",
+    "observation_search",
+];
+
+pub fn is_own_memory_tool(tool_name: &str) -> bool {
+    let Some(rest) = tool_name.strip_prefix("mcp__") else {
+        return tool_name.starts_with("memory_");
+    };
+    let Some((server, tool)) = rest.rsplit_once("__") else {
+        return false;
+    };
+    let server = server.to_ascii_lowercase();
+    let ours = ["cmem", "claude-mem", "claude_mem", "mcp-search"]
+        .iter()
+        .any(|s| server.contains(s));
+    (ours && OWN_MEMORY_TOOLS.contains(&tool)) || tool.starts_with("memory_")
+}
+
+/// The working directory of the event: the payload's, else the project dir Claude Code
+/// exports, else our own.
+pub fn event_cwd(payload: &Payload) -> PathBuf {
+    payload
+        .str("cwd")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("CLAUDE_PROJECT_DIR").map(PathBuf::from))
+        .or_else(|| std::env::current_dir().ok())
+        .unwrap_or_default()
+}
+
+/// Whether capture, context and gating are off for this cwd.
+pub fn capture_disabled(cwd: &Path, settings: &Settings) -> Option<Skip> {
+    if std::env::var("CMEM_INTERNAL").is_ok_and(|v| v == "1") {
+        return Some(Skip::Internal);
+    }
+    if cwd.starts_with(settings.data_dir().join("observer-sessions")) {
+        return Some(Skip::Internal);
+    }
+    if project::is_excluded(cwd, &settings.excluded_projects) {
+        return Some(Skip::ExcludedProject);
+    }
+    None
+}
+
+fn session_ref(payload: &Payload, cwd: &Path) -> Result<SessionRef> {
+    let keys = project::resolve(cwd);
+    Ok(SessionRef {
+        content_session_id: payload.session_id()?.to_string(),
+        platform_source: "claude".into(),
+        project: keys.primary,
+        cwd: Some(cwd.to_string_lossy().into_owned()).filter(|c| !c.is_empty()),
+        transcript_path: payload.str("transcript_path").map(String::from),
+    })
+}
+
+/// Builds the capture for a writing event. `Ok(Err(skip))` means "valid, deliberately not
+/// stored"; `Err` means the payload is invalid.
+pub fn build(
+    event: HookEvent,
+    mut payload: Payload,
+    settings: &Settings,
+    now_ms: i64,
+) -> Result<std::result::Result<Capture, Skip>> {
+    // Validate identity first so an invalid payload is reported as such even when excluded.
+    payload.session_id()?;
+    for key in [
+        "cwd",
+        "transcript_path",
+        "prompt_id",
+        "tool_name",
+        "tool_use_id",
+    ] {
+        payload.expect_string_or_absent(key)?;
+    }
+    let cwd = event_cwd(&payload);
+    if let Some(skip) = capture_disabled(&cwd, settings) {
+        return Ok(Err(skip));
+    }
+    let session = session_ref(&payload, &cwd)?;
+    let max = settings.capture.max_field_bytes;
+    let capture = match event {
+        HookEvent::UserPromptSubmit => {
+            let Some(raw) = payload.0.get("prompt") else {
+                bail!("payload has no prompt");
+            };
+            let Some(raw) = raw.as_str() else {
+                bail!("prompt is not a string");
+            };
+            if is_only_task_notification(raw) {
+                return Ok(Err(Skip::TaskNotification));
+            }
+            let text = if raw.trim().is_empty() {
+                Some("[media prompt]".to_string())
+            } else if privacy::strip_tags(raw).is_empty() {
+                None
+            } else {
+                Some(fields::store_text(raw, max).text)
+            };
+            Capture::Prompt {
+                session,
+                prompt_id: payload.str("prompt_id").map(String::from),
+                text,
+                at_ms: now_ms,
+            }
+        }
+        HookEvent::PostToolUse | HookEvent::PostToolUseFailure => {
+            let tool_name = payload.required_id("tool_name")?.to_string();
+            let tool_use_id = payload.required_id("tool_use_id")?.to_string();
+            if settings.capture.skip_tools.iter().any(|t| t == &tool_name) {
+                return Ok(Err(Skip::NoiseTool(tool_name)));
+            }
+            if is_own_memory_tool(&tool_name) {
+                return Ok(Err(Skip::OwnMemoryTool(tool_name)));
+            }
+            let input = payload.take("tool_input");
+            if touches_session_memory(&tool_name, input.as_ref()) {
+                return Ok(Err(Skip::SessionMemoryFile));
+            }
+            let failed = event == HookEvent::PostToolUseFailure;
+            let response = if failed {
+                None
+            } else {
+                payload.take("tool_response")
+            };
+            let io = fields::prepare_tool_io(&tool_name, input, response, max);
+            let error = failed.then(|| {
+                let text = payload.str("error").unwrap_or("tool call failed");
+                fields::store_text(text, max).text
+            });
+            Capture::ToolUse {
+                session,
+                tool: ToolUse {
+                    tool_use_id,
+                    input_bytes: io.input.as_ref().map_or(0, |s| s.original_bytes),
+                    response_bytes: io.response.as_ref().map_or(0, |s| s.original_bytes),
+                    tool_input: io.input.map(|s| s.text),
+                    tool_response: io.response.map(|s| s.text),
+                    content_hash: io.content_hash,
+                    failed,
+                    error,
+                    is_interrupt: payload.bool("is_interrupt"),
+                    prompt_id: payload.str("prompt_id").map(String::from),
+                    agent_id: payload.agent_field("agent_id"),
+                    agent_type: payload.agent_field("agent_type"),
+                    duration_ms: payload.i64("duration_ms"),
+                    tool_name,
+                },
+                at_ms: now_ms,
+            }
+        }
+        HookEvent::Stop => Capture::TurnEnd {
+            prompt_id: payload.str("prompt_id").map(String::from),
+            last_assistant_message: payload
+                .str("last_assistant_message")
+                .map(|m| fields::store_text(m, max).text)
+                .filter(|m| !m.is_empty()),
+            session,
+            at_ms: now_ms,
+        },
+        HookEvent::SessionEnd => Capture::SessionEnd {
+            reason: payload.str("reason").map(|r| r.chars().take(64).collect()),
+            session,
+            at_ms: now_ms,
+        },
+        HookEvent::SessionStart | HookEvent::PreToolUse => return Ok(Err(Skip::NotCaptured)),
+    };
+    Ok(Ok(capture))
+}
+
+fn is_only_task_notification(prompt: &str) -> bool {
+    let t = prompt.trim();
+    t.starts_with("<task-notification>") && t.ends_with("</task-notification>")
+}
+
+/// Claude Code's own session-memory files are bookkeeping, not work (reference §7).
+fn touches_session_memory(tool_name: &str, input: Option<&Value>) -> bool {
+    matches!(
+        tool_name,
+        "Edit" | "Write" | "Read" | "NotebookEdit" | "MultiEdit"
+    ) && input
+        .and_then(|i| i.get("file_path").or_else(|| i.get("notebook_path")))
+        .and_then(Value::as_str)
+        .is_some_and(|p| p.contains("session-memory"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn own_memory_tools_are_recognised() {
+        assert!(is_own_memory_tool("mcp__cmem__mem_search"));
+        assert!(is_own_memory_tool(
+            "mcp__plugin_cmem_cmem__get_observations"
+        ));
+        assert!(is_own_memory_tool(
+            "mcp__plugin_claude-mem_mcp-search__search"
+        ));
+        assert!(is_own_memory_tool("memory_add"));
+        assert!(!is_own_memory_tool("mcp__cmem__smart_outline"));
+        assert!(!is_own_memory_tool("mcp__github__search"));
+        assert!(!is_own_memory_tool("Read"));
+    }
+}

@@ -1,0 +1,200 @@
+//! `cmem hook <event>`: Claude Code hooks under a fail-open contract.
+//!
+//! Whatever happens, a hook exits 0 and prints exactly one JSON object on stdout: its answer,
+//! or the event's no-op. Reasons go to the log. A hook answers before its deadline even when the
+//! database stays locked: the busy handler gives up at `hook.deadline_ms`, the capture goes to
+//! the spool, and a watchdog thread answers no-op (spooling whatever is pending) if anything
+//! else hangs past the hard deadline.
+
+pub mod capture;
+pub mod event;
+pub mod fields;
+pub mod payload;
+
+use std::io::{IsTerminal, Read, Write};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+
+use crate::clock;
+use crate::config::{self, Settings};
+use crate::logging::{self, Level};
+use crate::store::ingest::{self, Capture};
+use crate::store::{Store, Wait, spool};
+pub use event::HookEvent;
+use payload::Payload;
+
+/// Past this, nothing more is read from stdin (the payload is rejected as too large).
+pub const MAX_PAYLOAD_BYTES: u64 = 256 * 1024 * 1024;
+/// The watchdog answers no later than this after start, well inside the 2 s promise.
+const HARD_DEADLINE: Duration = Duration::from_millis(1850);
+
+static ANSWERED: AtomicBool = AtomicBool::new(false);
+static NOOP: OnceLock<&'static str> = OnceLock::new();
+/// The capture being written, so the watchdog can spool it if the write hangs.
+static PENDING: Mutex<Option<(Capture, PathBuf)>> = Mutex::new(None);
+
+/// Prints the hook's one answer; later calls are ignored.
+fn answer(json: &str) {
+    if ANSWERED.swap(true, Ordering::SeqCst) {
+        return;
+    }
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(json.as_bytes());
+    let _ = out.write_all(b"\n");
+    let _ = out.flush();
+}
+
+fn answer_noop() {
+    answer(NOOP.get().copied().unwrap_or("{}"));
+}
+
+fn take_pending() -> Option<(Capture, PathBuf)> {
+    PENDING.lock().unwrap_or_else(|e| e.into_inner()).take()
+}
+
+fn spool_or_log(capture: &Capture, data_dir: &std::path::Path, why: &str) {
+    match spool::append(data_dir, capture, clock::now_ms()) {
+        Ok(()) => logging::warn(format!(
+            "{why}; the event was spooled and will be stored by a later hook"
+        )),
+        Err(e) => logging::error(format!(
+            "{why}; the event could not be spooled either, it is lost: {e:#}"
+        )),
+    }
+}
+
+/// Runs one hook and exits the process with status 0.
+pub fn run(event_arg: &str) -> ! {
+    let started = Instant::now();
+    let event = HookEvent::parse(event_arg);
+    let _ = NOOP.set(event.map_or("{}", HookEvent::noop_json));
+    std::panic::set_hook(Box::new(|info| {
+        logging::error(format!("internal error (panic): {info}"));
+        answer_noop();
+        std::process::exit(0);
+    }));
+
+    let mut problems = Vec::new();
+    let settings = config::load_lenient(&mut |m| problems.push(m));
+    let component = format!(
+        "hook {}",
+        event.map(HookEvent::cli_name).unwrap_or(event_arg)
+    );
+    logging::init(
+        &settings.data_dir(),
+        Level::parse(&settings.log_level),
+        &component,
+    );
+    for p in problems {
+        logging::error(format!("config: {p}"));
+    }
+
+    let hard = started + HARD_DEADLINE;
+    let busy_deadline = (started + Duration::from_millis(settings.hook.deadline_ms)).min(hard);
+    std::thread::spawn(move || watchdog(hard));
+
+    let out = match event {
+        None => {
+            logging::error(format!(
+                "unknown hook event {event_arg:?}; cmem handles session-start, user-prompt-submit, pre-tool-use, post-tool-use, post-tool-use-failure, stop, session-end"
+            ));
+            None
+        }
+        Some(event) => match handle(event, &settings, busy_deadline) {
+            Ok(out) => out,
+            Err(e) => {
+                logging::error(format!("{e:#}"));
+                None
+            }
+        },
+    };
+    match out {
+        Some(json) => answer(&json),
+        None => answer_noop(),
+    }
+    logging::debug(format!("done in {:?}", started.elapsed()));
+    std::process::exit(0);
+}
+
+fn watchdog(hard: Instant) {
+    std::thread::sleep(hard.saturating_duration_since(Instant::now()));
+    if let Some((capture, data_dir)) = take_pending() {
+        spool_or_log(&capture, &data_dir, "hook deadline reached while writing");
+    } else {
+        logging::warn("hook deadline reached; answering no-op");
+    }
+    if ANSWERED.load(Ordering::SeqCst) {
+        // The main thread is printing its answer right now; let it finish and exit.
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    answer_noop();
+    std::process::exit(0);
+}
+
+fn read_stdin() -> Result<Vec<u8>> {
+    let stdin = std::io::stdin();
+    if stdin.is_terminal() {
+        bail!("stdin is a terminal: hooks read Claude Code's JSON payload from stdin");
+    }
+    let mut bytes = Vec::new();
+    stdin
+        .lock()
+        .take(MAX_PAYLOAD_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .context("cannot read the payload from stdin")?;
+    if bytes.len() as u64 > MAX_PAYLOAD_BYTES {
+        bail!("payload is larger than {MAX_PAYLOAD_BYTES} bytes; ignored");
+    }
+    Ok(bytes)
+}
+
+/// Handles one event; `Ok(None)` means "answer no-op".
+fn handle(event: HookEvent, settings: &Settings, deadline: Instant) -> Result<Option<String>> {
+    let bytes = read_stdin()?;
+    let payload = Payload::parse(&bytes).context("invalid hook payload")?;
+    match event {
+        HookEvent::SessionStart | HookEvent::PreToolUse => Ok(None),
+        _ => {
+            match capture::build(event, payload, settings, clock::now_ms())
+                .context("invalid hook payload")?
+            {
+                Ok(capture) => persist(capture, settings, deadline),
+                Err(skip) => logging::debug(format!("not stored: {skip:?}")),
+            }
+            Ok(None)
+        }
+    }
+}
+
+/// Writes a capture (after any spooled ones), or spools it when the database is unavailable.
+fn persist(capture: Capture, settings: &Settings, deadline: Instant) {
+    let data_dir = settings.data_dir();
+    *PENDING.lock().unwrap_or_else(|e| e.into_inner()) = Some((capture.clone(), data_dir.clone()));
+    let result = (|| -> Result<ingest::Outcome> {
+        let mut store = Store::open_with(&settings.db_path(), Wait::Until(deadline))?;
+        match spool::ingest(&mut store, &data_dir) {
+            Ok(r) if r.applied + r.rejected > 0 => logging::info(format!(
+                "stored {} spooled event(s), rejected {}",
+                r.applied, r.rejected
+            )),
+            Ok(_) => {}
+            Err(e) => logging::warn(format!("spool not ingested yet: {e:#}")),
+        }
+        store.write(|tx| ingest::apply(tx, &capture))
+    })();
+    let Some((capture, data_dir)) = take_pending() else {
+        return; // the watchdog already spooled it
+    };
+    match result {
+        Ok(outcome) => logging::debug(format!("{outcome:?}")),
+        Err(e) => spool_or_log(
+            &capture,
+            &data_dir,
+            &format!("database unavailable ({e:#})"),
+        ),
+    }
+}

@@ -1,0 +1,94 @@
+//! Typed access to a hook's stdin JSON, tolerant of the field spellings hosts use.
+
+use anyhow::{Result, bail};
+use serde_json::{Map, Value};
+
+pub struct Payload(pub Map<String, Value>);
+
+const MAX_ID_LEN: usize = 256;
+
+impl Payload {
+    pub fn parse(bytes: &[u8]) -> Result<Payload> {
+        let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            bail!("empty payload on stdin");
+        }
+        let value: Value = match serde_json::from_slice(bytes) {
+            Ok(v) => v,
+            Err(e) => bail!("payload is not valid JSON ({e})"),
+        };
+        match value {
+            Value::Object(map) => Ok(Payload(map)),
+            other => bail!("payload is a JSON {}, not an object", kind(&other)),
+        }
+    }
+
+    /// Fails when `key` is present with a type other than string (a malformed payload).
+    pub fn expect_string_or_absent(&self, key: &str) -> Result<()> {
+        match self.0.get(key) {
+            None | Some(Value::Null) | Some(Value::String(_)) => Ok(()),
+            Some(other) => bail!("{key} is a JSON {}, not a string", kind(other)),
+        }
+    }
+
+    /// A non-empty string field.
+    pub fn str(&self, key: &str) -> Option<&str> {
+        self.0
+            .get(key)
+            .and_then(Value::as_str)
+            .filter(|s| !s.trim().is_empty())
+    }
+
+    pub fn bool(&self, key: &str) -> Option<bool> {
+        self.0.get(key).and_then(Value::as_bool)
+    }
+
+    pub fn i64(&self, key: &str) -> Option<i64> {
+        self.0.get(key).and_then(Value::as_i64)
+    }
+
+    pub fn take(&mut self, key: &str) -> Option<Value> {
+        self.0.remove(key)
+    }
+
+    /// `session_id`, falling back to `id` and `sessionId` (reference §7).
+    pub fn session_id(&self) -> Result<&str> {
+        let id = ["session_id", "sessionId", "id"]
+            .iter()
+            .find_map(|k| self.str(k));
+        match id {
+            Some(id) if id.len() <= MAX_ID_LEN && !id.chars().any(char::is_control) => Ok(id),
+            Some(_) => {
+                bail!("session_id is longer than {MAX_ID_LEN} bytes or has control characters")
+            }
+            None => bail!("payload has no session_id"),
+        }
+    }
+
+    /// An identifier field that must be present (tool_use_id, tool_name).
+    pub fn required_id(&self, key: &str) -> Result<&str> {
+        match self.str(key) {
+            Some(v) if v.len() <= MAX_ID_LEN => Ok(v),
+            Some(_) => bail!("{key} is longer than {MAX_ID_LEN} bytes"),
+            None => bail!("payload has no {key}"),
+        }
+    }
+
+    /// Subagent attribution: strings of 1–128 characters.
+    pub fn agent_field(&self, key: &str) -> Option<String> {
+        self.str(key)
+            .filter(|s| s.chars().count() <= 128)
+            .map(String::from)
+    }
+}
+
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}

@@ -1,0 +1,12 @@
+//! cmem: persistent, budgeted memory for AI coding agents.
+//!
+//! Dependencies point one way: faces (`cli`, `hook`) → `store` → `model`/`config`/`project`/`privacy`.
+pub mod cli;
+pub mod clock;
+pub mod config;
+pub mod hook;
+pub mod logging;
+pub mod paths;
+pub mod privacy;
+pub mod project;
+pub mod store;

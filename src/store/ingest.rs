@@ -1,0 +1,369 @@
+//! The write side of capture: every event a hook stores is one `Capture`, applied idempotently
+//! in one transaction. Because a `Capture` is plain data, a hook that cannot get the database in
+//! time appends it to the spool and a later hook applies it unchanged.
+
+use anyhow::Result;
+use rusqlite::{OptionalExtension, Transaction, params};
+use serde::{Deserialize, Serialize};
+
+/// Same cleaned prompt text within this window counts as a duplicate (reference §1).
+pub const PROMPT_DEDUPE_WINDOW_MS: i64 = 10_000;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SessionRef {
+    pub content_session_id: String,
+    pub platform_source: String,
+    pub project: String,
+    pub cwd: Option<String>,
+    pub transcript_path: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolUse {
+    pub tool_use_id: String,
+    pub tool_name: String,
+    pub tool_input: Option<String>,
+    pub tool_response: Option<String>,
+    pub input_bytes: u64,
+    pub response_bytes: u64,
+    pub failed: bool,
+    pub error: Option<String>,
+    pub is_interrupt: Option<bool>,
+    pub prompt_id: Option<String>,
+    pub agent_id: Option<String>,
+    pub agent_type: Option<String>,
+    pub duration_ms: Option<i64>,
+    pub content_hash: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Capture {
+    /// A submitted prompt; `text: None` means everything in it was private, so the whole turn is.
+    Prompt {
+        session: SessionRef,
+        prompt_id: Option<String>,
+        text: Option<String>,
+        at_ms: i64,
+    },
+    ToolUse {
+        session: SessionRef,
+        tool: ToolUse,
+        at_ms: i64,
+    },
+    /// The assistant finished answering a prompt (Stop).
+    TurnEnd {
+        session: SessionRef,
+        prompt_id: Option<String>,
+        last_assistant_message: Option<String>,
+        at_ms: i64,
+    },
+    SessionEnd {
+        session: SessionRef,
+        reason: Option<String>,
+        at_ms: i64,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    Stored(i64),
+    Updated,
+    Duplicate,
+    SkippedPrivate,
+    NothingToDo,
+}
+
+struct SessionRow {
+    id: i64,
+    prompt_counter: i64,
+    current_prompt_id: Option<String>,
+    current_turn_private: bool,
+}
+
+impl SessionRow {
+    /// Whether an event of `prompt_id` belongs to the open private turn.
+    fn in_private_turn(&self, prompt_id: Option<&str>) -> bool {
+        self.current_turn_private
+            && match (prompt_id, self.current_prompt_id.as_deref()) {
+                (Some(p), Some(current)) => p == current,
+                _ => true,
+            }
+    }
+}
+
+fn upsert_session(tx: &Transaction, s: &SessionRef, at_ms: i64) -> Result<SessionRow> {
+    let row = tx.query_row(
+        "INSERT INTO sessions (content_session_id, platform_source, project, cwd, transcript_path, started_at_epoch)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+         ON CONFLICT (platform_source, content_session_id) DO UPDATE SET
+             cwd = COALESCE(sessions.cwd, excluded.cwd),
+             transcript_path = COALESCE(excluded.transcript_path, sessions.transcript_path),
+             started_at_epoch = MIN(sessions.started_at_epoch, excluded.started_at_epoch)
+         RETURNING id, prompt_counter, current_prompt_id, current_turn_private",
+        params![
+            s.content_session_id,
+            s.platform_source,
+            s.project,
+            s.cwd,
+            s.transcript_path,
+            at_ms
+        ],
+        |r| {
+            Ok(SessionRow {
+                id: r.get(0)?,
+                prompt_counter: r.get(1)?,
+                current_prompt_id: r.get(2)?,
+                current_turn_private: r.get::<_, i64>(3)? != 0,
+            })
+        },
+    )?;
+    Ok(row)
+}
+
+fn find_session(tx: &Transaction, s: &SessionRef) -> Result<Option<SessionRow>> {
+    Ok(tx
+        .query_row(
+            "SELECT id, prompt_counter, current_prompt_id, current_turn_private FROM sessions
+             WHERE platform_source = ?1 AND content_session_id = ?2",
+            params![s.platform_source, s.content_session_id],
+            |r| {
+                Ok(SessionRow {
+                    id: r.get(0)?,
+                    prompt_counter: r.get(1)?,
+                    current_prompt_id: r.get(2)?,
+                    current_turn_private: r.get::<_, i64>(3)? != 0,
+                })
+            },
+        )
+        .optional()?)
+}
+
+pub fn apply(tx: &Transaction, capture: &Capture) -> Result<Outcome> {
+    match capture {
+        Capture::Prompt {
+            session,
+            prompt_id,
+            text,
+            at_ms,
+        } => apply_prompt(tx, session, prompt_id.as_deref(), text.as_deref(), *at_ms),
+        Capture::ToolUse {
+            session,
+            tool,
+            at_ms,
+        } => apply_tool_use(tx, session, tool, *at_ms),
+        Capture::TurnEnd {
+            session,
+            prompt_id,
+            last_assistant_message,
+            at_ms,
+        } => apply_turn_end(
+            tx,
+            session,
+            prompt_id.as_deref(),
+            last_assistant_message.as_deref(),
+            *at_ms,
+        ),
+        Capture::SessionEnd {
+            session,
+            reason,
+            at_ms,
+        } => apply_session_end(tx, session, reason.as_deref(), *at_ms),
+    }
+}
+
+fn apply_prompt(
+    tx: &Transaction,
+    session: &SessionRef,
+    prompt_id: Option<&str>,
+    text: Option<&str>,
+    at_ms: i64,
+) -> Result<Outcome> {
+    let s = upsert_session(tx, session, at_ms)?;
+    let Some(text) = text else {
+        tx.execute(
+            "UPDATE sessions SET current_prompt_id = ?2, current_turn_private = 1 WHERE id = ?1",
+            params![s.id, prompt_id],
+        )?;
+        return Ok(Outcome::SkippedPrivate);
+    };
+    if let Some(pid) = prompt_id {
+        let known: Option<i64> = tx
+            .query_row(
+                "SELECT id FROM user_prompts WHERE content_session_id = ?1 AND prompt_id = ?2",
+                params![session.content_session_id, pid],
+                |r| r.get(0),
+            )
+            .optional()?;
+        if known.is_some() {
+            return Ok(Outcome::Duplicate);
+        }
+    }
+    let recent_duplicate: Option<i64> = tx
+        .query_row(
+            "SELECT id FROM user_prompts WHERE session_id = ?1 AND prompt_text = ?2
+               AND created_at_epoch BETWEEN ?3 AND ?4 LIMIT 1",
+            params![
+                s.id,
+                text,
+                at_ms - PROMPT_DEDUPE_WINDOW_MS,
+                at_ms + PROMPT_DEDUPE_WINDOW_MS
+            ],
+            |r| r.get(0),
+        )
+        .optional()?;
+    if recent_duplicate.is_some() {
+        tx.execute(
+            "UPDATE sessions SET current_turn_private = 0 WHERE id = ?1",
+            params![s.id],
+        )?;
+        return Ok(Outcome::Duplicate);
+    }
+    let number: i64 = tx.query_row(
+        "SELECT COUNT(*) + 1 FROM user_prompts WHERE session_id = ?1",
+        params![s.id],
+        |r| r.get(0),
+    )?;
+    // A new prompt closes whatever turn was still open in this session.
+    tx.execute(
+        "UPDATE user_prompts SET ended_at_epoch = ?2 WHERE session_id = ?1 AND ended_at_epoch IS NULL",
+        params![s.id, at_ms],
+    )?;
+    tx.execute(
+        "INSERT INTO user_prompts (session_id, content_session_id, prompt_id, prompt_number, prompt_text, created_at_epoch)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        params![s.id, session.content_session_id, prompt_id, number, text, at_ms],
+    )?;
+    let id = tx.last_insert_rowid();
+    tx.execute(
+        "UPDATE sessions SET prompt_counter = MAX(prompt_counter, ?2), current_prompt_id = ?3,
+             current_turn_private = 0, user_prompt = COALESCE(user_prompt, ?4),
+             status = 'active', completed_at_epoch = NULL
+         WHERE id = ?1",
+        params![s.id, number, prompt_id, text],
+    )?;
+    Ok(Outcome::Stored(id))
+}
+
+fn apply_tool_use(
+    tx: &Transaction,
+    session: &SessionRef,
+    tool: &ToolUse,
+    at_ms: i64,
+) -> Result<Outcome> {
+    let s = upsert_session(tx, session, at_ms)?;
+    if s.in_private_turn(tool.prompt_id.as_deref()) {
+        return Ok(Outcome::SkippedPrivate);
+    }
+    let prompt_number: Option<i64> = match &tool.prompt_id {
+        Some(pid) => tx
+            .query_row(
+                "SELECT prompt_number FROM user_prompts WHERE content_session_id = ?1 AND prompt_id = ?2",
+                params![session.content_session_id, pid],
+                |r| r.get(0),
+            )
+            .optional()?,
+        None => None,
+    }
+    .or((s.prompt_counter > 0).then_some(s.prompt_counter));
+    let inserted = tx.execute(
+        "INSERT INTO tool_uses (tool_use_id, content_session_id, session_id, project, platform_source,
+             tool_name, tool_input, tool_response, input_bytes, response_bytes, failed, error, is_interrupt,
+             cwd, prompt_number, prompt_id, agent_type, agent_id, duration_ms, content_hash, created_at_epoch)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)
+         ON CONFLICT (content_session_id, tool_use_id) DO NOTHING",
+        params![
+            tool.tool_use_id,
+            session.content_session_id,
+            s.id,
+            session.project,
+            session.platform_source,
+            tool.tool_name,
+            tool.tool_input,
+            tool.tool_response,
+            tool.input_bytes as i64,
+            tool.response_bytes as i64,
+            tool.failed,
+            tool.error,
+            tool.is_interrupt,
+            session.cwd,
+            prompt_number,
+            tool.prompt_id,
+            tool.agent_type,
+            tool.agent_id,
+            tool.duration_ms,
+            tool.content_hash,
+            at_ms
+        ],
+    )?;
+    Ok(if inserted == 0 {
+        Outcome::Duplicate
+    } else {
+        Outcome::Stored(tx.last_insert_rowid())
+    })
+}
+
+fn apply_turn_end(
+    tx: &Transaction,
+    session: &SessionRef,
+    prompt_id: Option<&str>,
+    last_message: Option<&str>,
+    at_ms: i64,
+) -> Result<Outcome> {
+    let Some(s) = find_session(tx, session)? else {
+        return Ok(Outcome::NothingToDo);
+    };
+    if s.in_private_turn(prompt_id) {
+        return Ok(Outcome::SkippedPrivate);
+    }
+    let by_id: Option<i64> = match prompt_id {
+        Some(pid) => tx
+            .query_row(
+                "SELECT id FROM user_prompts WHERE content_session_id = ?1 AND prompt_id = ?2",
+                params![session.content_session_id, pid],
+                |r| r.get(0),
+            )
+            .optional()?,
+        None => None,
+    };
+    let target = match by_id {
+        Some(id) => Some(id),
+        None => tx
+            .query_row(
+                "SELECT id FROM user_prompts WHERE session_id = ?1 ORDER BY prompt_number DESC LIMIT 1",
+                params![s.id],
+                |r| r.get(0),
+            )
+            .optional()?,
+    };
+    let Some(prompt_row) = target else {
+        return Ok(Outcome::NothingToDo);
+    };
+    tx.execute(
+        "UPDATE user_prompts SET ended_at_epoch = COALESCE(ended_at_epoch, ?2),
+             last_assistant_message = COALESCE(?3, last_assistant_message)
+         WHERE id = ?1",
+        params![prompt_row, at_ms, last_message],
+    )?;
+    Ok(Outcome::Updated)
+}
+
+fn apply_session_end(
+    tx: &Transaction,
+    session: &SessionRef,
+    reason: Option<&str>,
+    at_ms: i64,
+) -> Result<Outcome> {
+    let Some(s) = find_session(tx, session)? else {
+        return Ok(Outcome::NothingToDo);
+    };
+    tx.execute(
+        "UPDATE sessions SET status = 'completed', completed_at_epoch = ?2, end_reason = ?3 WHERE id = ?1",
+        params![s.id, at_ms, reason],
+    )?;
+    tx.execute(
+        "UPDATE user_prompts SET ended_at_epoch = ?2 WHERE session_id = ?1 AND ended_at_epoch IS NULL",
+        params![s.id, at_ms],
+    )?;
+    Ok(Outcome::Updated)
+}

@@ -1,0 +1,180 @@
+//! The SQLite store: open with the right pragmas, migrate, and the table families.
+//!
+//! Many short-lived processes (one per hook) share one file, so: WAL, `synchronous=NORMAL`,
+//! a busy timeout of 5 s (or, in hooks, a busy handler bounded by the hook's deadline), writes
+//! in `BEGIN IMMEDIATE` transactions, and migrations that re-check the schema version inside
+//! their own write transaction so concurrent first runs are safe.
+
+pub mod ingest;
+mod migrations;
+pub mod spool;
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use rusqlite::{Connection, OpenFlags, TransactionBehavior};
+
+pub use migrations::SCHEMA_VERSION;
+
+pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// How long a writer waits for a lock held by another process.
+#[derive(Debug, Clone, Copy)]
+pub enum Wait {
+    /// The normal 5 s busy timeout.
+    Normal,
+    /// Give up at this instant (hooks must answer within their deadline).
+    Until(Instant),
+}
+
+pub struct Store {
+    pub conn: Connection,
+    path: PathBuf,
+}
+
+/// The deadline of the process's deadline-bounded busy handler. A plain `fn` is all SQLite's
+/// busy handler can hold, hence a process-wide value; only hooks set it.
+static BUSY_DEADLINE: OnceLock<Instant> = OnceLock::new();
+
+fn deadline_busy_handler(attempt: i32) -> bool {
+    match BUSY_DEADLINE.get() {
+        Some(deadline) if Instant::now() < *deadline => {
+            let pause = Duration::from_millis((1 + attempt as u64).min(8));
+            std::thread::sleep(pause.min(deadline.saturating_duration_since(Instant::now())));
+            true
+        }
+        _ => false,
+    }
+}
+
+impl Store {
+    /// Opens (creating the file and its directory if needed) and migrates.
+    pub fn open(path: &Path) -> Result<Store> {
+        Store::open_with(path, Wait::Normal)
+    }
+
+    pub fn open_with(path: &Path, wait: Wait) -> Result<Store> {
+        if let Some(dir) = path.parent()
+            && !dir.as_os_str().is_empty()
+        {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("cannot create the data dir {}", dir.display()))?;
+        }
+        let conn = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_WRITE
+                | OpenFlags::SQLITE_OPEN_CREATE
+                | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .with_context(|| format!("cannot open the database {}", path.display()))?;
+        let mut store = Store {
+            conn,
+            path: path.to_path_buf(),
+        };
+        store.configure(wait)?;
+        store.migrate()?;
+        Ok(store)
+    }
+
+    /// Opens an existing database without creating or migrating it (doctor, read-only tools).
+    pub fn open_existing(path: &Path) -> Result<Store> {
+        if !path.exists() {
+            bail!(
+                "no database at {} yet: it is created by the first hook or `cmem doctor --init`",
+                path.display()
+            );
+        }
+        let conn = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .with_context(|| format!("cannot open the database {}", path.display()))?;
+        let mut store = Store {
+            conn,
+            path: path.to_path_buf(),
+        };
+        store.configure(Wait::Normal)?;
+        Ok(store)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn configure(&mut self, wait: Wait) -> Result<()> {
+        match wait {
+            Wait::Normal => self.conn.busy_timeout(BUSY_TIMEOUT)?,
+            Wait::Until(deadline) => {
+                let _ = BUSY_DEADLINE.set(deadline);
+                self.conn.busy_handler(Some(deadline_busy_handler))?;
+            }
+        }
+        let mode: String = self
+            .conn
+            .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+            .with_context(|| {
+                format!(
+                    "{} is not a readable SQLite database (is it corrupt? `cmem doctor` explains)",
+                    self.path.display()
+                )
+            })?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            let _: String = self
+                .conn
+                .query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))
+                .context("cannot switch the database to WAL mode")?;
+        }
+        self.conn
+            .execute_batch(
+                "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA journal_size_limit=4194304;",
+            )
+            .context("cannot set the database pragmas")?;
+        Ok(())
+    }
+
+    pub fn schema_version(&self) -> Result<i64> {
+        Ok(self
+            .conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))?)
+    }
+
+    fn migrate(&self) -> Result<()> {
+        migrations::migrate(&self.conn, &self.path)
+    }
+
+    /// Runs `f` in a `BEGIN IMMEDIATE` transaction (the write lock is taken up front, so two
+    /// writers never deadlock upgrading read locks).
+    pub fn write<T>(&mut self, f: impl FnOnce(&rusqlite::Transaction) -> Result<T>) -> Result<T> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .context("cannot start a write transaction (database locked?)")?;
+        let out = f(&tx)?;
+        tx.commit().context("cannot commit the write transaction")?;
+        Ok(out)
+    }
+
+    /// Row counts of the main tables, for `cmem doctor` and tests.
+    pub fn table_counts(&self) -> Result<Vec<(&'static str, i64)>> {
+        const TABLES: &[&str] = &[
+            "sessions",
+            "user_prompts",
+            "observations",
+            "session_summaries",
+            "tool_uses",
+            "work_state_entries",
+        ];
+        TABLES
+            .iter()
+            .map(|t| {
+                let n: i64 = self
+                    .conn
+                    .query_row(&format!("SELECT COUNT(*) FROM {t}"), [], |r| r.get(0))
+                    .with_context(|| format!("cannot count rows of {t}"))?;
+                Ok((*t, n))
+            })
+            .collect()
+    }
+}

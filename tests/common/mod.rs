@@ -1,0 +1,164 @@
+//! Shared helpers for the integration tests: an isolated home + data dir per test, the real
+//! binary, and the real SQLite file.
+#![allow(dead_code)]
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use serde_json::{Value, json};
+
+pub struct Env {
+    pub dir: tempfile::TempDir,
+}
+
+impl Env {
+    pub fn new() -> Env {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::create_dir_all(dir.path().join("home")).unwrap();
+        std::fs::create_dir_all(dir.path().join("project")).unwrap();
+        Env { dir }
+    }
+
+    pub fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub fn data_dir(&self) -> PathBuf {
+        self.root().join("data")
+    }
+
+    pub fn home(&self) -> PathBuf {
+        self.root().join("home")
+    }
+
+    /// A plain project directory (no git) the payloads point at.
+    pub fn project(&self) -> PathBuf {
+        self.root().join("project")
+    }
+
+    pub fn db_path(&self) -> PathBuf {
+        self.data_dir().join("cmem.db")
+    }
+
+    /// The cmem binary with an environment that cannot see the developer's own setup.
+    pub fn cmd(&self) -> Command {
+        let mut c = Command::new(assert_cmd::cargo::cargo_bin!("cmem"));
+        c.env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", self.home())
+            .env("CMEM_DATA_DIR", self.data_dir())
+            .env("XDG_CONFIG_HOME", self.root().join("config"))
+            .current_dir(self.project());
+        c
+    }
+
+    /// Runs `cmem hook <event>` with `stdin` and checks the fail-open contract: exit 0, exactly
+    /// one JSON object on one line on stdout, nothing on stderr. Returns the parsed answer.
+    pub fn hook_bytes(&self, event: &str, stdin: &[u8]) -> Value {
+        let out = run_with_stdin(self.cmd().arg("hook").arg(event), stdin);
+        assert_fail_open(event, &out)
+    }
+
+    pub fn hook(&self, event: &str, payload: &Value) -> Value {
+        self.hook_bytes(event, payload.to_string().as_bytes())
+    }
+
+    pub fn db(&self) -> rusqlite::Connection {
+        rusqlite::Connection::open(self.db_path()).expect("open db")
+    }
+
+    pub fn count(&self, table: &str) -> i64 {
+        if !self.db_path().exists() {
+            return 0;
+        }
+        self.db()
+            .query_row(&format!("SELECT COUNT(*) FROM {table}"), [], |r| r.get(0))
+            .unwrap_or(0)
+    }
+
+    pub fn log_text(&self) -> String {
+        std::fs::read_to_string(self.data_dir().join("logs/cmem.log")).unwrap_or_default()
+    }
+
+    /// A payload like Claude Code's, for this env's project.
+    pub fn payload(&self, session: &str, extra: Value) -> Value {
+        let mut p = json!({
+            "session_id": session,
+            "transcript_path": format!("{}/t/{session}.jsonl", self.home().display()),
+            "cwd": self.project().to_string_lossy(),
+            "permission_mode": "default",
+        });
+        if let (Some(map), Value::Object(extra)) = (p.as_object_mut(), extra) {
+            map.extend(extra);
+        }
+        p
+    }
+}
+
+pub fn run_with_stdin(cmd: &mut Command, stdin: &[u8]) -> Output {
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn cmem");
+    let mut pipe = child.stdin.take().expect("stdin");
+    let data = stdin.to_vec();
+    // Write from a thread: the hook may answer (and exit) before reading everything.
+    let writer = std::thread::spawn(move || {
+        let _ = pipe.write_all(&data);
+    });
+    let out = child.wait_with_output().expect("wait cmem");
+    let _ = writer.join();
+    out
+}
+
+pub fn assert_fail_open(label: &str, out: &Output) -> Value {
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{label}: exit status {:?}",
+        out.status
+    );
+    let stdout = String::from_utf8(out.stdout.clone()).expect("stdout is UTF-8");
+    assert!(
+        stdout.ends_with('\n') && stdout.matches('\n').count() == 1,
+        "{label}: stdout must be one line, got {stdout:?}"
+    );
+    assert!(
+        out.stderr.is_empty(),
+        "{label}: stderr must stay empty, got {:?}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_str(stdout.trim_end()).expect("stdout is JSON");
+    assert!(v.is_object(), "{label}: answer is not an object: {v}");
+    v
+}
+
+pub fn noop_for(event: &str) -> Value {
+    if event == "session-start" {
+        json!({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": ""}})
+    } else {
+        json!({})
+    }
+}
+
+pub const EVENTS: [&str; 7] = [
+    "session-start",
+    "user-prompt-submit",
+    "pre-tool-use",
+    "post-tool-use",
+    "post-tool-use-failure",
+    "stop",
+    "session-end",
+];
+
+/// A real captured payload from `../shared/realclient/samples/` (the `stdin` part), when present.
+pub fn sample(name: &str) -> Option<Value> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/payloads")
+        .join(format!("{name}.json"));
+    let text = std::fs::read_to_string(path).ok()?;
+    serde_json::from_str(&text).ok()
+}
