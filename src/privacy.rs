@@ -22,71 +22,184 @@ const STRIPPED_TAGS: &[&str] = &[
     "system-reminder",
 ];
 
+// Patterns are ASCII-only (`(?i-u:…)`, `(?-u:\b)`, explicit classes) and each is compiled only
+// when a cheap literal check says it could match: compiling every pattern costs more than a
+// whole hook is allowed to take, and most texts need none of them.
+
 static TAGS: LazyLock<Regex> = LazyLock::new(|| {
     let alternatives: Vec<String> = STRIPPED_TAGS
         .iter()
-        .map(|t| format!(r"<{t}(?:\s[^>]*)?>.*?</{t}\s*>"))
+        .map(|t| format!(r"(?i-u:<{t})(?:[ \t\r\n][^>]*)?>(?s:.*?)(?i-u:</{t})[ \t\r\n]*>"))
         .collect();
-    Regex::new(&format!("(?is){}", alternatives.join("|"))).expect("static regex")
+    Regex::new(&alternatives.join("|")).expect("static regex")
 });
 
-static UNCLOSED_PRIVATE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"(?is)<private(?:\s[^>]*)?>.*\z").expect("static regex"));
-
-/// Secret patterns in the order they are tried; the name becomes `[REDACTED:<name>]`.
-static SECRETS: LazyLock<Vec<(&'static str, Regex)>> = LazyLock::new(|| {
-    let table: &[(&str, &str)] = &[
-        (
-            "private-key",
-            r"(?s)-----BEGIN[A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----.*?(?:-----END[A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|\z)",
-        ),
-        (
-            "aws-access-key",
-            r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16}\b",
-        ),
-        (
-            "github-token",
-            r"\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b",
-        ),
-        ("anthropic-key", r"\bsk-ant-[A-Za-z0-9_\-]{20,}"),
-        (
-            "openai-key",
-            r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}",
-        ),
-        ("slack-token", r"\bxox[abposr]-[A-Za-z0-9\-]{10,}"),
-        (
-            "slack-webhook",
-            r"https://hooks\.slack\.com/services/[A-Za-z0-9/_\-]+",
-        ),
-        (
-            "jwt",
-            r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",
-        ),
-        ("google-api-key", r"\bAIza[0-9A-Za-z_\-]{35}\b"),
-        (
-            "stripe-key",
-            r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}\b",
-        ),
-        (
-            "aws-secret-key",
-            r#"(?i)\baws_?secret_?access_?key\b["']?\s*[:=]\s*["']?[A-Za-z0-9/+=]{40}"#,
-        ),
-        (
-            "url-credentials",
-            r"\b[a-z][a-z0-9+.\-]*://[^\s:/@]+:[^\s@/]+@",
-        ),
-        ("bearer-token", r"(?i)\bbearer\s+[A-Za-z0-9._~+/\-]{12,}=*"),
-    ];
-    table
-        .iter()
-        .map(|(name, re)| (*name, Regex::new(re).expect("static regex")))
-        .collect()
+static UNCLOSED_PRIVATE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i-u:<private)(?:[ \t\r\n][^>]*)?>(?s:.*)\z").expect("static regex")
 });
+
+/// Whether `text` holds one of the stripped tags (checked before any regex is built).
+fn has_stripped_tag(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    memchr_iter(b'<', bytes).any(|i| {
+        let rest = &bytes[i + 1..];
+        STRIPPED_TAGS
+            .iter()
+            .any(|t| rest.len() >= t.len() && rest[..t.len()].eq_ignore_ascii_case(t.as_bytes()))
+    })
+}
+
+fn memchr_iter(needle: u8, hay: &[u8]) -> impl Iterator<Item = usize> + '_ {
+    hay.iter()
+        .enumerate()
+        .filter(move |(_, b)| **b == needle)
+        .map(|(i, _)| i)
+}
+
+fn contains_ci(text: &str, needle: &str) -> bool {
+    let (hay, n) = (text.as_bytes(), needle.as_bytes());
+    hay.len() >= n.len() && hay.windows(n.len()).any(|w| w.eq_ignore_ascii_case(n))
+}
+
+/// One secret pattern: its `[REDACTED:<kind>]` name, a cheap pre-check, and the regex.
+struct Secret {
+    kind: &'static str,
+    may_match: fn(&str) -> bool,
+    regex: &'static LazyLock<Regex>,
+}
+
+macro_rules! secret_regex {
+    ($name:ident, $re:expr) => {
+        static $name: LazyLock<Regex> = LazyLock::new(|| Regex::new($re).expect("static regex"));
+    };
+}
+
+secret_regex!(
+    PEM,
+    r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?s:.*?)(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\z)"
+);
+secret_regex!(
+    AWS_KEY,
+    r"(?-u:\b)(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16}(?-u:\b)"
+);
+secret_regex!(
+    GITHUB,
+    r"(?-u:\b)(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})(?-u:\b)"
+);
+secret_regex!(ANTHROPIC, r"(?-u:\b)sk-ant-[A-Za-z0-9_\-]{20,}");
+secret_regex!(
+    OPENAI,
+    r"(?-u:\b)sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}"
+);
+secret_regex!(SLACK, r"(?-u:\b)xox[abposr]-[A-Za-z0-9\-]{10,}");
+secret_regex!(
+    SLACK_HOOK,
+    r"https://hooks\.slack\.com/services/[A-Za-z0-9/_\-]+"
+);
+secret_regex!(
+    JWT,
+    r"(?-u:\b)eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"
+);
+secret_regex!(GOOGLE, r"(?-u:\b)AIza[0-9A-Za-z_\-]{35}(?-u:\b)");
+secret_regex!(
+    STRIPE,
+    r"(?-u:\b)(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}(?-u:\b)"
+);
+secret_regex!(
+    AWS_SECRET,
+    r#"(?i-u:\baws_?secret_?access_?key\b)["']?[ \t]*[:=][ \t]*["']?[A-Za-z0-9/+=]{40}"#
+);
+secret_regex!(
+    URL_CREDENTIALS,
+    r"(?-u:\b)[a-z][a-z0-9+.\-]*://[^ \t\r\n:/@]+:[^ \t\r\n@/]+@"
+);
+secret_regex!(BEARER, r"(?i-u:\bbearer)[ \t]+[A-Za-z0-9._~+/\-]{12,}=*");
+
+static SECRETS: &[Secret] = &[
+    Secret {
+        kind: "private-key",
+        may_match: |t| t.contains("PRIVATE KEY"),
+        regex: &PEM,
+    },
+    Secret {
+        kind: "aws-access-key",
+        may_match: |t| {
+            [
+                "AKIA", "ASIA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "AIPA",
+            ]
+            .iter()
+            .any(|p| t.contains(p))
+        },
+        regex: &AWS_KEY,
+    },
+    Secret {
+        kind: "github-token",
+        may_match: |t| {
+            ["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"]
+                .iter()
+                .any(|p| t.contains(p))
+        },
+        regex: &GITHUB,
+    },
+    Secret {
+        kind: "anthropic-key",
+        may_match: |t| t.contains("sk-ant-"),
+        regex: &ANTHROPIC,
+    },
+    Secret {
+        kind: "openai-key",
+        may_match: |t| t.contains("sk-"),
+        regex: &OPENAI,
+    },
+    Secret {
+        kind: "slack-token",
+        may_match: |t| t.contains("xox"),
+        regex: &SLACK,
+    },
+    Secret {
+        kind: "slack-webhook",
+        may_match: |t| t.contains("hooks.slack.com"),
+        regex: &SLACK_HOOK,
+    },
+    Secret {
+        kind: "jwt",
+        may_match: |t| t.contains("eyJ"),
+        regex: &JWT,
+    },
+    Secret {
+        kind: "google-api-key",
+        may_match: |t| t.contains("AIza"),
+        regex: &GOOGLE,
+    },
+    Secret {
+        kind: "stripe-key",
+        may_match: |t| t.contains("_live_") || t.contains("_test_"),
+        regex: &STRIPE,
+    },
+    Secret {
+        kind: "aws-secret-key",
+        may_match: |t| contains_ci(t, "secret"),
+        regex: &AWS_SECRET,
+    },
+    Secret {
+        kind: "url-credentials",
+        may_match: |t| t.contains("://") && t.contains('@'),
+        regex: &URL_CREDENTIALS,
+    },
+    Secret {
+        kind: "bearer-token",
+        may_match: |t| contains_ci(t, "bearer"),
+        regex: &BEARER,
+    },
+];
+
+/// The words that make a `name = value` look like a secret assignment.
+const ASSIGNMENT_WORDS: &[&str] = &["pass", "pwd", "secret", "token", "key"];
 
 /// `password=…`, `token: …`, `"api_key": "…"`: the value after a secret-looking name.
 static ASSIGNMENT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r#"(?i)\b([a-z0-9_\-]*(?:password|passwd|pwd|secret|token|api[_\-]?key|access[_\-]?key|auth[_\-]?key|private[_\-]?key|client[_\-]?secret)[a-z0-9_\-]*)(["']?\s*[:=]\s*)("[^"\n]{3,}"|'[^'\n]{3,}'|[^\s"',;&}{)\]]{3,})"#,
+        r#"(?-u:\b)([A-Za-z0-9_\-]*(?i-u:password|passwd|pwd|secret|token|api[_\-]?key|access[_\-]?key|auth[_\-]?key|private[_\-]?key|client[_\-]?secret)[A-Za-z0-9_\-]*)(["']?[ \t]*[:=][ \t]*)("[^"\n]{3,}"|'[^'\n]{3,}'|[^ \t\r\n"',;&}{)\]]{3,})"#,
     )
     .expect("static regex")
 });
@@ -114,7 +227,7 @@ fn is_secret_key(key: &str) -> bool {
 
 /// Removes the private/system tags with their content, then trims.
 pub fn strip_tags(text: &str) -> String {
-    if !text.contains('<') {
+    if !has_stripped_tag(text) {
         return text.trim().to_string();
     }
     let once = TAGS.replace_all(text, "");
@@ -125,15 +238,18 @@ pub fn strip_tags(text: &str) -> String {
 /// Replaces every secret with `[REDACTED:<kind>]`.
 pub fn redact(text: &str) -> Cow<'_, str> {
     let mut out: Cow<'_, str> = Cow::Borrowed(text);
-    for (name, re) in SECRETS.iter() {
-        if re.is_match(&out) {
-            let replaced = re
-                .replace_all(&out, format!("[REDACTED:{name}]").as_str())
+    for secret in SECRETS {
+        if (secret.may_match)(&out) && secret.regex.is_match(&out) {
+            let replaced = secret
+                .regex
+                .replace_all(&out, format!("[REDACTED:{}]", secret.kind).as_str())
                 .into_owned();
             out = Cow::Owned(replaced);
         }
     }
-    if ASSIGNMENT.is_match(&out) {
+    let may_assign = (out.contains('=') || out.contains(':'))
+        && ASSIGNMENT_WORDS.iter().any(|w| contains_ci(&out, w));
+    if may_assign && ASSIGNMENT.is_match(&out) {
         let replaced = ASSIGNMENT
             .replace_all(&out, |c: &regex::Captures| {
                 let value = &c[3];
@@ -195,7 +311,7 @@ pub fn clean_text(text: &str) -> String {
 pub fn clean_json(value: &mut Value) {
     match value {
         Value::String(s) => {
-            let stripped = if s.contains('<') {
+            let stripped = if has_stripped_tag(s) {
                 let once = TAGS.replace_all(s, "");
                 UNCLOSED_PRIVATE.replace_all(&once, "").into_owned()
             } else {

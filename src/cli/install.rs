@@ -502,6 +502,22 @@ pub fn run(args: &InstallArgs, action: Action) -> Result<ExitCode> {
         }
     }
 
+    // A file install had to create is removed again by uninstall once nothing is left in it.
+    let mut delete = Vec::new();
+    for (file, created) in [(&settings, &mut created_settings), (&mcp, &mut created_mcp)] {
+        match action {
+            Action::Install if file.original.is_none() => created.push(String::new()),
+            Action::Uninstall => {
+                let made_it = record
+                    .get(&key(&file.path))
+                    .is_some_and(|r| r.iter().any(String::is_empty));
+                if made_it && file.value.as_object().is_some_and(Map::is_empty) {
+                    delete.push(file.path.clone());
+                }
+            }
+            _ => {}
+        }
+    }
     let files = [(&settings, created_settings), (&mcp, created_mcp)];
     if args.dry_run {
         let mut any = false;
@@ -511,6 +527,10 @@ pub fn run(args: &InstallArgs, action: Action) -> Result<ExitCode> {
                 print!("{}", file.diff());
             }
         }
+        for path in &delete {
+            any = true;
+            println!("cmem: would remove {} (install created it)", path.display());
+        }
         if !any {
             println!("cmem: nothing to change");
         }
@@ -519,7 +539,12 @@ pub fn run(args: &InstallArgs, action: Action) -> Result<ExitCode> {
 
     let mut changed = 0;
     for (file, created) in &files {
-        if file.changed() {
+        if delete.contains(&file.path) {
+            std::fs::remove_file(&file.path)
+                .with_context(|| format!("cannot remove {}", file.path.display()))?;
+            let _ = std::fs::remove_file(super::jsonfile::backup_path(&file.path));
+            changed += 1;
+        } else if file.changed() {
             file.save()?;
             changed += 1;
         }

@@ -167,7 +167,7 @@ pub fn build(
             });
             Capture::ToolUse {
                 session,
-                tool: ToolUse {
+                tool: Box::new(ToolUse {
                     tool_use_id,
                     input_bytes: io.input.as_ref().map_or(0, |s| s.original_bytes),
                     response_bytes: io.response.as_ref().map_or(0, |s| s.original_bytes),
@@ -182,7 +182,7 @@ pub fn build(
                     agent_type: payload.agent_field("agent_type"),
                     duration_ms: payload.i64("duration_ms"),
                     tool_name,
-                },
+                }),
                 at_ms: now_ms,
             }
         }

@@ -48,7 +48,7 @@ pub enum Capture {
     },
     ToolUse {
         session: SessionRef,
-        tool: ToolUse,
+        tool: Box<ToolUse>,
         at_ms: i64,
     },
     /// The assistant finished answering a prompt (Stop).

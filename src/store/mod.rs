@@ -34,6 +34,25 @@ pub struct Store {
     path: PathBuf,
 }
 
+/// Each process is short-lived and usually alone, so SQLite's defaults cost three fsyncs per
+/// hook: the last connection checkpoints and deletes the WAL on close, and the next writer
+/// starts a new WAL with a synced header. Instead, closing never checkpoints and the WAL is
+/// truncated only once it passes this size, which bounds what the next opener must read to
+/// rebuild the WAL index.
+const WAL_CHECKPOINT_BYTES: u64 = 1024 * 1024;
+
+fn wal_path(db: &Path) -> PathBuf {
+    let mut name = db.as_os_str().to_os_string();
+    name.push("-wal");
+    PathBuf::from(name)
+}
+
+impl Drop for Store {
+    fn drop(&mut self) {
+        self.checkpoint_if_large();
+    }
+}
+
 /// The deadline of the process's deadline-bounded busy handler. A plain `fn` is all SQLite's
 /// busy handler can hold, hence a process-wide value; only hooks set it.
 static BUSY_DEADLINE: OnceLock<Instant> = OnceLock::new();
@@ -131,6 +150,16 @@ impl Store {
                 "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA journal_size_limit=4194304;",
             )
             .context("cannot set the database pragmas")?;
+        // See `Drop`: closing must not checkpoint every time.
+        self.conn
+            .set_db_config(
+                rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
+                true,
+            )
+            .context("cannot configure the database connection")?;
+        self.conn
+            .execute_batch("PRAGMA wal_autocheckpoint=0")
+            .context("cannot configure checkpoints")?;
         Ok(())
     }
 
@@ -154,6 +183,19 @@ impl Store {
         let out = f(&tx)?;
         tx.commit().context("cannot commit the write transaction")?;
         Ok(out)
+    }
+
+    /// Folds the WAL back into the database once it has grown past `WAL_CHECKPOINT_BYTES`.
+    fn checkpoint_if_large(&self) {
+        let wal = wal_path(&self.path);
+        let big = std::fs::metadata(&wal).is_ok_and(|m| m.len() > WAL_CHECKPOINT_BYTES);
+        if big {
+            // Never wait long for a reader here: the next process will try again.
+            let _ = self.conn.busy_timeout(Duration::from_millis(20));
+            let _ = self
+                .conn
+                .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+        }
     }
 
     /// Row counts of the main tables, for `cmem doctor` and tests.

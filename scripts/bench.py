@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""Whole-process benchmarks of cmem's hooks (stdlib only; figures go in the README).
+
+    scripts/bench.py post-tool-use [--runs N] [--tool-uses N] [--payload-kib N] [--bin PATH]
+
+Each run is one real `cmem hook …` process spawned with posix_spawn, stdin from a file, timed
+from spawn to exit. The database is a real file in a temp dir, pre-filled to the stated size.
+The spawn overhead of this harness is measured on /bin/true and printed next to the figures.
+"""
+import argparse
+import json
+import os
+import pathlib
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+REPO = pathlib.Path(__file__).resolve().parent.parent
+
+
+def build_release():
+    subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=REPO, check=True)
+    return REPO / "target" / "release" / "cmem"
+
+
+def spawn_timed(argv, stdin_path, env):
+    fa = [
+        (os.POSIX_SPAWN_OPEN, 0, str(stdin_path), os.O_RDONLY, 0),
+        (os.POSIX_SPAWN_OPEN, 1, "/dev/null", os.O_WRONLY, 0),
+        (os.POSIX_SPAWN_OPEN, 2, "/dev/null", os.O_WRONLY, 0),
+    ]
+    t0 = time.perf_counter()
+    pid = os.posix_spawn(argv[0], argv, env, file_actions=fa)
+    _, status = os.waitpid(pid, 0)
+    elapsed = time.perf_counter() - t0
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.exit(f"{argv} exited with {status}")
+    return elapsed * 1000.0
+
+
+def summary(label, samples):
+    s = sorted(samples)
+    p90 = s[int(len(s) * 0.9) - 1]
+    print(f"{label:<44} median {statistics.median(s):6.2f} ms   p90 {p90:6.2f} ms   "
+          f"min {s[0]:6.2f} ms   (n={len(s)})")
+
+
+def seed_tool_uses(db, n, payload_kib):
+    con = sqlite3.connect(db)
+    blob = json.dumps({"stdout": "x" * (payload_kib * 1024)})
+    con.executemany(
+        "INSERT INTO tool_uses (tool_use_id, content_session_id, session_id, project, tool_name,"
+        " tool_input, tool_response, content_hash, created_at_epoch)"
+        " VALUES (?, 'seed', 1, 'bench', 'Bash', '{\"command\":\"ls\"}', ?, ?, ?)",
+        [(f"seed-{i}", blob, f"{i:016x}", 1_700_000_000_000 + i) for i in range(n)],
+    )
+    con.commit()
+    con.close()
+
+
+def bench_post_tool_use(args, cmem):
+    tmp = pathlib.Path(tempfile.mkdtemp(prefix="cmem-bench-"))
+    data, work = tmp / "data", tmp / "work"
+    work.mkdir(parents=True)
+    env = {k: v for k, v in os.environ.items() if k.startswith("CMEM_")}
+    env.update({"PATH": os.environ.get("PATH", ""), "HOME": str(tmp), "CMEM_DATA_DIR": str(data)})
+    first = tmp / "first.json"
+    first.write_text(json.dumps({"session_id": "bench", "cwd": str(work), "prompt": "benchmark"}))
+    spawn_timed([str(cmem), "hook", "user-prompt-submit"], first, env)
+    seed_tool_uses(data / "cmem.db", args.tool_uses, args.payload_kib)
+
+    payloads = []
+    content = ("fn line_of_code() { let x = 42; }\n" * (args.payload_kib * 1024 // 34 + 1))[: args.payload_kib * 1024]
+    for i in range(args.runs):
+        p = tmp / f"p{i}.json"
+        p.write_text(json.dumps({
+            "session_id": "bench", "cwd": str(work), "hook_event_name": "PostToolUse",
+            "tool_name": "Read", "tool_use_id": f"toolu_bench_{i}",
+            "tool_input": {"file_path": str(work / "src/lib.rs")},
+            "tool_response": {"type": "text", "file": {"filePath": str(work / "src/lib.rs"), "content": content}},
+        }))
+        payloads.append(p)
+
+    baseline = [spawn_timed(["/bin/true"], payloads[0], env) for _ in range(50)]
+    for p in payloads[:10]:  # warm the page cache and the WAL
+        spawn_timed([str(cmem), "hook", "post-tool-use"], p, env)
+    samples = [spawn_timed([str(cmem), "hook", "post-tool-use"], p, env) for p in payloads[10:]]
+    con = sqlite3.connect(data / "cmem.db")
+    rows = con.execute("SELECT COUNT(*) FROM tool_uses").fetchone()[0]
+    expected = args.tool_uses + len(payloads)
+    if rows != expected:
+        sys.exit(f"expected {expected} tool_uses rows after the runs, found {rows}")
+    kib = len(payloads[0].read_bytes()) / 1024
+    print(f"cmem hook post-tool-use: {kib:.1f} KiB payload, DB with {args.tool_uses:,} tool uses, {os.cpu_count()} cores")
+    summary("cmem hook post-tool-use", samples)
+    summary("harness spawn overhead (/bin/true)", baseline)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("bench", choices=["post-tool-use"])
+    ap.add_argument("--runs", type=int, default=310)
+    ap.add_argument("--tool-uses", type=int, default=10_000)
+    ap.add_argument("--payload-kib", type=int, default=10)
+    ap.add_argument("--bin", type=pathlib.Path, help="cmem binary (default: cargo build --release)")
+    args = ap.parse_args()
+    cmem = args.bin.resolve() if args.bin else build_release()
+    if args.bench == "post-tool-use":
+        bench_post_tool_use(args, cmem)
+
+
+if __name__ == "__main__":
+    main()

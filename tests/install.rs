@@ -1,0 +1,257 @@
+//! `cmem install` / `cmem uninstall` against real settings files in an isolated HOME.
+
+mod common;
+
+use common::Env;
+use serde_json::{Value, json};
+
+/// A user settings file as Claude Code writes it (2-space JSON), with hooks of its own.
+const USER_SETTINGS: &str = r#"{
+  "model": "opus",
+  "permissions": {
+    "allow": [
+      "Bash(cargo test:*)"
+    ],
+    "deny": []
+  },
+  "hooks": {
+    "Stop": [
+      {
+        "hooks": [
+          {
+            "type": "command",
+            "command": "notify-send 'Claude is done'"
+          }
+        ]
+      }
+    ],
+    "PreToolUse": [
+      {
+        "matcher": "Bash",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "~/bin/guard.sh"
+          }
+        ]
+      }
+    ]
+  },
+  "statusLine": {
+    "type": "command",
+    "command": "~/.claude/statusline.sh"
+  }
+}
+"#;
+
+const CLAUDE_JSON: &str = r#"{
+  "numStartups": 12,
+  "projects": {
+    "/home/u/work": {
+      "allowedTools": [],
+      "mcpServers": {}
+    }
+  },
+  "mcpServers": {
+    "github": {
+      "type": "stdio",
+      "command": "gh-mcp",
+      "args": []
+    }
+  }
+}
+"#;
+
+fn run(env: &Env, args: &[&str]) -> String {
+    let out = env.cmd().args(args).output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "cmem {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn install_twice_then_uninstall_is_byte_identical() {
+    let env = Env::new();
+    let settings = env.home().join(".claude/settings.json");
+    let state = env.home().join(".claude.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    std::fs::write(&settings, USER_SETTINGS).unwrap();
+    std::fs::write(&state, CLAUDE_JSON).unwrap();
+
+    run(&env, &["install"]);
+    let once = std::fs::read_to_string(&settings).unwrap();
+    let once_state = std::fs::read_to_string(&state).unwrap();
+    let second = run(&env, &["install"]);
+    assert!(second.contains("nothing changed"), "{second}");
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), once);
+    assert_eq!(std::fs::read_to_string(&state).unwrap(), once_state);
+
+    let v: Value = serde_json::from_str(&once).unwrap();
+    for event in [
+        "SessionStart",
+        "UserPromptSubmit",
+        "PreToolUse",
+        "PostToolUse",
+        "PostToolUseFailure",
+        "Stop",
+        "SessionEnd",
+    ] {
+        let groups = v["hooks"][event].as_array().unwrap();
+        let ours: Vec<&Value> = groups
+            .iter()
+            .flat_map(|g| g["hooks"].as_array().unwrap())
+            .filter(|h| h["command"].as_str().unwrap().contains(" hook "))
+            .collect();
+        assert_eq!(ours.len(), 1, "{event}");
+    }
+    assert_eq!(
+        v["hooks"]["SessionEnd"][0]["hooks"][0]["timeout"],
+        json!(10)
+    );
+    assert_eq!(
+        v["hooks"]["Stop"].as_array().unwrap().len(),
+        2,
+        "the user's Stop hook stays"
+    );
+    assert_eq!(v["statusLine"]["command"], "~/.claude/statusline.sh");
+    let s: Value = serde_json::from_str(&once_state).unwrap();
+    assert_eq!(s["mcpServers"]["cmem"]["args"], json!(["mcp"]));
+    assert!(s["mcpServers"]["github"].is_object());
+    assert!(
+        env.home()
+            .join(".claude/settings.json.cmem-backup")
+            .exists()
+    );
+
+    run(&env, &["uninstall"]);
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), USER_SETTINGS);
+    assert_eq!(std::fs::read_to_string(&state).unwrap(), CLAUDE_JSON);
+}
+
+#[test]
+fn dry_run_prints_a_diff_and_writes_nothing() {
+    let env = Env::new();
+    let settings = env.home().join(".claude/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    std::fs::write(&settings, USER_SETTINGS).unwrap();
+    let out = run(&env, &["install", "--dry-run"]);
+    assert!(out.contains("+++ "), "{out}");
+    assert!(
+        out.contains("+        \"matcher\": \"startup|resume|clear|compact\","),
+        "{out}"
+    );
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), USER_SETTINGS);
+    assert!(!env.home().join(".claude.json").exists());
+}
+
+#[test]
+fn project_and_local_scopes_write_their_own_files() {
+    let env = Env::new();
+    let project = env.project();
+    run(&env, &["install", "--scope", "project"]);
+    let shared: Value = serde_json::from_str(
+        &std::fs::read_to_string(project.join(".claude/settings.json")).unwrap(),
+    )
+    .unwrap();
+    assert!(shared["hooks"]["PostToolUse"].is_array());
+    let mcp: Value =
+        serde_json::from_str(&std::fs::read_to_string(project.join(".mcp.json")).unwrap()).unwrap();
+    assert_eq!(mcp["mcpServers"]["cmem"]["args"], json!(["mcp"]));
+
+    run(&env, &["install", "--scope", "local"]);
+    assert!(project.join(".claude/settings.local.json").exists());
+    let state: Value =
+        serde_json::from_str(&std::fs::read_to_string(env.home().join(".claude.json")).unwrap())
+            .unwrap();
+    let key = project.to_string_lossy().into_owned();
+    assert_eq!(
+        state["projects"][&key]["mcpServers"]["cmem"]["args"],
+        json!(["mcp"])
+    );
+
+    // Files install created are gone again after uninstall.
+    run(&env, &["uninstall", "--scope", "local"]);
+    assert!(!env.home().join(".claude.json").exists());
+    assert!(!project.join(".claude/settings.local.json").exists());
+    run(&env, &["uninstall", "--scope", "project"]);
+    assert!(!project.join(".mcp.json").exists());
+    assert!(!project.join(".claude/settings.json").exists());
+}
+
+#[test]
+fn invalid_settings_json_is_refused_untouched() {
+    let env = Env::new();
+    let settings = env.home().join(".claude/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    std::fs::write(&settings, "{ \"model\": \"opus\", }").unwrap();
+    let out = env.cmd().arg("install").output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("settings.json is not valid JSON"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(&settings).unwrap(),
+        "{ \"model\": \"opus\", }"
+    );
+}
+
+#[test]
+fn doctor_reports_what_install_did() {
+    let env = Env::new();
+    let before = env.cmd().arg("doctor").output().unwrap();
+    assert_eq!(before.status.code(), Some(1), "nothing installed yet");
+    let text = String::from_utf8_lossy(&before.stdout);
+    assert!(text.contains("run `cmem install`"), "{text}");
+
+    run(&env, &["install"]);
+    env.hook(
+        "user-prompt-submit",
+        &env.payload("s", json!({"prompt": "hi"})),
+    );
+    let after = env.cmd().arg("doctor").output().unwrap();
+    let text = String::from_utf8_lossy(&after.stdout);
+    assert_eq!(after.status.code(), Some(0), "{text}");
+    assert!(text.contains("user scope: all 7 events"), "{text}");
+    assert!(text.contains("sessions 1, user_prompts 1"), "{text}");
+    assert!(text.contains("schema v1"), "{text}");
+}
+
+#[test]
+fn the_plugin_layout_registers_what_install_registers() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets");
+    let read = |p: &str| -> Value {
+        serde_json::from_str(&std::fs::read_to_string(root.join(p)).unwrap()).unwrap()
+    };
+    let plugin = read("plugin/.claude-plugin/plugin.json");
+    assert_eq!(plugin["name"], "cmem");
+    let market = read(".claude-plugin/marketplace.json");
+    assert_eq!(market["plugins"][0]["source"], "./plugin");
+    assert_eq!(
+        read("plugin/.mcp.json")["mcpServers"]["cmem"]["args"],
+        json!(["mcp"])
+    );
+
+    // Install into an empty settings file, then compare hook by hook with the plugin's file.
+    let env = Env::new();
+    run(&env, &["install", "--binary", "/usr/local/bin/cmem"]);
+    let installed: Value = serde_json::from_str(
+        &std::fs::read_to_string(env.home().join(".claude/settings.json")).unwrap(),
+    )
+    .unwrap();
+    let mut plugin_hooks = read("plugin/hooks/hooks.json")["hooks"].clone();
+    for groups in plugin_hooks.as_object_mut().unwrap().values_mut() {
+        for g in groups.as_array_mut().unwrap() {
+            for h in g["hooks"].as_array_mut().unwrap() {
+                let cmd = h["command"]
+                    .as_str()
+                    .unwrap()
+                    .replacen("cmem", "/usr/local/bin/cmem", 1);
+                h["command"] = json!(cmd);
+            }
+        }
+    }
+    assert_eq!(installed["hooks"], plugin_hooks);
+}
