@@ -2,6 +2,7 @@
 """Whole-process benchmarks of cmem's hooks (stdlib only; figures go in the README).
 
     scripts/bench.py post-tool-use [--runs N] [--tool-uses N] [--payload-kib N] [--bin PATH]
+    scripts/bench.py session-start [--runs N] [--sizes 1000,10000,100000] [--bin PATH]
 
 Each run is one real `cmem hook …` process spawned with posix_spawn, stdin from a file, timed
 from spawn to exit. The database is a real file in a temp dir, pre-filled to the stated size.
@@ -99,9 +100,38 @@ def bench_post_tool_use(args, cmem):
     summary("harness spawn overhead (/bin/true)", baseline)
 
 
+def bench_session_start(args, cmem):
+    print(f"cmem hook session-start: one project holding all observations, {os.cpu_count()} cores")
+    for n in args.sizes:
+        tmp = pathlib.Path(tempfile.mkdtemp(prefix="cmem-bench-ss-"))
+        data, work = tmp / "data", tmp / "acme-api"
+        work.mkdir(parents=True)
+        env = {k: v for k, v in os.environ.items() if k.startswith("CMEM_")}
+        env.update({"PATH": os.environ.get("PATH", ""), "HOME": str(tmp), "CMEM_DATA_DIR": str(data)})
+        subprocess.run([str(cmem), "dev", "generate", "--observations", str(n), "--projects", "acme-api",
+                        "--days", "365"], env=env, check=True, stdout=subprocess.DEVNULL)
+        payload = tmp / "start.json"
+        payload.write_text(json.dumps({"session_id": "bench", "cwd": str(work), "hook_event_name": "SessionStart",
+                                       "source": "startup"}))
+        argv = [str(cmem), "hook", "session-start"]
+        for _ in range(10):
+            spawn_timed(argv, payload, env)
+        samples = [spawn_timed(argv, payload, env) for _ in range(args.runs)]
+        out = subprocess.run(argv, stdin=payload.open("rb"), env=env, capture_output=True, check=True).stdout
+        ctx = json.loads(out)["hookSpecificOutput"]["additionalContext"]
+        rows = sum(1 for line in ctx.splitlines() if line.split(" ", 1)[0].isdigit())
+        if rows == 0:
+            sys.exit("session-start injected no observation rows")
+        summary(f"session-start, {n:>7,} observations", samples)
+    baseline = [spawn_timed(["/bin/true"], payload, env) for _ in range(50)]
+    summary("harness spawn overhead (/bin/true)", baseline)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("bench", choices=["post-tool-use"])
+    ap.add_argument("bench", choices=["post-tool-use", "session-start"])
+    ap.add_argument("--sizes", type=lambda s: [int(x) for x in s.split(",")], default=[1_000, 10_000, 100_000],
+                    help="session-start: observation counts (comma-separated)")
     ap.add_argument("--runs", type=int, default=310)
     ap.add_argument("--tool-uses", type=int, default=10_000)
     ap.add_argument("--payload-kib", type=int, default=10)
@@ -110,6 +140,10 @@ def main():
     cmem = args.bin.resolve() if args.bin else build_release()
     if args.bench == "post-tool-use":
         bench_post_tool_use(args, cmem)
+    elif args.bench == "session-start":
+        if args.runs == 310:
+            args.runs = 200
+        bench_session_start(args, cmem)
 
 
 if __name__ == "__main__":

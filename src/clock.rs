@@ -47,6 +47,58 @@ pub fn format_utc_iso(ms: i64) -> String {
     )
 }
 
+/// Loads a time zone without scanning the whole tz database (jiff's lookup walks every file
+/// under /usr/share/zoneinfo, which costs a hook milliseconds): `local` (or empty) reads `TZ`
+/// or /etc/localtime; a name reads its one TZif file. Falls back to jiff's own lookup.
+pub fn load_zone(name: &str) -> Result<jiff::tz::TimeZone, String> {
+    use jiff::tz::TimeZone;
+    let name = name.trim();
+    if name.eq_ignore_ascii_case("utc") {
+        return Ok(TimeZone::UTC);
+    }
+    if name.is_empty() || name.eq_ignore_ascii_case("local") {
+        let tz = std::env::var("TZ").ok().filter(|t| !t.trim().is_empty());
+        return Ok(match tz {
+            Some(t) => {
+                let t = t.trim().trim_start_matches(':');
+                let from_file = if t.starts_with('/') {
+                    std::fs::read(t)
+                        .ok()
+                        .and_then(|d| TimeZone::tzif(t, &d).ok())
+                } else {
+                    zone_file(t)
+                };
+                from_file
+                    .or_else(|| TimeZone::posix(t).ok())
+                    .unwrap_or_else(TimeZone::system)
+            }
+            None => std::fs::read("/etc/localtime")
+                .ok()
+                .and_then(|d| TimeZone::tzif("localtime", &d).ok())
+                .unwrap_or_else(TimeZone::system),
+        });
+    }
+    zone_file(name)
+        .or_else(|| TimeZone::get(name).ok())
+        .ok_or_else(|| {
+            format!("unknown time zone {name:?} (use local or an IANA name such as Europe/Berlin)")
+        })
+}
+
+fn zone_file(name: &str) -> Option<jiff::tz::TimeZone> {
+    let safe = !name.is_empty()
+        && !name.contains("..")
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/_+-".contains(c));
+    if !safe {
+        return None;
+    }
+    let dir = std::env::var("TZDIR").unwrap_or_else(|_| "/usr/share/zoneinfo".into());
+    let data = std::fs::read(std::path::Path::new(&dir).join(name)).ok()?;
+    jiff::tz::TimeZone::tzif(name, &data).ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -33,6 +33,49 @@ pub struct Settings {
     pub log_level: String,
     pub capture: CaptureSettings,
     pub hook: HookSettings,
+    pub context: ContextSettings,
+}
+
+/// What the session-start context shows (reference §2.6).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ContextSettings {
+    /// How many of the newest observations the index lists.
+    pub observations: usize,
+    /// How many session summaries the index lists.
+    pub sessions: usize,
+    /// How many of the newest observations come with their full text.
+    pub full_count: usize,
+    /// What the full text is: `narrative` or `facts`.
+    pub full_field: String,
+    pub show_read_tokens: bool,
+    pub show_work_tokens: bool,
+    pub show_savings_amount: bool,
+    pub show_savings_percent: bool,
+    /// Show the newest summary's investigated/learned/completed/next steps.
+    pub show_last_summary: bool,
+    /// Characters (UTF-16 units) the whole context may take; never above 10,000.
+    pub limit: usize,
+    /// `local`, or an IANA zone name such as `Europe/Berlin`.
+    pub timezone: String,
+}
+
+impl Default for ContextSettings {
+    fn default() -> Self {
+        ContextSettings {
+            observations: 50,
+            sessions: 10,
+            full_count: 0,
+            full_field: "narrative".into(),
+            show_read_tokens: false,
+            show_work_tokens: false,
+            show_savings_amount: false,
+            show_savings_percent: true,
+            show_last_summary: true,
+            limit: 10_000,
+            timezone: "local".into(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -59,6 +102,7 @@ impl Default for Settings {
             log_level: "info".into(),
             capture: CaptureSettings::default(),
             hook: HookSettings::default(),
+            context: ContextSettings::default(),
         }
     }
 }
@@ -160,6 +204,17 @@ env_keys! {
     "CMEM_SKIP_TOOLS" => "capture.skip_tools" => capture.skip_tools;
     "CMEM_MAX_FIELD_BYTES" => "capture.max_field_bytes" => capture.max_field_bytes;
     "CMEM_HOOK_DEADLINE_MS" => "hook.deadline_ms" => hook.deadline_ms;
+    "CMEM_CONTEXT_OBSERVATIONS" => "context.observations" => context.observations;
+    "CMEM_CONTEXT_SESSIONS" => "context.sessions" => context.sessions;
+    "CMEM_CONTEXT_FULL_COUNT" => "context.full_count" => context.full_count;
+    "CMEM_CONTEXT_FULL_FIELD" => "context.full_field" => context.full_field;
+    "CMEM_CONTEXT_SHOW_READ_TOKENS" => "context.show_read_tokens" => context.show_read_tokens;
+    "CMEM_CONTEXT_SHOW_WORK_TOKENS" => "context.show_work_tokens" => context.show_work_tokens;
+    "CMEM_CONTEXT_SHOW_SAVINGS_AMOUNT" => "context.show_savings_amount" => context.show_savings_amount;
+    "CMEM_CONTEXT_SHOW_SAVINGS_PERCENT" => "context.show_savings_percent" => context.show_savings_percent;
+    "CMEM_CONTEXT_SHOW_LAST_SUMMARY" => "context.show_last_summary" => context.show_last_summary;
+    "CMEM_CONTEXT_LIMIT" => "context.limit" => context.limit;
+    "CMEM_CONTEXT_TIMEZONE" => "context.timezone" => context.timezone;
 }
 
 impl Settings {
@@ -205,6 +260,24 @@ impl Settings {
                 "capture.max_field_bytes".into(),
                 "must be at least 1024".into(),
             ));
+        }
+        if !matches!(self.context.full_field.as_str(), "narrative" | "facts") {
+            return Err((
+                "context.full_field".into(),
+                format!(
+                    "must be narrative or facts, not {:?}",
+                    self.context.full_field
+                ),
+            ));
+        }
+        if !(5_000..=10_000).contains(&self.context.limit) {
+            return Err((
+                "context.limit".into(),
+                "must be between 5000 and 10000 (Claude Code replaces longer context with a preview; the work state alone may take 3000)".into(),
+            ));
+        }
+        if let Err(why) = crate::clock::load_zone(&self.context.timezone) {
+            return Err(("context.timezone".into(), why));
         }
         if self.hook.deadline_ms == 0 || self.hook.deadline_ms > 1900 {
             return Err((

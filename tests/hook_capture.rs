@@ -24,7 +24,17 @@ fn real_payloads_of_a_read_session_are_stored() {
         ("session-end", "SessionEnd"),
     ] {
         let answer = env.hook(event, &real(&env, name));
-        assert_eq!(answer, common::noop_for(event), "{event}");
+        if event == "session-start" {
+            let ctx = answer["hookSpecificOutput"]["additionalContext"]
+                .as_str()
+                .unwrap();
+            assert!(
+                ctx.contains("# [work] recent context") || ctx.contains("recent context"),
+                "{ctx}"
+            );
+        } else {
+            assert_eq!(answer, common::noop_for(event), "{event}");
+        }
     }
     let db = env.db();
     let (project, status, counter): (String, String, i64) = db

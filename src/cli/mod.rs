@@ -1,6 +1,8 @@
 //! Command-line dispatch. Each subcommand family lives in its own file.
 
 mod config_cmd;
+mod context;
+mod dev;
 mod doctor;
 pub mod install;
 pub mod jsonfile;
@@ -37,8 +39,13 @@ enum Command {
     Uninstall(install::InstallArgs),
     /// Check the data dir, database, hooks and MCP registration; exits 1 when something is wrong
     Doctor(doctor::DoctorArgs),
+    /// Print the context a new session in this project would start with
+    Context(context::ContextArgs),
     /// Show the effective settings, the config file path, or the defaults
     Config(config_cmd::ConfigArgs),
+    /// Developer tools (synthetic data for tests and benchmarks)
+    #[command(hide = true)]
+    Dev(dev::DevArgs),
 }
 
 pub fn main() -> ExitCode {
@@ -48,7 +55,9 @@ pub fn main() -> ExitCode {
         Command::Install(args) => install::run(&args, install::Action::Install),
         Command::Uninstall(args) => install::run(&args, install::Action::Uninstall),
         Command::Doctor(args) => doctor::run(&args),
+        Command::Context(args) => context::run(&args),
         Command::Config(args) => config_cmd::run(&args),
+        Command::Dev(args) => dev::run(&args),
     };
     match result {
         Ok(code) => code,

@@ -10,6 +10,7 @@ pub mod capture;
 pub mod event;
 pub mod fields;
 pub mod payload;
+mod session_start;
 
 use std::io::{IsTerminal, Read, Write};
 use std::path::PathBuf;
@@ -157,7 +158,10 @@ fn handle(event: HookEvent, settings: &Settings, deadline: Instant) -> Result<Op
     let bytes = read_stdin()?;
     let payload = Payload::parse(&bytes).context("invalid hook payload")?;
     match event {
-        HookEvent::SessionStart | HookEvent::PreToolUse => Ok(None),
+        HookEvent::SessionStart => {
+            session_start::answer(&payload, settings, deadline).context("session-start")
+        }
+        HookEvent::PreToolUse => Ok(None),
         _ => {
             match capture::build(event, payload, settings, clock::now_ms())
                 .context("invalid hook payload")?

@@ -23,6 +23,24 @@ impl Payload {
         }
     }
 
+    /// The checks every event makes: a usable session id, and the fields Claude Code sends as
+    /// strings are strings. A payload failing them is malformed, whatever the event.
+    pub fn validate(&self) -> Result<()> {
+        self.session_id()?;
+        for key in [
+            "cwd",
+            "transcript_path",
+            "prompt_id",
+            "tool_name",
+            "tool_use_id",
+            "source",
+            "hook_event_name",
+        ] {
+            self.expect_string_or_absent(key)?;
+        }
+        Ok(())
+    }
+
     /// Fails when `key` is present with a type other than string (a malformed payload).
     pub fn expect_string_or_absent(&self, key: &str) -> Result<()> {
         match self.0.get(key) {

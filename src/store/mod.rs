@@ -7,7 +7,10 @@
 
 pub mod ingest;
 mod migrations;
+pub mod observations;
 pub mod spool;
+pub mod summaries;
+pub mod work_state;
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -45,6 +48,40 @@ fn wal_path(db: &Path) -> PathBuf {
     let mut name = db.as_os_str().to_os_string();
     name.push("-wal");
     PathBuf::from(name)
+}
+
+/// Project keys without case-insensitive duplicates, in order.
+pub fn distinct_keys(projects: &[String]) -> Vec<&String> {
+    let mut out: Vec<&String> = Vec::new();
+    for p in projects {
+        if !out.iter().any(|k| k.eq_ignore_ascii_case(p)) {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// The newest `limit` rows over several project keys: one indexed query per key (`?1` the
+/// key, `?2` the limit), merged newest first by `(time, id)`. An `IN (…)` over the keys would
+/// make SQLite sort every matching row instead of walking the index.
+pub fn newest_per_project<T>(
+    conn: &Connection,
+    sql: &str,
+    projects: &[String],
+    limit: usize,
+    from_row: fn(&rusqlite::Row) -> rusqlite::Result<T>,
+    order: fn(&T) -> (i64, i64),
+) -> Result<Vec<T>> {
+    let mut stmt = conn.prepare_cached(sql)?;
+    let mut out = Vec::new();
+    for p in distinct_keys(projects) {
+        for row in stmt.query_map(rusqlite::params![p, limit as i64], from_row)? {
+            out.push(row?);
+        }
+    }
+    out.sort_by_key(|x| std::cmp::Reverse(order(x)));
+    out.truncate(limit);
+    Ok(out)
 }
 
 impl Drop for Store {
@@ -183,6 +220,13 @@ impl Store {
         let out = f(&tx)?;
         tx.commit().context("cannot commit the write transaction")?;
         Ok(out)
+    }
+
+    /// Folds the whole WAL back into the database now (bulk writers call this when done).
+    pub fn checkpoint(&self) -> Result<()> {
+        self.conn
+            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+            .context("cannot checkpoint the database")
     }
 
     /// Folds the WAL back into the database once it has grown past `WAL_CHECKPOINT_BYTES`.

@@ -22,11 +22,15 @@ check() {  # check "description" command...
 }
 sql() { sqlite3 -batch -noheader "$1" "$2"; }
 
+# Both sessions share one project dir and one data dir, as a user's consecutive sessions do.
+export REUSE_WORKDIR=$out/chain/work REUSE_DATA_DIR=$out/chain/cmem-data
+mkdir -p "$REUSE_WORKDIR" "$REUSE_DATA_DIR"
+
 # --- Capture: one session reads a file; cmem must store the prompt and the Read.
 run1=$out/capture
 check "claude -p session with cmem hooks (cmem-basic-capture)" \
   "$kit/run_claude_session.sh" "$kit/settings.cmem.json" "$kit/scenarios/cmem-basic-capture.json" "$run1" >"$out/capture.log" 2>&1
-db=$run1/cmem-data/cmem.db
+db=$REUSE_DATA_DIR/cmem.db
 check "every cmem hook exited 0" python3 - "$run1/hooks" <<'PY'
 import json, pathlib, sys
 records = [json.loads(p.read_text()) for p in pathlib.Path(sys.argv[1]).glob("*.json")]
@@ -43,8 +47,32 @@ check "the session's Read tool use is in the database, with the file's content" 
   test "$(sql "$db" "SELECT COUNT(*) FROM tool_uses WHERE tool_name = 'Read' AND tool_response LIKE '%CMEM_BASIC_FILE_MARKER%'")" = 1
 check "the session was closed by SessionEnd" \
   test "$(sql "$db" "SELECT status FROM sessions")" = completed
+
+# --- Context: the next session starts with cmem's index of the first one. Until the observer
+# lands, the observation of the first session's Read is written by hand, linked to its tool use.
+sql "$db" "INSERT INTO observations (session_id, project, type, title, narrative, files_read, created_at_epoch, source, discovery_tokens)
+           SELECT session_id, project, 'discovery', 'Read src/lib.rs: answer() returns 42 (CMEM_CHAIN_MARKER)',
+                  'src/lib.rs defines answer(), which returns 42.', '[\"src/lib.rs\"]', created_at_epoch + 1, 'test', 2400
+           FROM tool_uses WHERE tool_name = 'Read' LIMIT 1;
+           UPDATE tool_uses SET observation_id = last_insert_rowid() WHERE tool_name = 'Read';"
+run2=$out/context
+check "second claude -p session gets cmem's index as SessionStart context" \
+  env SCENARIO_EXTRA='{"expect_in_request": ["SessionStart hook additional context:", "CMEM_CHAIN_MARKER"]}' \
+  "$kit/run_claude_session.sh" "$kit/settings.cmem.json" "$kit/scenarios/cmem-basic-capture.json" "$run2" >"$out/context.log" 2>&1
+check "the injected text is cmem's index for the project (header, legend, the row)" python3 - "$run2/stub/bodies" <<'PY'
+import json, pathlib, re, sys
+bodies = [p.read_text() for p in sorted(pathlib.Path(sys.argv[1]).glob("*.json"))]
+text = "\n".join(json.dumps(json.loads(b)) for b in bodies)
+found = re.search(r"SessionStart hook additional context: (.{0,4000})", json.loads(json.dumps(text)))
+ctx = bytes(found.group(1), "utf-8").decode("unicode_escape") if found else ""
+need = ["# Work state:", "# [work] recent context", "Legend:", "Read src/lib.rs: answer() returns 42"]
+missing = [n for n in need if n not in ctx]
+print(f"  context starts: {ctx[:80]!r}; missing: {missing}")
+sys.exit(1 if missing or not found else 0)
+PY
+
 check "no errors in cmem's log" \
-  bash -c "! grep -q ERROR '$run1/cmem-data/logs/cmem.log' 2>/dev/null"
+  bash -c "! grep -q ERROR '$REUSE_DATA_DIR/logs/cmem.log' 2>/dev/null"
 
 echo "$pass passed, $fail failed (logs: $out)"
 [ "$fail" -eq 0 ]

@@ -1,0 +1,56 @@
+//! SessionStart: inject the work state and the memory index as `additionalContext`.
+
+use std::time::Instant;
+
+use anyhow::Result;
+use serde_json::json;
+
+use super::capture;
+use super::payload::Payload;
+use crate::clock;
+use crate::config::Settings;
+use crate::project;
+use crate::store::{Store, Wait};
+use crate::view::context;
+
+pub fn answer(payload: &Payload, settings: &Settings, deadline: Instant) -> Result<Option<String>> {
+    payload.validate()?;
+    let cwd = capture::event_cwd(payload);
+    if let Some(skip) = capture::capture_disabled(&cwd, settings) {
+        crate::logging::debug(format!("no context: {skip:?}"));
+        return Ok(None);
+    }
+    let keys = project::resolve(&cwd);
+    let data_dir = settings.data_dir();
+    anyhow::ensure!(
+        !data_dir.exists() || data_dir.is_dir(),
+        "the data dir {} is not a directory",
+        data_dir.display()
+    );
+    let db = settings.db_path();
+    let now = clock::now_ms();
+    let ctx = if db.exists() {
+        let store = Store::open_with(&db, Wait::Until(deadline))?;
+        context::load(
+            &store.conn,
+            &keys.primary,
+            &keys.all,
+            &settings.context,
+            now,
+            false,
+        )?
+    } else {
+        context::empty(&keys.primary, &settings.context, now)?
+    };
+    if ctx.over_budget {
+        crate::logging::warn(format!(
+            "context is over its limit ({} > {})",
+            ctx.chars(),
+            ctx.limit
+        ));
+    }
+    Ok(Some(
+        json!({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": ctx.text}})
+            .to_string(),
+    ))
+}

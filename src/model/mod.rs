@@ -1,0 +1,174 @@
+//! The domain: observation types and concepts, and the rows the views render.
+
+pub mod work_state;
+
+use serde::{Deserialize, Serialize};
+
+/// The nine observation types (reference §3), with BMP symbols.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ObsType {
+    Bugfix,
+    Feature,
+    Refactor,
+    Change,
+    Discovery,
+    Decision,
+    SecurityAlert,
+    SecurityNote,
+    Sensitive,
+}
+
+impl ObsType {
+    pub const ALL: [ObsType; 9] = [
+        ObsType::Bugfix,
+        ObsType::Feature,
+        ObsType::Refactor,
+        ObsType::Change,
+        ObsType::Discovery,
+        ObsType::Decision,
+        ObsType::SecurityAlert,
+        ObsType::SecurityNote,
+        ObsType::Sensitive,
+    ];
+
+    pub fn id(self) -> &'static str {
+        match self {
+            ObsType::Bugfix => "bugfix",
+            ObsType::Feature => "feature",
+            ObsType::Refactor => "refactor",
+            ObsType::Change => "change",
+            ObsType::Discovery => "discovery",
+            ObsType::Decision => "decision",
+            ObsType::SecurityAlert => "security_alert",
+            ObsType::SecurityNote => "security_note",
+            ObsType::Sensitive => "sensitive",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<ObsType> {
+        let t = text.trim().to_ascii_lowercase().replace('-', "_");
+        ObsType::ALL.into_iter().find(|o| o.id() == t)
+    }
+
+    pub fn symbol(self) -> char {
+        match self {
+            ObsType::Bugfix => '●',
+            ObsType::Feature => '◆',
+            ObsType::Refactor => '↻',
+            ObsType::Change => '✓',
+            ObsType::Discovery => '○',
+            ObsType::Decision => '⚖',
+            ObsType::SecurityAlert => '⚠',
+            ObsType::SecurityNote => '⚷',
+            ObsType::Sensitive => '⊘',
+        }
+    }
+
+    /// The symbol of the per-row work-token figure.
+    pub fn work_symbol(self) -> char {
+        match self {
+            ObsType::Discovery => '⌕',
+            ObsType::Decision => '⚖',
+            ObsType::SecurityAlert => '⚠',
+            ObsType::SecurityNote => '⚷',
+            ObsType::Sensitive => '⊘',
+            _ => '⚒',
+        }
+    }
+}
+
+/// The symbol of a stored type string; types cmem does not know get a neutral dot.
+pub fn type_symbol(type_id: &str) -> char {
+    ObsType::parse(type_id).map_or('·', ObsType::symbol)
+}
+
+/// The marker of a session (summary) row.
+pub const SESSION_SYMBOL: char = '◎';
+
+/// The seven concepts (reference §3).
+pub const CONCEPTS: [&str; 7] = [
+    "how-it-works",
+    "why-it-exists",
+    "what-changed",
+    "problem-solution",
+    "gotcha",
+    "pattern",
+    "trade-off",
+];
+
+/// One observation as the views need it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Observation {
+    pub id: i64,
+    pub project: String,
+    pub obs_type: String,
+    pub title: Option<String>,
+    pub subtitle: Option<String>,
+    pub narrative: Option<String>,
+    pub facts: Vec<String>,
+    pub concepts: Vec<String>,
+    pub files_read: Vec<String>,
+    pub files_modified: Vec<String>,
+    /// The stored JSON text of `facts`, kept because token economics measure it.
+    pub facts_json: String,
+    pub prompt_number: Option<i64>,
+    pub discovery_tokens: i64,
+    pub created_at: i64,
+    pub session_id: Option<i64>,
+    pub source: String,
+}
+
+/// One turn/session summary.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    pub id: i64,
+    pub project: String,
+    pub request: Option<String>,
+    pub investigated: Option<String>,
+    pub learned: Option<String>,
+    pub completed: Option<String>,
+    pub next_steps: Option<String>,
+    pub notes: Option<String>,
+    pub files_read: Vec<String>,
+    pub files_edited: Vec<String>,
+    pub prompt_number: Option<i64>,
+    pub discovery_tokens: i64,
+    pub created_at: i64,
+    pub session_id: Option<i64>,
+}
+
+/// Parses a stored JSON array of strings; anything else counts as empty.
+pub fn json_list(text: Option<&str>) -> Vec<String> {
+    text.and_then(|t| serde_json::from_str::<Vec<serde_json::Value>>(t).ok())
+        .map(|v| {
+            v.into_iter()
+                .filter_map(|x| match x {
+                    serde_json::Value::String(s) => Some(s),
+                    serde_json::Value::Null => None,
+                    other => Some(other.to_string()),
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Length in UTF-16 code units: what Claude Code (JavaScript) counts.
+pub fn utf16_len(text: &str) -> usize {
+    // One UTF-16 unit per character, two for characters of four UTF-8 bytes (lead byte ≥ 0xF0).
+    text.bytes()
+        .map(|b| usize::from((b & 0xC0) != 0x80) + usize::from(b >= 0xF0))
+        .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn utf16_len_counts_like_javascript() {
+        for s in ["", "abc", "é", "接口", "😀", "a😀b🇩🇪", "e\u{301}"] {
+            assert_eq!(utf16_len(s), s.encode_utf16().count(), "{s}");
+        }
+    }
+}

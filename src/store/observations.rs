@@ -1,0 +1,165 @@
+//! Reading and writing observations.
+
+use anyhow::Result;
+use rusqlite::{Connection, Row, params};
+use serde_json::json;
+use sha2::{Digest, Sha256};
+
+use crate::model::{Observation, json_list};
+
+pub const COLUMNS: &str = "id, project, type, title, subtitle, narrative, facts, concepts, files_read, \
+     files_modified, prompt_number, discovery_tokens, created_at_epoch, session_id, source";
+
+pub fn from_row(r: &Row) -> rusqlite::Result<Observation> {
+    let facts_json: Option<String> = r.get(6)?;
+    Ok(Observation {
+        id: r.get(0)?,
+        project: r.get(1)?,
+        obs_type: r.get(2)?,
+        title: r.get(3)?,
+        subtitle: r.get(4)?,
+        narrative: r.get(5)?,
+        facts: json_list(facts_json.as_deref()),
+        facts_json: facts_json.unwrap_or_else(|| "[]".into()),
+        concepts: json_list(r.get::<_, Option<String>>(7)?.as_deref()),
+        files_read: json_list(r.get::<_, Option<String>>(8)?.as_deref()),
+        files_modified: json_list(r.get::<_, Option<String>>(9)?.as_deref()),
+        prompt_number: r.get(10)?,
+        discovery_tokens: r.get(11)?,
+        created_at: r.get(12)?,
+        session_id: r.get(13)?,
+        source: r.get(14)?,
+    })
+}
+
+/// The newest `limit` observations of any of `projects` (case-insensitive), newest first.
+pub fn recent(conn: &Connection, projects: &[String], limit: usize) -> Result<Vec<Observation>> {
+    super::newest_per_project(
+        conn,
+        &format!(
+            "SELECT {COLUMNS} FROM observations WHERE project = ?1 COLLATE NOCASE
+             ORDER BY created_at_epoch DESC, id DESC LIMIT ?2"
+        ),
+        projects,
+        limit,
+        from_row,
+        |o| (o.created_at, o.id),
+    )
+}
+
+/// What a new observation is made of (observers, `save_memory`, imports, the generator).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct NewObservation {
+    pub session_id: Option<i64>,
+    pub project: String,
+    pub obs_type: String,
+    pub title: String,
+    pub subtitle: Option<String>,
+    pub narrative: Option<String>,
+    pub facts: Vec<String>,
+    pub concepts: Vec<String>,
+    pub files_read: Vec<String>,
+    pub files_modified: Vec<String>,
+    pub prompt_number: Option<i64>,
+    pub discovery_tokens: i64,
+    pub created_at: i64,
+    pub source: String,
+}
+
+/// 16 hex characters of SHA-256 over `session \0 title \0 narrative` (reference §1).
+pub fn content_hash(session: Option<i64>, title: &str, narrative: Option<&str>) -> String {
+    let mut h = Sha256::new();
+    h.update(session.map(|s| s.to_string()).unwrap_or_default());
+    h.update([0u8]);
+    h.update(title);
+    h.update([0u8]);
+    h.update(narrative.unwrap_or(""));
+    h.finalize()[..8]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// Inserts an observation; `None` when the same one already exists in that session.
+pub fn insert(conn: &Connection, o: &NewObservation) -> Result<Option<i64>> {
+    let hash = content_hash(o.session_id, &o.title, o.narrative.as_deref());
+    let mut stmt = conn.prepare_cached(
+        "INSERT OR IGNORE INTO observations (session_id, project, type, title, subtitle, narrative, facts,
+             concepts, files_read, files_modified, prompt_number, discovery_tokens, created_at_epoch,
+             content_hash, source)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+    )?;
+    let n = stmt.execute(params![
+        o.session_id,
+        o.project,
+        o.obs_type,
+        o.title,
+        o.subtitle,
+        o.narrative,
+        json!(o.facts).to_string(),
+        json!(o.concepts).to_string(),
+        json!(o.files_read).to_string(),
+        json!(o.files_modified).to_string(),
+        o.prompt_number,
+        o.discovery_tokens,
+        o.created_at,
+        hash,
+        o.source,
+    ])?;
+    Ok((n > 0).then(|| conn.last_insert_rowid()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recent_walks_the_project_index_instead_of_scanning() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = crate::store::Store::open(&dir.path().join("t.db")).unwrap();
+        let plan: Vec<String> = store
+            .conn
+            .prepare(&format!(
+                "EXPLAIN QUERY PLAN SELECT {COLUMNS} FROM observations WHERE project = ?1 COLLATE NOCASE
+                 ORDER BY created_at_epoch DESC, id DESC LIMIT ?2"
+            ))
+            .unwrap()
+            .query_map(params!["p", 50], |r| r.get::<_, String>(3))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        let plan = plan.join(" | ");
+        assert!(
+            plan.contains("USING INDEX idx_observations_project"),
+            "{plan}"
+        );
+        assert!(
+            !plan.contains("TEMP B-TREE"),
+            "sorts instead of walking the index: {plan}"
+        );
+    }
+
+    #[test]
+    fn insert_deduplicates_within_a_session_and_recent_merges_keys() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = crate::store::Store::open(&dir.path().join("t.db")).unwrap();
+        let o = |project: &str, title: &str, at: i64| NewObservation {
+            project: project.into(),
+            obs_type: "change".into(),
+            title: title.into(),
+            created_at: at,
+            source: "test".into(),
+            ..Default::default()
+        };
+        assert!(insert(&store.conn, &o("a", "one", 1)).unwrap().is_some());
+        assert!(
+            insert(&store.conn, &o("a", "one", 2)).unwrap().is_none(),
+            "same title, same (no) session"
+        );
+        insert(&store.conn, &o("A/wt", "two", 3)).unwrap();
+        insert(&store.conn, &o("b", "three", 4)).unwrap();
+        let got = recent(&store.conn, &["a".into(), "a/WT".into()], 10).unwrap();
+        let titles: Vec<_> = got.iter().map(|o| o.title.clone().unwrap()).collect();
+        assert_eq!(titles, vec!["two", "one"]);
+    }
+}

@@ -1,0 +1,87 @@
+//! Reading and writing turn/session summaries.
+
+use anyhow::Result;
+use rusqlite::{Connection, Row, params};
+use serde_json::json;
+
+use crate::model::{Summary, json_list};
+
+pub const COLUMNS: &str = "id, project, request, investigated, learned, completed, next_steps, notes, \
+     files_read, files_edited, prompt_number, discovery_tokens, created_at_epoch, session_id";
+
+pub fn from_row(r: &Row) -> rusqlite::Result<Summary> {
+    Ok(Summary {
+        id: r.get(0)?,
+        project: r.get(1)?,
+        request: r.get(2)?,
+        investigated: r.get(3)?,
+        learned: r.get(4)?,
+        completed: r.get(5)?,
+        next_steps: r.get(6)?,
+        notes: r.get(7)?,
+        files_read: json_list(r.get::<_, Option<String>>(8)?.as_deref()),
+        files_edited: json_list(r.get::<_, Option<String>>(9)?.as_deref()),
+        prompt_number: r.get(10)?,
+        discovery_tokens: r.get(11)?,
+        created_at: r.get(12)?,
+        session_id: r.get(13)?,
+    })
+}
+
+/// The newest `limit` summaries of any of `projects`, newest first.
+pub fn recent(conn: &Connection, projects: &[String], limit: usize) -> Result<Vec<Summary>> {
+    super::newest_per_project(
+        conn,
+        &format!(
+            "SELECT {COLUMNS} FROM session_summaries WHERE project = ?1 COLLATE NOCASE
+             ORDER BY created_at_epoch DESC, id DESC LIMIT ?2"
+        ),
+        projects,
+        limit,
+        from_row,
+        |s| (s.created_at, s.id),
+    )
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct NewSummary {
+    pub session_id: Option<i64>,
+    pub project: String,
+    pub request: Option<String>,
+    pub investigated: Option<String>,
+    pub learned: Option<String>,
+    pub completed: Option<String>,
+    pub next_steps: Option<String>,
+    pub notes: Option<String>,
+    pub files_read: Vec<String>,
+    pub files_edited: Vec<String>,
+    pub prompt_number: Option<i64>,
+    pub discovery_tokens: i64,
+    pub created_at: i64,
+    pub source: String,
+}
+
+pub fn insert(conn: &Connection, s: &NewSummary) -> Result<i64> {
+    let mut stmt = conn.prepare_cached(
+        "INSERT INTO session_summaries (session_id, project, request, investigated, learned, completed,
+             next_steps, notes, files_read, files_edited, prompt_number, discovery_tokens, created_at_epoch, source)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+    )?;
+    stmt.execute(params![
+        s.session_id,
+        s.project,
+        s.request,
+        s.investigated,
+        s.learned,
+        s.completed,
+        s.next_steps,
+        s.notes,
+        json!(s.files_read).to_string(),
+        json!(s.files_edited).to_string(),
+        s.prompt_number,
+        s.discovery_tokens,
+        s.created_at,
+        s.source,
+    ])?;
+    Ok(conn.last_insert_rowid())
+}

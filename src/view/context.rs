@@ -1,0 +1,136 @@
+//! The session-start context: the work-state section (layer 0) then the memory index
+//! (layer 1), fitted together into the host's limit. The hook, `cmem context`, the MCP tool
+//! `session_start_context` and the TUI's agent view all call `session_start`.
+
+use super::budget::{HOST_LIMIT, Step, fit_index};
+use super::doc::Doc;
+use super::index::{IndexInput, IndexOptions};
+use super::work_state;
+use crate::model::utf16_len;
+use crate::model::work_state::List;
+
+#[derive(Debug, Clone)]
+pub struct SessionStart {
+    /// The exact `additionalContext` text.
+    pub text: String,
+    pub work_state: Doc,
+    pub index: Doc,
+    pub steps: Vec<Step>,
+    pub limit: usize,
+    pub over_budget: bool,
+    pub options: IndexOptions,
+}
+
+impl SessionStart {
+    pub fn chars(&self) -> usize {
+        utf16_len(&self.text)
+    }
+}
+
+/// Builds the context. `limit: None` renders everything (`--full`), unfitted.
+pub fn session_start(
+    lists: &[List],
+    index: &IndexInput,
+    options: &IndexOptions,
+    limit: Option<usize>,
+) -> SessionStart {
+    let (ws_doc, cut) = work_state::section(lists, index.now_ms);
+    let ws_text = ws_doc.to_plain();
+    let mut steps = Vec::new();
+    if cut > 0 {
+        steps.push(Step::WorkStateLines { cut });
+    }
+    let (index_doc, index_text, opts, over) = match limit {
+        Some(limit) => {
+            let limit = limit.min(HOST_LIMIT);
+            let room = limit.saturating_sub(utf16_len(&ws_text) + 2);
+            let fitted = fit_index(index, options, room);
+            steps.extend(fitted.steps);
+            (fitted.doc, fitted.text, fitted.options, fitted.over_budget)
+        }
+        None => {
+            let doc = super::index::render(index, options);
+            let text = doc.to_plain();
+            (doc, text, options.clone(), false)
+        }
+    };
+    SessionStart {
+        text: format!("{ws_text}\n\n{index_text}"),
+        work_state: ws_doc,
+        index: index_doc,
+        steps,
+        limit: limit.unwrap_or(usize::MAX).min(HOST_LIMIT),
+        over_budget: over,
+        options: opts,
+    }
+}
+
+/// Reads what the context needs from the store and renders it for these project keys.
+pub fn load(
+    conn: &rusqlite::Connection,
+    project_label: &str,
+    keys: &[String],
+    settings: &crate::config::ContextSettings,
+    now_ms: i64,
+    full: bool,
+) -> anyhow::Result<SessionStart> {
+    use crate::store::{observations, summaries, work_state as ws_store};
+    let options = options_from(settings, full);
+    let tz = super::time::Tz::from_setting(&settings.timezone)?;
+    let obs = observations::recent(conn, keys, options.observations)?;
+    let sums = summaries::recent(conn, keys, options.sessions.saturating_add(1))?;
+    let lists = crate::model::work_state::fold(&ws_store::entries(conn, keys)?);
+    let input = IndexInput {
+        project: project_label,
+        now_ms,
+        tz: &tz,
+        observations: &obs,
+        summaries: &sums,
+    };
+    Ok(session_start(
+        &lists,
+        &input,
+        &options,
+        (!full).then_some(settings.limit),
+    ))
+}
+
+/// The empty context (no database yet): same header, nothing remembered.
+pub fn empty(
+    project_label: &str,
+    settings: &crate::config::ContextSettings,
+    now_ms: i64,
+) -> anyhow::Result<SessionStart> {
+    let tz = super::time::Tz::from_setting(&settings.timezone)?;
+    let input = IndexInput {
+        project: project_label,
+        now_ms,
+        tz: &tz,
+        observations: &[],
+        summaries: &[],
+    };
+    Ok(session_start(
+        &[],
+        &input,
+        &options_from(settings, false),
+        Some(settings.limit),
+    ))
+}
+
+fn options_from(s: &crate::config::ContextSettings, full: bool) -> IndexOptions {
+    IndexOptions {
+        observations: if full { 999_999 } else { s.observations },
+        sessions: if full { 999_999 } else { s.sessions },
+        full_count: s.full_count,
+        full_field: if s.full_field == "facts" {
+            super::index::FullField::Facts
+        } else {
+            super::index::FullField::Narrative
+        },
+        show_read_tokens: s.show_read_tokens,
+        show_work_tokens: s.show_work_tokens,
+        show_savings_amount: s.show_savings_amount,
+        show_savings_percent: s.show_savings_percent,
+        show_last_summary: s.show_last_summary,
+    }
+}

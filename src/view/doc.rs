@@ -1,0 +1,246 @@
+//! The neutral document every face renders: blocks of lines of spans with semantic roles.
+//!
+//! `to_plain` is the one place where a `Doc` becomes the bytes an agent sees (hooks, MCP, CLI);
+//! the TUI maps the same roles to theme styles. Markdown markers that belong to the agent's
+//! text (`### ` headings, `**bold**`) are added by the plain renderer, so the TUI can show the
+//! same document styled instead of with asterisks.
+
+use crate::model::ObsType;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    Text,
+    /// A heading of the given markdown level.
+    Heading(u8),
+    /// Emphasised text (`**…**` in plain text).
+    Strong,
+    Id,
+    Time,
+    /// An observation type's symbol; `None` for the session marker or an unknown type.
+    TypeSymbol(Option<ObsType>),
+    Title,
+    Label,
+    Muted,
+    Number,
+    Warning,
+    Code,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Span {
+    pub text: String,
+    pub role: Role,
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Line {
+    pub spans: Vec<Span>,
+}
+
+impl Line {
+    pub fn new() -> Line {
+        Line::default()
+    }
+
+    pub fn blank() -> Line {
+        Line::default()
+    }
+
+    pub fn text(text: impl Into<String>) -> Line {
+        Line::new().push(text, Role::Text)
+    }
+
+    pub fn push(mut self, text: impl Into<String>, role: Role) -> Line {
+        self.spans.push(Span {
+            text: text.into(),
+            role,
+        });
+        self
+    }
+
+    pub fn plain(&self) -> String {
+        let mut out = String::new();
+        for span in &self.spans {
+            match span.role {
+                Role::Heading(level) => {
+                    out.push_str(&"#".repeat(level as usize));
+                    out.push(' ');
+                    out.push_str(&span.text);
+                }
+                Role::Strong => {
+                    out.push_str("**");
+                    out.push_str(&span.text);
+                    out.push_str("**");
+                }
+                _ => out.push_str(&span.text),
+            }
+        }
+        out
+    }
+}
+
+/// What a block stands for, so the budget and the TUI know what they are looking at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BlockKind {
+    Header,
+    WorkState,
+    DayHeading,
+    Observation(i64),
+    FullObservation(i64),
+    Summary(i64),
+    LastSummary(i64),
+    Footer,
+    Other,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Block {
+    pub kind: BlockKind,
+    pub lines: Vec<Line>,
+}
+
+impl Block {
+    pub fn new(kind: BlockKind) -> Block {
+        Block {
+            kind,
+            lines: Vec::new(),
+        }
+    }
+
+    pub fn line(mut self, line: Line) -> Block {
+        self.lines.push(line);
+        self
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Doc {
+    pub blocks: Vec<Block>,
+}
+
+impl Doc {
+    pub fn push(&mut self, block: Block) {
+        self.blocks.push(block);
+    }
+
+    pub fn extend(&mut self, other: Doc) {
+        self.blocks.extend(other.blocks);
+    }
+
+    /// The agent's text: lines joined with `\n`, trailing whitespace trimmed at the end, and
+    /// every character in the Basic Multilingual Plane.
+    pub fn to_plain(&self) -> String {
+        let lines: Vec<String> = self
+            .blocks
+            .iter()
+            .flat_map(|b| b.lines.iter())
+            .map(Line::plain)
+            .collect();
+        bmp_safe(lines.join("\n").trim_end())
+    }
+}
+
+/// Keeps text inside the Basic Multilingual Plane: a host that cuts a string in the middle of a
+/// UTF-16 surrogate pair produces an invalid request (reference §3, #2787). Known emoji get
+/// their BMP look-alikes, other astral characters become `•`.
+pub fn bmp_safe(text: &str) -> String {
+    if text.chars().all(|c| (c as u32) < 0x10000) {
+        return text.to_string();
+    }
+    text.chars()
+        .map(|c| {
+            if (c as u32) < 0x10000 {
+                return c;
+            }
+            match c {
+                '🎯' => '◎',
+                '💬' => '”',
+                '🧠' => '◈',
+                '🛠' => '⚒',
+                '🔍' => '⌕',
+                '🔴' => '●',
+                '🟣' => '◆',
+                '🔄' => '↻',
+                '🔵' => '○',
+                '🚨' => '⚠',
+                '🔐' => '⚷',
+                '🤫' => '⊘',
+                '📝' => '✎',
+                '📁' => '▸',
+                '📄' => '▹',
+                '📦' => '▪',
+                '📍' => '⌖',
+                _ => '•',
+            }
+        })
+        .collect()
+}
+
+/// Collapses whitespace runs (newlines included) into single spaces and drops control
+/// characters: for text that must stay on one row.
+pub fn one_line(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut space = false;
+    for c in text.chars() {
+        if c.is_whitespace() || c.is_control() {
+            space = !out.is_empty();
+        } else {
+            if space {
+                out.push(' ');
+                space = false;
+            }
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Cuts `text` to at most `max` UTF-16 units, ending with `…` when cut.
+pub fn clip(text: &str, max: usize) -> String {
+    if crate::model::utf16_len(text) <= max {
+        return text.to_string();
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    for c in text.chars() {
+        if used + c.len_utf16() + 1 > max {
+            break;
+        }
+        used += c.len_utf16();
+        out.push(c);
+    }
+    out.push('…');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_rendering_adds_markdown_markers() {
+        let mut d = Doc::default();
+        d.push(
+            Block::new(BlockKind::Other).line(Line::new().push("Oct 10, 2026", Role::Heading(3))),
+        );
+        d.push(
+            Block::new(BlockKind::Other)
+                .line(
+                    Line::new()
+                        .push("514", Role::Strong)
+                        .push(" 3:05p ", Role::Time),
+                )
+                .line(Line::blank()),
+        );
+        assert_eq!(d.to_plain(), "### Oct 10, 2026\n**514** 3:05p");
+    }
+
+    #[test]
+    fn bmp_and_one_line_and_clip() {
+        assert_eq!(bmp_safe("🎯 a 🦀"), "◎ a •");
+        assert_eq!(one_line("  a\n\tb \u{0}c  "), "a b c");
+        assert_eq!(clip("abcdef", 4), "abc…");
+        assert_eq!(clip("ab", 4), "ab");
+        assert_eq!(crate::model::utf16_len(&clip("😀😀😀", 4)), 3);
+    }
+}

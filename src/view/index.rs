@@ -1,0 +1,410 @@
+//! Layer 1: the memory index injected at session start (layout: reference §2.3).
+//!
+//! One row per observation (`ID TIME SYMBOL TITLE`), `S<id>` rows for summaries, grouped by
+//! day, oldest first, between a header that explains the format and a footer that says what
+//! the memory is worth. Rendering takes the selection limits as options so the budget can
+//! re-render with fewer items.
+
+use super::doc::{Block, BlockKind, Doc, Line, Role, clip, one_line};
+use super::time::{Tz, thousands};
+use crate::model::{ObsType, Observation, SESSION_SYMBOL, Summary, utf16_len};
+
+/// A title never takes more than this in a row, so one row always fits the budget.
+pub const MAX_TITLE: usize = 300;
+const MAX_PROJECT: usize = 100;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FullField {
+    Narrative,
+    Facts,
+}
+
+/// The knobs of the index (settings, then reduced by the budget).
+#[derive(Debug, Clone, PartialEq)]
+pub struct IndexOptions {
+    pub observations: usize,
+    pub sessions: usize,
+    pub full_count: usize,
+    pub full_field: FullField,
+    pub show_read_tokens: bool,
+    pub show_work_tokens: bool,
+    pub show_savings_amount: bool,
+    pub show_savings_percent: bool,
+    pub show_last_summary: bool,
+}
+
+impl Default for IndexOptions {
+    fn default() -> Self {
+        IndexOptions {
+            observations: 50,
+            sessions: 10,
+            full_count: 0,
+            full_field: FullField::Narrative,
+            show_read_tokens: false,
+            show_work_tokens: false,
+            show_savings_amount: false,
+            show_savings_percent: true,
+            show_last_summary: true,
+        }
+    }
+}
+
+impl IndexOptions {
+    fn economics(&self) -> bool {
+        self.show_read_tokens
+            || self.show_work_tokens
+            || self.show_savings_amount
+            || self.show_savings_percent
+    }
+}
+
+/// What the index is made of: the newest observations and summaries, newest first. Pass one
+/// summary more than `sessions`: the extra one only dates the oldest shown.
+pub struct IndexInput<'a> {
+    pub project: &'a str,
+    pub now_ms: i64,
+    pub tz: &'a Tz,
+    pub observations: &'a [Observation],
+    pub summaries: &'a [Summary],
+}
+
+/// Estimated tokens to read an observation's row and details (reference §2.5): characters of
+/// title, subtitle, narrative and the facts JSON stringified once more, over four.
+pub fn read_tokens(o: &Observation) -> i64 {
+    let len = |s: &Option<String>| s.as_deref().map_or(0, utf16_len);
+    let facts = serde_json::to_string(&o.facts_json).unwrap_or_default();
+    let chars = len(&o.title) + len(&o.subtitle) + len(&o.narrative) + utf16_len(&facts);
+    chars.div_ceil(4) as i64
+}
+
+/// Token economics of a set of observations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Economics {
+    pub count: usize,
+    pub read: i64,
+    pub work: i64,
+}
+
+impl Economics {
+    pub fn of(obs: &[Observation]) -> Economics {
+        Economics {
+            count: obs.len(),
+            read: obs.iter().map(read_tokens).sum(),
+            work: obs.iter().map(|o| o.discovery_tokens.max(0)).sum(),
+        }
+    }
+
+    pub fn savings(&self) -> i64 {
+        self.work - self.read
+    }
+
+    pub fn savings_percent(&self) -> i64 {
+        if self.work > 0 {
+            ((self.savings() as f64 / self.work as f64) * 100.0).round() as i64
+        } else {
+            0
+        }
+    }
+}
+
+fn title_of(o: &Observation) -> String {
+    let t = o.title.as_deref().map(one_line).unwrap_or_default();
+    clip(if t.is_empty() { "Untitled" } else { &t }, MAX_TITLE)
+}
+
+fn header(project: &str, input: &IndexInput) -> Block {
+    Block::new(BlockKind::Header)
+        .line(Line::new().push(
+            format!(
+                "[{}] recent context, {}",
+                clip(&one_line(project), MAX_PROJECT),
+                input.tz.header(input.now_ms)
+            ),
+            Role::Heading(1),
+        ))
+        .line(
+            Line::new()
+                .push("Mode: ", Role::Label)
+                .push("Code Development (code)", Role::Text),
+        )
+        .line(Line::blank())
+}
+
+fn legend() -> Block {
+    let mut legend = Line::new()
+        .push("Legend: ", Role::Label)
+        .push(SESSION_SYMBOL.to_string(), Role::TypeSymbol(None))
+        .push("session", Role::Text);
+    for t in ObsType::ALL {
+        legend = legend
+            .push(" ", Role::Text)
+            .push(t.symbol().to_string(), Role::TypeSymbol(Some(t)))
+            .push(t.id(), Role::Text);
+    }
+    Block::new(BlockKind::Header)
+        .line(legend)
+        .line(
+            Line::new()
+                .push("Format: ", Role::Label)
+                .push("ID TIME TYPE TITLE", Role::Text),
+        )
+        .line(
+            Line::new()
+                .push("Fetch details: ", Role::Label)
+                .push("get_observations([IDs])", Role::Code)
+                .push(" | ", Role::Muted)
+                .push("Search: ", Role::Label)
+                .push("mem_search", Role::Code),
+        )
+        .line(Line::blank())
+}
+
+fn stats(e: &Economics, o: &IndexOptions) -> Option<Block> {
+    if !o.economics() {
+        return None;
+    }
+    let mut parts = vec![format!(
+        "{} obs ({}t read)",
+        thousands(e.count as i64),
+        thousands(e.read)
+    )];
+    parts.push(format!("{}t work", thousands(e.work)));
+    if e.work > 0 {
+        if o.show_savings_percent {
+            parts.push(format!("{}% savings", e.savings_percent()));
+        } else if o.show_savings_amount {
+            parts.push(format!("{}t saved", thousands(e.savings())));
+        }
+    }
+    Some(
+        Block::new(BlockKind::Header)
+            .line(
+                Line::new()
+                    .push("Stats: ", Role::Label)
+                    .push(parts.join(" | "), Role::Number),
+            )
+            .line(Line::blank()),
+    )
+}
+
+fn footer(e: &Economics, o: &IndexOptions) -> Option<Block> {
+    if !o.economics() || e.work <= 0 || e.savings() <= 0 {
+        return None;
+    }
+    let k = ((e.work as f64) / 1000.0).round() as i64;
+    Some(
+        Block::new(BlockKind::Footer).line(Line::blank()).line(
+            Line::new()
+                .push(
+                    format!("Access {}k tokens of past work via ", thousands(k)),
+                    Role::Muted,
+                )
+                .push("get_observations([IDs])", Role::Code)
+                .push(" or ", Role::Muted)
+                .push("mem_search", Role::Code)
+                .push(".", Role::Muted),
+        ),
+    )
+}
+
+/// Timeline entries: observations at their time, summaries where their session began.
+enum Item<'a> {
+    Obs(&'a Observation, bool),
+    Sum(&'a Summary),
+}
+
+impl Item<'_> {
+    fn sort_key(&self, placed: i64) -> (i64, u8, i64) {
+        match self {
+            Item::Sum(s) => (placed, 0, s.id),
+            Item::Obs(o, _) => (placed, 1, o.id),
+        }
+    }
+}
+
+fn token_suffix(o: &Observation, opts: &IndexOptions) -> String {
+    let mut out = String::new();
+    if opts.show_read_tokens {
+        out.push_str(&format!("~{}t", thousands(read_tokens(o))));
+    }
+    if opts.show_work_tokens && o.discovery_tokens > 0 {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        let sym = ObsType::parse(&o.obs_type).map_or('⚒', ObsType::work_symbol);
+        out.push_str(&format!("{sym} {}", thousands(o.discovery_tokens)));
+    }
+    out
+}
+
+fn observation_block(o: &Observation, time: &str, full: bool, opts: &IndexOptions) -> Block {
+    let t = ObsType::parse(&o.obs_type);
+    let symbol = t.map_or('·', ObsType::symbol).to_string();
+    let tokens = token_suffix(o, opts);
+    if !full {
+        let mut line = Line::new()
+            .push(o.id.to_string(), Role::Id)
+            .push(" ", Role::Text)
+            .push(time, Role::Time)
+            .push(" ", Role::Text)
+            .push(symbol, Role::TypeSymbol(t))
+            .push(" ", Role::Text)
+            .push(title_of(o), Role::Title);
+        if !tokens.is_empty() {
+            line = line.push(format!(" {tokens}"), Role::Muted);
+        }
+        return Block::new(BlockKind::Observation(o.id)).line(line);
+    }
+    let mut block = Block::new(BlockKind::FullObservation(o.id)).line(
+        Line::new()
+            .push(o.id.to_string(), Role::Strong)
+            .push(format!(" {time} "), Role::Time)
+            .push(symbol, Role::TypeSymbol(t))
+            .push(" ", Role::Text)
+            .push(title_of(o), Role::Strong),
+    );
+    let body: Vec<String> = match opts.full_field {
+        FullField::Narrative => o
+            .narrative
+            .as_deref()
+            .map(|n| n.lines().map(String::from).collect())
+            .unwrap_or_default(),
+        FullField::Facts => o.facts.iter().map(|f| one_line(f)).collect(),
+    };
+    for l in body {
+        block.lines.push(Line::text(l));
+    }
+    if !tokens.is_empty() {
+        block.lines.push(Line::new().push(tokens, Role::Muted));
+    }
+    block.lines.push(Line::blank());
+    block
+}
+
+fn summary_block(s: &Summary, tz: &Tz) -> Block {
+    let request = s.request.as_deref().map(one_line).unwrap_or_default();
+    let request = if request.is_empty() {
+        "Session started".to_string()
+    } else {
+        clip(&request, MAX_TITLE)
+    };
+    Block::new(BlockKind::Summary(s.id)).line(
+        Line::new()
+            .push(format!("S{}", s.id), Role::Id)
+            .push(" ", Role::Text)
+            .push(request, Role::Title)
+            .push(
+                format!(" ({})", tz.month_day_time(s.created_at)),
+                Role::Muted,
+            ),
+    )
+}
+
+fn last_summary_block(s: &Summary) -> Option<Block> {
+    let fields = [
+        ("Investigated", &s.investigated),
+        ("Learned", &s.learned),
+        ("Completed", &s.completed),
+        ("Next Steps", &s.next_steps),
+    ];
+    let present: Vec<(&str, &str)> = fields
+        .iter()
+        .filter_map(|(label, v)| {
+            v.as_deref()
+                .map(str::trim)
+                .filter(|t| !t.is_empty())
+                .map(|t| (*label, t))
+        })
+        .collect();
+    if present.is_empty() {
+        return None;
+    }
+    let mut block = Block::new(BlockKind::LastSummary(s.id));
+    for (label, value) in present {
+        block.lines.push(
+            Line::new()
+                .push(label, Role::Strong)
+                .push(format!(": {value}"), Role::Text),
+        );
+        block.lines.push(Line::blank());
+    }
+    Some(block)
+}
+
+/// Renders the index for these options. Empty memory gives the empty-project text.
+pub fn render(input: &IndexInput, opts: &IndexOptions) -> Doc {
+    let mut doc = Doc::default();
+    let obs = &input.observations[..opts.observations.min(input.observations.len())];
+    let shown_sums = opts.sessions.min(input.summaries.len());
+    doc.push(header(input.project, input));
+    if obs.is_empty() && shown_sums == 0 {
+        doc.push(Block::new(BlockKind::Other).line(Line::text(
+            "No memory of this project yet: cmem is recording this session, and what it learns shows up here next time.",
+        )));
+        return doc;
+    }
+    doc.push(legend());
+    let econ = Economics::of(obs);
+    if let Some(b) = stats(&econ, opts) {
+        doc.push(b);
+    }
+
+    let mut items: Vec<(i64, Item)> = obs
+        .iter()
+        .enumerate()
+        .map(|(i, o)| (o.created_at, Item::Obs(o, i < opts.full_count)))
+        .collect();
+    for i in 0..shown_sums {
+        let s = &input.summaries[i];
+        // The newest summary sits at its own time; older ones where their session began,
+        // i.e. at the time of the summary before them (reference §2.3).
+        let placed = match (i, input.summaries.get(i + 1)) {
+            (0, _) | (_, None) => s.created_at,
+            (_, Some(older)) => older.created_at,
+        };
+        items.push((placed, Item::Sum(s)));
+    }
+    items.sort_by_key(|(placed, item)| item.sort_key(*placed));
+
+    let mut current_day = None;
+    let mut last_time: Option<String> = None;
+    for (placed, item) in &items {
+        let day = input.tz.day_key(*placed);
+        if current_day != Some(day) {
+            if current_day.is_some() {
+                doc.push(Block::new(BlockKind::DayHeading).line(Line::blank()));
+            }
+            doc.push(
+                Block::new(BlockKind::DayHeading)
+                    .line(Line::new().push(input.tz.day(*placed), Role::Heading(3))),
+            );
+            current_day = Some(day);
+            last_time = None;
+        }
+        match item {
+            Item::Sum(s) => doc.push(summary_block(s, input.tz)),
+            Item::Obs(o, full) => {
+                let time = input.tz.row(o.created_at);
+                let shown = if last_time.as_deref() == Some(time.as_str()) {
+                    "\"".to_string()
+                } else {
+                    time.clone()
+                };
+                last_time = Some(time);
+                doc.push(observation_block(o, &shown, *full, opts));
+            }
+        }
+    }
+
+    if opts.show_last_summary
+        && let Some(newest) = input.summaries.first()
+        && obs.first().is_none_or(|o| newest.created_at > o.created_at)
+        && let Some(block) = last_summary_block(newest)
+    {
+        doc.push(block);
+    }
+    if let Some(b) = footer(&econ, opts) {
+        doc.push(b);
+    }
+    doc
+}

@@ -1,0 +1,12 @@
+//! Views: every layer is built here once, as a neutral `Doc`, and rendered to the agent's plain
+//! text (`Doc::to_plain`) or, by the TUI, to styled terminal text. No other module formats
+//! memory text.
+
+pub mod budget;
+pub mod context;
+pub mod doc;
+pub mod index;
+pub mod time;
+pub mod work_state;
+
+pub use doc::{Block, BlockKind, Doc, Line, Role, Span};

@@ -1,0 +1,229 @@
+//! Property: whatever the memory holds, the session-start context fits the host's limit in
+//! UTF-16 units, keeps whole items only, and always has its header, an observation row when
+//! there are observations, and the footer when the economics say there is something to gain.
+
+use cmem::model::work_state::{Entry, fold};
+use cmem::model::{Observation, Summary, utf16_len};
+use cmem::synth::Rng;
+use cmem::view::context::session_start;
+use cmem::view::doc::{BlockKind, clip, one_line};
+use cmem::view::index::{FullField, IndexInput, IndexOptions, MAX_TITLE};
+use cmem::view::time::Tz;
+use proptest::prelude::*;
+
+/// Text that stresses UTF-16 counting: CJK, astral emoji, combining marks, RTL, controls.
+fn text(rng: &mut Rng, len: usize) -> String {
+    const PIECES: &[&str] = &[
+        "fix ",
+        "the ",
+        "pool ",
+        "接口",
+        "測試",
+        "🦀",
+        "😀",
+        "e\u{301}",
+        "ا",
+        "\u{200d}",
+        "𝕏",
+        "\n",
+        "\t",
+        "\"",
+        "\\",
+        "<private>",
+        "{",
+        "ß",
+        "ǅ",
+        "🇩🇪",
+    ];
+    // Random pieces up to 512 bytes, then that chunk repeated: long texts stay cheap to build.
+    let mut chunk = String::new();
+    while chunk.len() < len.min(512) {
+        chunk.push_str(rng.pick_str(PIECES));
+    }
+    if chunk.len() >= len {
+        return chunk;
+    }
+    chunk.repeat(len / chunk.len().max(1) + 1)
+}
+
+fn sized(rng: &mut Rng) -> usize {
+    match rng.range(0, 99) {
+        0..=79 => rng.range(0, 80) as usize,
+        80..=94 => rng.range(80, 2_000) as usize,
+        95..=98 => 5_000,
+        _ => 100_000,
+    }
+}
+
+fn observations(rng: &mut Rng, n: usize, now: i64) -> Vec<Observation> {
+    let mut t = now;
+    (0..n)
+        .map(|i| {
+            t -= rng.range(0, 3 * 3_600_000) as i64;
+            let facts: Vec<String> = (0..rng.range(0, 3)).map(|_| text(rng, 40)).collect();
+            Observation {
+                id: (n - i) as i64,
+                project: "p".into(),
+                obs_type: rng
+                    .pick(&["bugfix", "feature", "discovery", "change", "weird-type"])
+                    .to_string(),
+                title: rng.chance(95).then(|| {
+                    let n = sized(rng).min(5_000);
+                    text(rng, n)
+                }),
+                subtitle: rng.chance(50).then(|| text(rng, 60)),
+                narrative: rng.chance(80).then(|| {
+                    let n = sized(rng);
+                    text(rng, n)
+                }),
+                facts_json: serde_json::to_string(&facts).unwrap(),
+                facts,
+                concepts: vec![],
+                files_read: vec![],
+                files_modified: vec![],
+                prompt_number: None,
+                discovery_tokens: rng.range(0, 20_000) as i64,
+                created_at: t,
+                session_id: None,
+                source: "prop".into(),
+            }
+        })
+        .collect()
+}
+
+fn summaries(rng: &mut Rng, n: usize, now: i64) -> Vec<Summary> {
+    let mut t = now;
+    (0..n)
+        .map(|i| {
+            t -= rng.range(0, 6 * 3_600_000) as i64;
+            let field = |rng: &mut Rng| {
+                rng.chance(70).then(|| {
+                    let n = sized(rng);
+                    text(rng, n)
+                })
+            };
+            Summary {
+                id: (n - i) as i64,
+                project: "p".into(),
+                request: field(rng),
+                investigated: field(rng),
+                learned: field(rng),
+                completed: field(rng),
+                next_steps: field(rng),
+                notes: None,
+                files_read: vec![],
+                files_edited: vec![],
+                prompt_number: None,
+                discovery_tokens: 0,
+                created_at: t,
+                session_id: None,
+            }
+        })
+        .collect()
+}
+
+fn work_entries(rng: &mut Rng, n: usize, now: i64) -> Vec<Entry> {
+    (0..n)
+        .map(|i| {
+            let mut fields = serde_json::Map::new();
+            if rng.chance(80) {
+                let n = sized(rng).min(300);
+                fields.insert("task".into(), text(rng, n).into());
+                fields.insert(
+                    "status".into(),
+                    rng.pick(&["todo", "doing", "done", "dropped"])
+                        .to_string()
+                        .into(),
+                );
+            } else {
+                fields.insert("note".into(), text(rng, 50).into());
+            }
+            Entry {
+                id: i as i64,
+                project: "p".into(),
+                list_name: format!("list-{}", rng.range(0, 3)),
+                fields,
+                created_at: now - rng.range(0, 86_400_000) as i64,
+            }
+        })
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2_000, .. ProptestConfig::default() })]
+
+    #[test]
+    fn context_always_fits_and_keeps_whole_items(
+        seed in any::<u64>(),
+        n_obs in prop_oneof![4 => 0usize..60, 1 => 0usize..5_000],
+        n_sums in 0usize..25,
+        n_work in prop_oneof![3 => 0usize..10, 1 => 0usize..400],
+        limit in 6_000usize..=10_000,
+        obs_limit in 1usize..200,
+        sessions in 0usize..20,
+        full_count in 0usize..12,
+        flags in any::<[bool; 6]>(),
+        project_len in 1usize..300,
+    ) {
+        let now = 1_791_791_100_000;
+        let mut rng = Rng::new(seed);
+        let obs = observations(&mut rng, n_obs, now);
+        let sums = summaries(&mut rng, n_sums, now);
+        let lists = fold(&work_entries(&mut rng, n_work, now));
+        let project = text(&mut rng, project_len);
+        let tz = Tz::utc();
+        let input = IndexInput { project: &project, now_ms: now, tz: &tz, observations: &obs, summaries: &sums };
+        let options = IndexOptions {
+            observations: obs_limit,
+            sessions,
+            full_count,
+            full_field: if flags[0] { FullField::Facts } else { FullField::Narrative },
+            show_read_tokens: flags[1],
+            show_work_tokens: flags[2],
+            show_savings_amount: flags[3],
+            show_savings_percent: flags[4],
+            show_last_summary: flags[5],
+        };
+        let ctx = session_start(&lists, &input, &options, Some(limit));
+        let text = &ctx.text;
+
+        prop_assert!(utf16_len(text) <= limit, "{} > {limit}", utf16_len(text));
+        prop_assert!(!ctx.over_budget);
+        prop_assert!(text.chars().all(|c| (c as u32) < 0x10000), "astral character emitted");
+        prop_assert!(text.starts_with("# Work state: your to-do lists and working state\n"));
+        prop_assert!(text.contains("\n\n# ["), "index header missing");
+        prop_assert!(text.contains("] recent context, "));
+
+        // Every observation row that is there is whole: id, time, symbol and the full title.
+        let shown: Vec<i64> = ctx.index.blocks.iter().filter_map(|b| match b.kind {
+            BlockKind::Observation(id) | BlockKind::FullObservation(id) => Some(id),
+            _ => None,
+        }).collect();
+        if !obs.is_empty() {
+            prop_assert!(!shown.is_empty(), "no observation row although {} exist", obs.len());
+        }
+        for id in &shown {
+            let o = obs.iter().find(|o| o.id == *id).unwrap();
+            let title = o.title.as_deref().map(one_line).unwrap_or_default();
+            let title = if title.is_empty() { "Untitled".to_string() } else { clip(&title, MAX_TITLE) };
+            let title = cmem::view::doc::bmp_safe(&title);
+            prop_assert!(text.contains(&title), "row of {id} lost its title");
+        }
+        // Whole blocks only: the text is exactly the concatenation of the documents.
+        let rebuilt = format!("{}\n\n{}", ctx.work_state.to_plain(), ctx.index.to_plain());
+        prop_assert_eq!(&rebuilt, text);
+        // The newest observations are the ones kept.
+        let mut kept = shown.clone();
+        kept.sort_unstable_by(|a, b| b.cmp(a));
+        let newest: Vec<i64> = obs.iter().take(kept.len()).map(|o| o.id).collect();
+        prop_assert_eq!(kept, newest);
+
+        // The footer when economics apply to what is shown.
+        let shown_obs: Vec<&Observation> = obs.iter().filter(|o| shown.contains(&o.id)).collect();
+        let work: i64 = shown_obs.iter().map(|o| o.discovery_tokens).sum();
+        let read: i64 = shown_obs.iter().map(|o| cmem::view::index::read_tokens(o)).sum();
+        let economics = flags[1] || flags[2] || flags[3] || flags[4];
+        let has_footer = text.contains("tokens of past work via get_observations([IDs]) or mem_search.");
+        prop_assert_eq!(has_footer, economics && work > 0 && work - read > 0);
+    }
+}

@@ -1,0 +1,360 @@
+//! `cmem context` output, byte for byte, for fixed data, a fixed clock and a fixed time zone.
+//! Run with `UPDATE_GOLDEN=1` to rewrite the expected files after an intended change.
+
+mod common;
+
+use cmem::store::observations::{self, NewObservation};
+use cmem::store::summaries::{self, NewSummary};
+use cmem::store::{Store, work_state};
+use common::Env;
+use serde_json::json;
+
+/// 2026-10-12 15:45 in Asia/Shanghai (07:45 UTC), the seed chapter's example time.
+const NOW: i64 = 1_791_791_100_000;
+const HOUR: i64 = 3_600_000;
+
+fn golden(name: &str, actual: &str) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden/context")
+        .join(format!("{name}.txt"));
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(&path, actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(&path)
+        .unwrap_or_else(|_| panic!("missing {} (run with UPDATE_GOLDEN=1)", path.display()));
+    if expected != actual {
+        let diff = cmem::cli::jsonfile::unified_diff(&expected, actual, name);
+        panic!("{name} differs from {}:\n{diff}", path.display());
+    }
+}
+
+fn context(env: &Env, args: &[&str], tz: &str) -> String {
+    let out = env
+        .cmd()
+        .env("CMEM_NOW_MS", NOW.to_string())
+        .env("CMEM_CONTEXT_TIMEZONE", tz)
+        .arg("context")
+        .args(args)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn obs(project: &str, t: &str, title: &str, at: i64, tokens: i64) -> NewObservation {
+    NewObservation {
+        project: project.into(),
+        obs_type: t.into(),
+        title: title.into(),
+        subtitle: Some(format!("{title}.")),
+        narrative: Some(format!("What happened: {title}.")),
+        facts: vec![format!("{title} (fact)")],
+        concepts: vec!["how-it-works".into()],
+        discovery_tokens: tokens,
+        created_at: at,
+        source: "test".into(),
+        ..Default::default()
+    }
+}
+
+#[test]
+fn empty_project() {
+    let env = Env::new();
+    golden(
+        "empty",
+        &context(&env, &["--project", "my-app"], "Asia/Shanghai"),
+    );
+}
+
+#[test]
+fn seed_example_four_observations_and_a_summary() {
+    let env = Env::new();
+    let store = Store::open(&env.db_path()).unwrap();
+    let base = NOW - 2 * 24 * HOUR; // Oct 10
+    for (t, title, h) in [
+        ("decision", "选用 pgvector 做向量搜索", 0),
+        ("bugfix", "修复连接池泄漏导致的 5xx", 1),
+        ("discovery", "Worker 端口按 uid 取模计算", 2),
+        ("change", "JWT 验证改为异步", 3),
+    ] {
+        observations::insert(&store.conn, &obs("my-app", t, title, base + h * HOUR, 1650)).unwrap();
+    }
+    summaries::insert(
+        &store.conn,
+        &NewSummary {
+            project: "my-app".into(),
+            request: Some("给 auth 模块加刷新令牌".into()),
+            investigated: Some("现有 JWT 签发流程".into()),
+            learned: Some("签发是同步的".into()),
+            completed: Some("改为异步签发".into()),
+            next_steps: Some("补刷新令牌接口测试".into()),
+            created_at: base + 5 * HOUR,
+            source: "test".into(),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    drop(store);
+    golden(
+        "seed-example",
+        &context(&env, &["--project", "my-app"], "Asia/Shanghai"),
+    );
+}
+
+#[test]
+fn fifty_observations_from_the_generator() {
+    let env = Env::new();
+    let generated = env
+        .cmd()
+        .args([
+            "dev",
+            "generate",
+            "--observations",
+            "80",
+            "--seed",
+            "7",
+            "--projects",
+            "orbit-web",
+        ])
+        .args(["--end-ms", &(NOW - HOUR).to_string()])
+        .output()
+        .unwrap();
+    assert!(generated.status.success());
+    let text = context(&env, &["--project", "orbit-web"], "America/Los_Angeles");
+    let rows = text
+        .lines()
+        .filter(|l| {
+            l.split(' ')
+                .next()
+                .is_some_and(|w| w.parse::<i64>().is_ok())
+        })
+        .count();
+    assert_eq!(rows, 50, "the index lists the 50 newest observations");
+    golden("fifty", &text);
+}
+
+#[test]
+fn work_state_with_open_and_closed_items() {
+    let env = Env::new();
+    let store = Store::open(&env.db_path()).unwrap();
+    let w = |list: &str, fields: serde_json::Value, at: i64| {
+        work_state::append(
+            &store.conn,
+            "my-app",
+            list,
+            fields.as_object().unwrap(),
+            at,
+            "agent",
+        )
+        .unwrap();
+    };
+    w(
+        "auth-refactor",
+        json!({"task": "刷新令牌接口", "status": "todo"}),
+        NOW - 3 * HOUR,
+    );
+    w(
+        "auth-refactor",
+        json!({"task": "刷新令牌接口", "status": "doing"}),
+        NOW - 60_000,
+    );
+    w(
+        "auth-refactor",
+        json!({"task": "补集成测试", "status": "todo", "owner": "me"}),
+        NOW - 90_000,
+    );
+    w(
+        "auth-refactor",
+        json!({"task": "remove old tokens", "status": "done"}),
+        NOW - 2 * HOUR,
+    );
+    w(
+        "auth-refactor",
+        json!({"branch": "feat/refresh", "ticket": null}),
+        NOW - 30 * 60_000,
+    );
+    w(
+        "release-1.2",
+        json!({"task": "changelog", "status": "dropped"}),
+        NOW - 26 * HOUR,
+    );
+    w("release-1.2", json!({"status": "done"}), NOW - 25 * HOUR);
+    observations::insert(
+        &store.conn,
+        &obs(
+            "my-app",
+            "feature",
+            "Refresh tokens issued on login",
+            NOW - 4 * HOUR,
+            900,
+        ),
+    )
+    .unwrap();
+    drop(store);
+    golden(
+        "work-state",
+        &context(&env, &["--project", "my-app"], "UTC"),
+    );
+}
+
+#[test]
+fn worktree_reads_both_keys() {
+    let env = Env::new();
+    let repo = env.root().join("acme");
+    std::fs::create_dir_all(repo.join(".git/worktrees/feature-x")).unwrap();
+    let wt = env.root().join("feature-x");
+    std::fs::create_dir_all(&wt).unwrap();
+    std::fs::write(
+        wt.join(".git"),
+        format!(
+            "gitdir: {}\n",
+            repo.join(".git/worktrees/feature-x").display()
+        ),
+    )
+    .unwrap();
+    let store = Store::open(&env.db_path()).unwrap();
+    observations::insert(
+        &store.conn,
+        &obs(
+            "acme",
+            "discovery",
+            "Main checkout: pool size is 20",
+            NOW - 5 * HOUR,
+            1200,
+        ),
+    )
+    .unwrap();
+    observations::insert(
+        &store.conn,
+        &obs(
+            "ACME/feature-x",
+            "change",
+            "Worktree: raised pool size to 40",
+            NOW - 2 * HOUR,
+            800,
+        ),
+    )
+    .unwrap();
+    observations::insert(
+        &store.conn,
+        &obs("other", "change", "Unrelated project", NOW - HOUR, 800),
+    )
+    .unwrap();
+    work_state::append(
+        &store.conn,
+        "acme",
+        "todo",
+        json!({"task": "shared list", "status": "todo"})
+            .as_object()
+            .unwrap(),
+        NOW - HOUR,
+        "agent",
+    )
+    .unwrap();
+    work_state::append(
+        &store.conn,
+        "acme/feature-x",
+        "todo",
+        json!({"task": "worktree list", "status": "doing"})
+            .as_object()
+            .unwrap(),
+        NOW - 30 * 60_000,
+        "agent",
+    )
+    .unwrap();
+    drop(store);
+    let text = context(&env, &["--cwd", wt.to_str().unwrap()], "UTC");
+    assert!(!text.contains("Unrelated project"));
+    golden("worktree", &text);
+}
+
+#[test]
+fn the_hook_injects_the_same_text_as_cmem_context() {
+    let env = Env::new();
+    let store = Store::open(&env.db_path()).unwrap();
+    observations::insert(
+        &store.conn,
+        &obs(
+            "project",
+            "bugfix",
+            "Fixed the flaky login test",
+            NOW - HOUR,
+            3000,
+        ),
+    )
+    .unwrap();
+    drop(store);
+    let cli = context(&env, &[], "UTC");
+    let mut cmd = env.cmd();
+    cmd.env("CMEM_NOW_MS", NOW.to_string())
+        .env("CMEM_CONTEXT_TIMEZONE", "UTC")
+        .args(["hook", "session-start"]);
+    let payload = env.payload(
+        "s",
+        json!({"hook_event_name": "SessionStart", "source": "startup"}),
+    );
+    let out = common::run_with_stdin(&mut cmd, payload.to_string().as_bytes());
+    let answer = common::assert_fail_open("session-start", &out);
+    assert_eq!(
+        answer["hookSpecificOutput"]["hookEventName"],
+        "SessionStart"
+    );
+    assert_eq!(
+        answer["hookSpecificOutput"]["additionalContext"]
+            .as_str()
+            .unwrap(),
+        cli.trim_end_matches('\n')
+    );
+}
+
+#[test]
+fn json_output_reports_length_limit_and_dropped_items() {
+    let env = Env::new();
+    let store = Store::open(&env.db_path()).unwrap();
+    for i in 0..50 {
+        let mut o = obs(
+            "big",
+            "discovery",
+            &format!("observation {i} {}", "long title words ".repeat(15)),
+            NOW - (60 - i) * 60_000,
+            500,
+        );
+        o.narrative = Some("narrative ".repeat(400));
+        observations::insert(&store.conn, &o).unwrap();
+    }
+    drop(store);
+    let out = env
+        .cmd()
+        .env("CMEM_NOW_MS", NOW.to_string())
+        .env("CMEM_CONTEXT_FULL_COUNT", "5")
+        .args(["context", "--project", "big", "--json"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v["chars"].as_u64().unwrap() <= 10_000);
+    assert_eq!(v["limit"], 10_000);
+    let steps: Vec<String> = v["dropped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["step"]["step"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(steps[0], "full_narratives", "{steps:?}");
+    assert!(steps.contains(&"observations".to_string()), "{steps:?}");
+    // --full skips fitting.
+    let full = env
+        .cmd()
+        .env("CMEM_NOW_MS", NOW.to_string())
+        .args(["context", "--project", "big", "--full", "--json"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&full.stdout).unwrap();
+    assert!(v["chars"].as_u64().unwrap() > 10_000);
+    assert!(v["limit"].is_null());
+}
