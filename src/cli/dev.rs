@@ -36,10 +36,17 @@ enum DevCommand {
         #[arg(long, value_delimiter = ',')]
         projects: Vec<String>,
     },
+    /// Print the tree-sitter syntax tree of a file (named nodes, with fields and lines), to
+    /// see which nodes the outline rules must match
+    SyntaxTree { file: PathBuf },
 }
 
 pub fn run(args: &DevArgs) -> Result<ExitCode> {
     match &args.command {
+        DevCommand::SyntaxTree { file } => {
+            print!("{}", crate::code::syntax_tree(file)?);
+            Ok(ExitCode::SUCCESS)
+        }
         DevCommand::Generate {
             observations,
             db,
