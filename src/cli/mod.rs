@@ -1,5 +1,6 @@
 //! Command-line dispatch. Each subcommand family lives in its own file.
 
+mod code;
 mod config_cmd;
 mod context;
 mod dev;
@@ -43,6 +44,12 @@ enum Command {
     Context(context::ContextArgs),
     /// Show the effective settings, the config file path, or the defaults
     Config(config_cmd::ConfigArgs),
+    /// Folded structure of a source file: symbols, line ranges, signatures (tree-sitter)
+    Outline(code::OutlineArgs),
+    /// Print the source of one symbol of a file, with its doc comments
+    Unfold(code::UnfoldArgs),
+    /// Search the symbols of the source files under a path
+    Symbols(code::SymbolsArgs),
     /// Developer tools (synthetic data for tests and benchmarks)
     #[command(hide = true)]
     Dev(dev::DevArgs),
@@ -58,6 +65,9 @@ pub fn main() -> ExitCode {
         Command::Context(args) => context::run(&args),
         Command::Config(args) => config_cmd::run(&args),
         Command::Dev(args) => dev::run(&args),
+        Command::Outline(args) => code::outline(&args),
+        Command::Unfold(args) => code::unfold(&args),
+        Command::Symbols(args) => code::symbols(&args),
     };
     match result {
         Ok(code) => code,

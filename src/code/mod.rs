@@ -3,10 +3,14 @@
 //! does not need it (the read gate only asks `Lang::from_path`, an extension check).
 
 mod changes;
+pub mod confine;
 pub mod lang;
+pub mod outline;
 mod parse;
 mod rules;
+pub mod search;
 pub mod symbols;
+pub mod tools;
 
 use std::path::Path;
 
