@@ -10,6 +10,8 @@ mod migrations;
 pub mod observations;
 pub mod spool;
 pub mod summaries;
+pub mod todos;
+pub mod turns;
 pub mod work_state;
 
 use std::path::{Path, PathBuf};
