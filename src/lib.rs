@@ -8,6 +8,7 @@ pub mod config;
 pub mod hook;
 pub mod logging;
 pub mod model;
+pub mod observe;
 pub mod paths;
 pub mod privacy;
 pub mod project;

@@ -7,6 +7,7 @@ mod dev;
 mod doctor;
 pub mod install;
 pub mod jsonfile;
+mod observe;
 
 use std::process::ExitCode;
 
@@ -50,6 +51,9 @@ enum Command {
     Unfold(code::UnfoldArgs),
     /// Search the symbols of the source files under a path
     Symbols(code::SymbolsArgs),
+    /// Turn closed prompt turns into observations and summaries now (the hooks do this after
+    /// every turn)
+    Observe(observe::ObserveArgs),
     /// Developer tools (synthetic data for tests and benchmarks)
     #[command(hide = true)]
     Dev(dev::DevArgs),
@@ -64,6 +68,7 @@ pub fn main() -> ExitCode {
         Command::Doctor(args) => doctor::run(&args),
         Command::Context(args) => context::run(&args),
         Command::Config(args) => config_cmd::run(&args),
+        Command::Observe(args) => observe::run(&args),
         Command::Dev(args) => dev::run(&args),
         Command::Outline(args) => code::outline(&args),
         Command::Unfold(args) => code::unfold(&args),
