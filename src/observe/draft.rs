@@ -106,6 +106,16 @@ pub fn code(text: &str, max: usize) -> String {
     format!("`{}`", clip(&one_line(text), max))
 }
 
+/// `` `text` `` for search patterns: whitespace is kept (a trailing space matters), only
+/// line breaks and tabs become spaces.
+pub fn code_raw(text: &str, max: usize) -> String {
+    let flat: String = text
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    format!("`{}`", clip(&flat, max))
+}
+
 /// Items joined with ", " for as long as they fit in `max` units, then "and N more".
 pub fn fit_list(items: &[String], max: usize) -> String {
     let mut out = String::new();

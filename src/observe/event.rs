@@ -23,9 +23,12 @@ impl Place {
         for base in [&self.root, &self.cwd] {
             if !base.as_os_str().is_empty()
                 && let Ok(rest) = p.strip_prefix(base)
-                && !rest.as_os_str().is_empty()
             {
-                return rest.to_string_lossy().into_owned();
+                return if rest.as_os_str().is_empty() {
+                    ".".into()
+                } else {
+                    rest.to_string_lossy().into_owned()
+                };
             }
         }
         path.strip_prefix("./").unwrap_or(path).to_string()
@@ -526,7 +529,7 @@ fn parse_search(name: &str, input: &Value, response: Option<&Value>, place: &Pla
     let scope = s(input, "glob")
         .or_else(|| s(input, "type").map(|t| format!("*.{t}")))
         .or_else(|| s(input, "path").map(|p| place.rel(&p)))
-        .filter(|p| !p.is_empty());
+        .filter(|p| !p.is_empty() && p != ".");
     let files: Vec<String> = response
         .and_then(|r| r.get("filenames"))
         .and_then(Value::as_array)

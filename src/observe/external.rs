@@ -187,7 +187,7 @@ pub fn run_command(command: &str, input: &str, timeout: Duration) -> Result<Stri
     }
     let kill_group = |child: &mut std::process::Child| {
         let _ = Command::new("kill")
-            .args(["-KILL", &format!("-{pgid}")])
+            .args(["-s", "KILL", "--", &format!("-{pgid}")])
             .stderr(Stdio::null())
             .status();
         let _ = child.kill();

@@ -25,7 +25,7 @@ pub struct TurnSummary {
 }
 
 static NEXT_HEADING: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i-u)^[ \t]*(?:#+[ \t]*|\*\*)?(next steps?|next up|todo|to do|remaining( work)?|follow[- ]ups?|still to do|what's left|open questions?)\b")
+    Regex::new(r"(?i-u)(?:^|[.!?][ \t]+)[ \t]*(?:#+[ \t]*|\*\*)?(next steps?|next up|todo|to do|remaining( work)?|follow[- ]ups?|still to do|what's left|open questions?)\b")
         .expect("next-steps heading")
 });
 
@@ -39,7 +39,8 @@ pub fn stated_next_steps(message: &str) -> Option<String> {
     let lines: Vec<&str> = message.lines().collect();
     if let Some(start) = lines.iter().position(|l| NEXT_HEADING.is_match(l)) {
         let heading = lines[start];
-        let after_colon = heading
+        let from = NEXT_HEADING.find(heading).map_or(0, |m| m.end());
+        let after_colon = heading[from..]
             .split_once(':')
             .map(|(_, r)| r.trim().trim_matches('*').trim())
             .unwrap_or("");
@@ -111,7 +112,7 @@ pub fn build(
             } => push_unique(&mut read, path),
             Kind::Search(s) => investigated.push(format!(
                 "searched {}{}",
-                code(&s.pattern, 40),
+                super::draft::code_raw(&s.pattern, 40),
                 s.hits
                     .map(|n| format!(" ({n} {}{})", s.hit_unit, if n == 1 { "" } else { "s" }))
                     .unwrap_or_default()
@@ -233,6 +234,11 @@ mod tests {
             Some("Next, I will add a regression test for the window.")
         );
         assert_eq!(stated_next_steps("All done, nothing else."), None);
+        assert_eq!(
+            stated_next_steps("Fixed. Next steps:\n- a regression test\n- the changelog")
+                .as_deref(),
+            Some("a regression test; the changelog")
+        );
         assert_eq!(
             stated_next_steps("**Remaining:** docs and the changelog").as_deref(),
             Some("docs and the changelog")

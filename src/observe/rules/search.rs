@@ -1,6 +1,6 @@
 //! Searches (Grep, Glob): one discovery per turn with each pattern and what it found.
 
-use super::super::draft::{Draft, code, fit_list, plural};
+use super::super::draft::{Draft, code_raw, fit_list, plural};
 use super::super::event::Kind;
 use super::{Claims, TurnInput, asked};
 use crate::model::ObsType;
@@ -16,7 +16,7 @@ pub fn searches(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
             continue;
         }
         tools.push(e.idx);
-        let pattern = code(&s.pattern, 40);
+        let pattern = code_raw(&s.pattern, 40);
         let scope = s
             .scope
             .as_ref()

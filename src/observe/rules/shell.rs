@@ -299,10 +299,7 @@ pub fn commands(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
 
 /// The message of `git commit -m "…"`.
 fn commit_message(command: &str) -> Option<String> {
-    let cmd = outcome::strip_cd(command);
-    if !cmd.starts_with("git commit") {
-        return None;
-    }
+    let cmd = &command[command.find("git commit")?..];
     let at = cmd.find(" -m ").or_else(|| cmd.find(" -am "))?;
     let rest = cmd[at..].trim_start().split_once(' ')?.1.trim_start();
     let msg = match rest.chars().next()? {
