@@ -5,12 +5,16 @@
 //! in `BEGIN IMMEDIATE` transactions, and migrations that re-check the schema version inside
 //! their own write transaction so concurrent first runs are safe.
 
+pub mod claude_mem;
+pub mod forget;
 pub mod ingest;
+pub mod jsonl;
 mod migrations;
 pub mod observations;
 pub mod spool;
 pub mod summaries;
 pub mod todos;
+pub mod transfer;
 pub mod turns;
 pub mod work_state;
 

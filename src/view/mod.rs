@@ -7,6 +7,7 @@ pub mod code;
 pub mod context;
 pub mod doc;
 pub mod index;
+pub mod memory_md;
 pub mod time;
 pub mod work_state;
 
