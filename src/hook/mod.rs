@@ -32,6 +32,8 @@ use payload::Payload;
 pub const MAX_PAYLOAD_BYTES: u64 = 256 * 1024 * 1024;
 /// The watchdog answers no later than this after start, well inside the 2 s promise.
 const HARD_DEADLINE: Duration = Duration::from_millis(1850);
+/// How long a hook may spend starting to observe closed turns.
+const OBSERVE_BUDGET: Duration = Duration::from_millis(200);
 
 static ANSWERED: AtomicBool = AtomicBool::new(false);
 static NOOP: OnceLock<&'static str> = OnceLock::new();
@@ -190,9 +192,11 @@ fn observe_closed_turns(mut store: Store, settings: &Settings, deadline: Instant
     if !settings.observer.rules {
         return;
     }
+    // Usually one turn, a few milliseconds. A backlog (turns captured before an upgrade, or
+    // while observing was off) is worked off a slice at a time, never at the hook's expense.
     let limits = crate::observe::Limits {
         max_turns: 8,
-        until: Some(deadline),
+        until: Some(deadline.min(Instant::now() + OBSERVE_BUDGET)),
     };
     match crate::observe::observe_pending(&mut store, limits, clock::now_ms()) {
         Ok(r) if r.turns > 0 => {

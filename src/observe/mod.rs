@@ -5,6 +5,7 @@
 //! no model calls, a few milliseconds a turn. An optional external command (`observer.command`)
 //! can then rewrite a turn's observations in the background (`external`).
 
+pub mod ascii;
 pub mod draft;
 pub mod event;
 pub mod external;

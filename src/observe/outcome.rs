@@ -3,7 +3,7 @@
 
 use std::sync::LazyLock;
 
-use regex::Regex;
+use super::ascii::AsciiRegex;
 
 use crate::view::doc::{clip, one_line};
 
@@ -207,33 +207,30 @@ pub fn exit_code(error: &str) -> Option<i64> {
     first.strip_prefix("Exit code ")?.trim().parse().ok()
 }
 
-static FAILING_TEST: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
+static FAILING_TEST: LazyLock<AsciiRegex> = LazyLock::new(|| {
+    AsciiRegex::new(
         r"(?m)^(?:test ([^ \t\r\n]+) \.\.\. FAILED|--- FAIL: ([^ \t\r\n]+)|FAILED ([^ \t\r\n]+?)(?: - |$)|[ \t]*(?:✕|×) (.+)$|FAIL ([^ \t\r\n]+\.(?:test|spec)\.[^ \t\r\n]+))",
     )
-    .expect("failing-test pattern")
 });
 
-static ERROR_LINE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r"(?i-u:\berror\b|\bpanicked\b|\bexception\b|traceback|\bfailed\b|\bfailure\b|\bfatal\b|cannot |can't |not found|no such file|permission denied|assert|undefined|unexpected|refused|timed out)",
+static ERROR_LINE: LazyLock<AsciiRegex> = LazyLock::new(|| {
+    AsciiRegex::new(
+        r"(?i)(\berror\b|\bpanicked\b|\bexception\b|traceback|\bfailed\b|\bfailure\b|\bfatal\b|cannot |can't |not found|no such file|permission denied|assert|undefined|unexpected|refused|timed out)",
     )
-    .expect("error-line pattern")
 });
 
-static SUMMARY_LINE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
+static SUMMARY_LINE: LazyLock<AsciiRegex> = LazyLock::new(|| {
+    AsciiRegex::new(
         r"(?m)^[ \t]*(test result: .*|=+ .*(?:passed|failed).* =+|(?i-u:tests?):[ \t]+.*(?:passed|failed).*|ok[ \t]+[^ \t\r\n]+[ \t]+[0-9.]+s|[0-9]+ (?:passing|passed|tests? passed).*|Ran [0-9]+ tests? in .*|OK(?: \(.*\))?|FAILED \(.*\))[ \t]*$",
     )
-    .expect("summary-line pattern")
 });
 
 /// Names of failing tests in a test runner's output.
 pub fn failing_tests(output: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for c in FAILING_TEST.captures_iter(output) {
-        if let Some(name) = (1..=5).find_map(|i| c.get(i)) {
-            let name = name.as_str().trim().to_string();
+        if let Some(name) = (1..=5).find_map(|i| c.get(i).copied().flatten()) {
+            let name = name.trim().to_string();
             if !out.contains(&name) {
                 out.push(name);
             }
@@ -266,7 +263,7 @@ pub fn result_line(output: &str) -> Option<String> {
     let line = SUMMARY_LINE
         .find_iter(output)
         .last()
-        .map(|m| m.as_str().trim())
+        .map(str::trim)
         .or_else(|| meaningful_lines(output).last())?;
     Some(clip(&one_line(line), 160))
 }
@@ -276,7 +273,7 @@ pub fn summary_line(output: &str) -> Option<String> {
     SUMMARY_LINE
         .find_iter(output)
         .last()
-        .map(|m| clip(&one_line(m.as_str().trim()), 160))
+        .map(|m| clip(&one_line(m.trim()), 160))
 }
 
 #[cfg(test)]

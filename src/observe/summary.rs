@@ -2,8 +2,7 @@
 
 use std::sync::LazyLock;
 
-use regex::Regex;
-
+use super::ascii::AsciiRegex;
 use super::draft::{Draft, code, fit_list, push_unique};
 use super::event::{Event, Kind};
 use super::outcome::{self, CommandClass};
@@ -24,14 +23,16 @@ pub struct TurnSummary {
     pub files_edited: Vec<String>,
 }
 
-static NEXT_HEADING: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i-u)(?:^|[.!?][ \t]+)[ \t]*(?:#+[ \t]*|\*\*)?(next steps?|next up|todo|to do|remaining( work)?|follow[- ]ups?|still to do|what's left|open questions?)\b")
-        .expect("next-steps heading")
+static NEXT_HEADING: LazyLock<AsciiRegex> = LazyLock::new(|| {
+    AsciiRegex::new(
+        r"(?i)(?:^|[.!?][ \t]+)[ \t]*(?:#+[ \t]*|\*\*)?(next steps?|next up|todo|to do|remaining( work)?|follow[- ]ups?|still to do|what's left|open questions?)\b",
+    )
 });
 
-static NEXT_SENTENCE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?:^|[.!?][ \t\r\n]+)((?i-u:next(?: step)?,?|as a next step,?|i still need to|still to do:|remaining:|todo:)[ \t][^.!?\n]{3,200}[.!?]?)")
-        .expect("next-steps sentence")
+static NEXT_SENTENCE: LazyLock<AsciiRegex> = LazyLock::new(|| {
+    AsciiRegex::new(
+        r"(?:^|[.!?][ \t\r\n]+)((?i:next(?: step)?,?|as a next step,?|i still need to|still to do:|remaining:|todo:)[ \t][^.!?\n]+[.!?]?)",
+    )
 });
 
 /// The next steps the assistant stated in its last message, if any.
@@ -39,7 +40,7 @@ pub fn stated_next_steps(message: &str) -> Option<String> {
     let lines: Vec<&str> = message.lines().collect();
     if let Some(start) = lines.iter().position(|l| NEXT_HEADING.is_match(l)) {
         let heading = lines[start];
-        let from = NEXT_HEADING.find(heading).map_or(0, |m| m.end());
+        let from = NEXT_HEADING.find(heading).map_or(0, |(_, end)| end);
         let after_colon = heading[from..]
             .split_once(':')
             .map(|(_, r)| r.trim().trim_matches('*').trim())
@@ -72,7 +73,8 @@ pub fn stated_next_steps(message: &str) -> Option<String> {
     }
     NEXT_SENTENCE
         .captures(message)
-        .map(|c| clip(&one_line(&c[1]), 300))
+        .and_then(|c| c.get(1).copied().flatten())
+        .map(|s| clip(&one_line(s), 300))
 }
 
 fn sentence_list(parts: &[String]) -> Option<String> {

@@ -56,6 +56,24 @@ impl Where {
         self.args.extend(args);
     }
 
+    /// `id IN (…)`; an empty list matches nothing.
+    fn ids(&mut self, ids: &[i64]) {
+        let args: Vec<rusqlite::types::Value> = if ids.is_empty() {
+            vec![rusqlite::types::Value::Null]
+        } else {
+            ids.iter().map(|i| (*i).into()).collect()
+        };
+        self.push(format!("id IN ({})", marks(args.len())), args);
+    }
+
+    /// Rows whose full-text index matches `query`.
+    fn matching(&mut self, fts: &str, query: &str) {
+        self.push(
+            format!("id IN (SELECT rowid FROM {fts} WHERE {fts} MATCH ?)"),
+            [query.to_string().into()],
+        );
+    }
+
     fn text(&self) -> String {
         if self.sql.is_empty() {
             "1".into()
@@ -106,20 +124,10 @@ fn forget_in(tx: &Transaction, sel: &Selection) -> Result<Counts> {
     // Observations (and, through their links, their raw tool uses).
     let mut obs = base(sel, "created_at_epoch", project);
     if sel.by_id() {
-        obs.push(
-            format!("id IN ({})", marks(sel.observation_ids.len().max(1))),
-            if sel.observation_ids.is_empty() {
-                vec![rusqlite::types::Value::Null]
-            } else {
-                sel.observation_ids.iter().map(|i| (*i).into()).collect()
-            },
-        );
+        obs.ids(&sel.observation_ids);
     }
     if let Some(q) = &sel.query {
-        obs.push(
-            "id IN (SELECT rowid FROM observations_fts WHERE observations_fts MATCH ?)".into(),
-            [q.clone().into()],
-        );
+        obs.matching("observations_fts", q);
     }
     tx.execute(
         &format!(
@@ -132,21 +140,10 @@ fn forget_in(tx: &Transaction, sel: &Selection) -> Result<Counts> {
     let mut counts: Counts = Vec::new();
     let mut summaries = base(sel, "created_at_epoch", project);
     if sel.by_id() {
-        summaries.push(
-            format!("id IN ({})", marks(sel.summary_ids.len().max(1))),
-            if sel.summary_ids.is_empty() {
-                vec![rusqlite::types::Value::Null]
-            } else {
-                sel.summary_ids.iter().map(|i| (*i).into()).collect()
-            },
-        );
+        summaries.ids(&sel.summary_ids);
     }
     if let Some(q) = &sel.query {
-        summaries.push(
-            "id IN (SELECT rowid FROM session_summaries_fts WHERE session_summaries_fts MATCH ?)"
-                .into(),
-            [q.clone().into()],
-        );
+        summaries.matching("session_summaries_fts", q);
     }
 
     // Prompts: never by id; by project through their session.
@@ -159,10 +156,7 @@ fn forget_in(tx: &Transaction, sel: &Selection) -> Result<Counts> {
         prompts.push("0".into(), []);
     }
     if let Some(q) = &sel.query {
-        prompts.push(
-            "id IN (SELECT rowid FROM user_prompts_fts WHERE user_prompts_fts MATCH ?)".into(),
-            [q.clone().into()],
-        );
+        prompts.matching("user_prompts_fts", q);
     }
     // A forgotten prompt takes its turn's raw tool uses with it.
     tx.execute(

@@ -3,8 +3,7 @@
 
 use std::sync::LazyLock;
 
-use regex::Regex;
-
+use super::super::ascii::AsciiRegex;
 use super::super::draft::{Draft, code, delta, first_line, fit_list, plural, push_unique};
 use super::super::event::{Event, FileEdit, Kind};
 use super::super::outcome::{self, CommandClass};
@@ -13,12 +12,14 @@ use super::{Claims, TurnInput, asked, edited_paths};
 use crate::model::ObsType;
 use crate::view::doc::one_line;
 
-/// Past this size a read file is not parsed for its symbols (it would cost the hook time).
-const MAX_PARSE_BYTES: usize = 256 * 1024;
+/// How much read text one turn parses for what it defines (parsing costs the hook about
+/// half a millisecond a kilobyte; files past the budget are listed without their symbols).
+const READ_PARSE_BUDGET: usize = 24 * 1024;
 
-static REFACTOR: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i-u:\b(refactor|rename|restructur|reorganiz|clean ?up|extract|simplif|tidy|deduplicat|split (?:up|out)))")
-        .expect("refactor pattern")
+static REFACTOR: LazyLock<AsciiRegex> = LazyLock::new(|| {
+    AsciiRegex::new(
+        r"(?i)\b(refactor|rename|restructur|reorganiz|clean ?up|extract|simplif|tidy|deduplicat|split (?:up|out))",
+    )
 });
 
 /// What the edits of one file in a turn amount to.
@@ -250,6 +251,7 @@ pub fn reads(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
     let mut looked: Vec<(String, Option<String>)> = Vec::new();
     let mut facts: Vec<String> = Vec::new();
     let mut tools = Vec::new();
+    let mut parse_budget = READ_PARSE_BUDGET;
     for e in input.events {
         if !claims.is_free(e.idx) {
             continue;
@@ -277,11 +279,16 @@ pub fn reads(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
                 }
                 read_ok.push(path.clone());
                 let lines = lines.or_else(|| content.as_ref().map(|c| c.lines().count() as u64));
-                let defines = content
+                let cost = content
                     .as_deref()
-                    .filter(|c| c.len() <= MAX_PARSE_BYTES)
-                    .map(|c| symbols::defined(path, c))
-                    .unwrap_or_default();
+                    .map_or(0, |c| c.len().min(symbols::MAX_DEFINED_BYTES));
+                let defines = match content.as_deref() {
+                    Some(c) if cost <= parse_budget => {
+                        parse_budget -= cost;
+                        symbols::defined(path, c)
+                    }
+                    _ => Vec::new(),
+                };
                 let mut f = match lines {
                     Some(n) => format!("{path}: {}", plural(n as usize, "line", "lines")),
                     None => path.clone(),

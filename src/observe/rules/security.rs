@@ -3,15 +3,14 @@
 
 use std::sync::LazyLock;
 
-use regex::Regex;
-
+use super::super::ascii::AsciiRegex;
 use super::super::draft::{Draft, fit_list};
 use super::super::outcome;
 use super::TurnInput;
 use crate::model::ObsType;
 
-static REDACTED: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"\[REDACTED:([a-z0-9-]+)\]").expect("redaction marker"));
+static REDACTED: LazyLock<AsciiRegex> =
+    LazyLock::new(|| AsciiRegex::new(r"\[REDACTED:([a-z0-9-]+)\]"));
 
 pub fn notes(input: &TurnInput) -> Vec<Draft> {
     let mut kinds: Vec<String> = Vec::new();
@@ -22,7 +21,7 @@ pub fn notes(input: &TurnInput) -> Vec<Draft> {
         for t in texts.into_iter().flatten() {
             for c in REDACTED.captures_iter(t) {
                 found = true;
-                let k = c[1].to_string();
+                let k = c.get(1).copied().flatten().unwrap_or("secret").to_string();
                 if !kinds.contains(&k) {
                     kinds.push(k);
                 }
