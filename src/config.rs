@@ -34,6 +34,32 @@ pub struct Settings {
     pub capture: CaptureSettings,
     pub hook: HookSettings,
     pub context: ContextSettings,
+    pub gate: GateSettings,
+}
+
+/// The File Read Gate on `Read` (reference §6.2): deny a whole-file Read of a big source file
+/// the memory already knows, and add the file's history as context to smaller Reads.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct GateSettings {
+    /// `false` turns the gate off entirely: no deny, no context.
+    pub enabled: bool,
+    /// Whole-file Reads of source files at least this big are denied when the memory knows the
+    /// file; `0` never denies (context only).
+    pub deny_min_bytes: u64,
+    /// Files smaller than this get nothing; between this and `deny_min_bytes` the file's
+    /// history is added as context, once per session.
+    pub context_min_bytes: u64,
+}
+
+impl Default for GateSettings {
+    fn default() -> Self {
+        GateSettings {
+            enabled: true,
+            deny_min_bytes: 32 * 1024,
+            context_min_bytes: 1536,
+        }
+    }
 }
 
 /// What the session-start context shows (reference §2.6).
@@ -103,6 +129,7 @@ impl Default for Settings {
             capture: CaptureSettings::default(),
             hook: HookSettings::default(),
             context: ContextSettings::default(),
+            gate: GateSettings::default(),
         }
     }
 }
@@ -215,6 +242,9 @@ env_keys! {
     "CMEM_CONTEXT_SHOW_LAST_SUMMARY" => "context.show_last_summary" => context.show_last_summary;
     "CMEM_CONTEXT_LIMIT" => "context.limit" => context.limit;
     "CMEM_CONTEXT_TIMEZONE" => "context.timezone" => context.timezone;
+    "CMEM_GATE_ENABLED" => "gate.enabled" => gate.enabled;
+    "CMEM_GATE_DENY_MIN_BYTES" => "gate.deny_min_bytes" => gate.deny_min_bytes;
+    "CMEM_GATE_CONTEXT_MIN_BYTES" => "gate.context_min_bytes" => gate.context_min_bytes;
 }
 
 impl Settings {

@@ -168,7 +168,11 @@ fn markdown_outline(o: &Outline) -> Doc {
 
 /// A markdown section's heading level, kept in its signature (`## Title` → 2).
 fn heading_level(s: &Symbol) -> usize {
-    s.signature.chars().take_while(|c| *c == '#').count().clamp(1, 6)
+    s.signature
+        .chars()
+        .take_while(|c| *c == '#')
+        .count()
+        .clamp(1, 6)
 }
 
 /// `// ⌖ src/lib.rs L10-24` and the source, for each found symbol; or the missing-symbol text.
@@ -301,10 +305,8 @@ pub fn search(r: &SearchResult) -> Doc {
         )));
         return doc;
     }
-    let mut block = Block::new(BlockKind::Other).line(Line::new().push(
-        "── Matching Symbols ──",
-        Role::Label,
-    ));
+    let mut block =
+        Block::new(BlockKind::Other).line(Line::new().push("── Matching Symbols ──", Role::Label));
     for m in &r.matches {
         block.lines.push(
             Line::new()
@@ -313,9 +315,11 @@ pub fn search(r: &SearchResult) -> Doc {
                 .push(format!(" ({}:{})", m.path, m.start_line), Role::Muted),
         );
         if !m.signature.is_empty() && m.signature != m.name {
-            block
-                .lines
-                .push(Line::new().push("    ", Role::Text).push(&m.signature, Role::Code));
+            block.lines.push(
+                Line::new()
+                    .push("    ", Role::Text)
+                    .push(&m.signature, Role::Code),
+            );
         }
         if let Some(d) = &m.doc {
             block.lines.push(Line::new().push(
@@ -330,8 +334,7 @@ pub fn search(r: &SearchResult) -> Doc {
     block.lines.push(Line::blank());
     doc.push(block);
     doc.push(
-        Block::new(BlockKind::Other)
-            .line(Line::new().push("── Folded File Views ──", Role::Label)),
+        Block::new(BlockKind::Other).line(Line::new().push("── Folded File Views ──", Role::Label)),
     );
     doc.extend(folded);
     let first = &r.matches[0];
@@ -377,9 +380,15 @@ fn folded_views(r: &SearchResult) -> Doc {
             }
             block.lines.push(
                 Line::new()
-                    .push(format!("{}{} ", "  ".repeat(depth), s.kind.icon()), Role::Label)
+                    .push(
+                        format!("{}{} ", "  ".repeat(depth), s.kind.icon()),
+                        Role::Label,
+                    )
                     .push(&s.name, Role::Title)
-                    .push(format!(" ({})", range(s.start_line, s.end_line)), Role::Muted),
+                    .push(
+                        format!(" ({})", range(s.start_line, s.end_line)),
+                        Role::Muted,
+                    ),
             );
             for c in &s.children {
                 walk(block, c, depth + 1, hits);
