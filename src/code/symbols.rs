@@ -300,10 +300,29 @@ fn signature(cx: &Cx, spec: &Spec) -> String {
         Some(end) => cx.src.get(start..end).unwrap_or(""),
         None => cx.text(node).lines().next().unwrap_or(""),
     };
-    let one = crate::view::doc::one_line(text);
+    // Comment lines between a header and its body (`def f():  # note`) are not signature.
+    let mut lines: Vec<&str> = text.lines().collect();
+    while lines.len() > 1
+        && lines.last().is_some_and(|l| {
+            let t = l.trim();
+            t.is_empty() || t.starts_with('#') || t.starts_with("//") || t.starts_with("--")
+        })
+    {
+        lines.pop();
+    }
+    let one = crate::view::doc::one_line(&lines.join("\n"));
     let one = one.trim_end_matches(['{', '=']).trim_end();
     crate::view::doc::clip(one, MAX_SIGNATURE)
 }
+
+/// Nodes that wrap a declaration without being a symbol themselves.
+const WRAPPERS: &[&str] = &[
+    "export_statement",
+    "ambient_declaration",
+    "template_declaration",
+    "decorated_definition",
+    "expression_statement",
+];
 
 /// Node kinds that are comments in some grammar.
 fn is_comment(kind: &str) -> bool {
@@ -323,6 +342,14 @@ fn is_decoration(kind: &str) -> bool {
 
 /// The first line of the comment block right above `node` (attributes in between allowed).
 fn doc_above(cx: &Cx, node: Node) -> Option<String> {
+    // A declaration wrapped in `export …` or a template has its comment above the wrapper.
+    let mut node = node;
+    while node.prev_sibling().is_none_or(|p| !is_comment(p.kind()) && !is_decoration(p.kind()))
+        && let Some(parent) = node.parent()
+        && WRAPPERS.contains(&parent.kind())
+    {
+        node = parent;
+    }
     let mut first_comment: Option<Node> = None;
     let mut current = node;
     let mut top_line = node.start_position().row;
