@@ -249,7 +249,12 @@ fn visit(cx: &mut Cx, node: Node, at: At, out: &mut Vec<Symbol>) {
 }
 
 fn build(cx: &mut Cx, spec: Spec, at: At) -> Symbol {
-    let (start_line, end_line) = lines_of(spec.node);
+    let (start_line, mut end_line) = lines_of(spec.node);
+    let mut end_byte = spec.node.end_byte();
+    if let Some(end) = spec.end_node {
+        end_line = lines_of(end).1.max(end_line);
+        end_byte = end.end_byte().max(end_byte);
+    }
     let signature = signature(cx, &spec);
     let doc = spec.doc.clone().or_else(|| doc_above(cx, spec.node));
     let mut sym = Symbol {
@@ -263,7 +268,7 @@ fn build(cx: &mut Cx, spec: Spec, at: At) -> Symbol {
         start_line,
         end_line,
         start_byte: spec.node.start_byte(),
-        end_byte: spec.node.end_byte(),
+        end_byte,
         signature,
         doc,
         children: Vec::new(),
@@ -328,7 +333,7 @@ const WRAPPERS: &[&str] = &[
 fn is_comment(kind: &str) -> bool {
     matches!(
         kind,
-        "comment" | "line_comment" | "block_comment" | "multiline_comment" | "haddock"
+        "comment" | "line_comment" | "block_comment" | "multiline_comment" | "haddock" | "single_line_comment" | "js_comment"
     )
 }
 
@@ -363,6 +368,13 @@ fn doc_above(cx: &Cx, node: Node) -> Option<String> {
         if prev_end + 1 < top_line + 1 {
             break;
         }
+        // `x; // note` belongs to the line it ends, not to what follows.
+        if prev
+            .prev_sibling()
+            .is_some_and(|pp| pp.end_position().row == prev.start_position().row)
+        {
+            break;
+        }
         if is_comment(kind) {
             first_comment = Some(prev);
         }
@@ -377,7 +389,7 @@ fn doc_above(cx: &Cx, node: Node) -> Option<String> {
 pub fn clean_comment_line(line: &str) -> Option<String> {
     let mut t = line.trim();
     for prefix in [
-        "///", "//!", "//", "/**", "/*!", "/*", "*/", "{-|", "{-", "-- |", "--", "#", "*", ";",
+        "///", "//!", "//", "/**", "/*!", "/*", "*/", "{-|", "{-", "-- |", "---", "--", "#", "*", ";",
     ] {
         if let Some(rest) = t.strip_prefix(prefix) {
             t = rest;

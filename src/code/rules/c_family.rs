@@ -206,15 +206,27 @@ fn innermost_function_declarator(mut node: Node) -> Option<Node> {
         if node.kind() == "function_declarator" {
             return Some(node);
         }
-        node = node.child_by_field_name("declarator")?;
+        node = match node.child_by_field_name("declarator") {
+            Some(next) => next,
+            None if node.kind() == "reference_declarator" => node.named_child(0)?,
+            None => return None,
+        };
     }
 }
 
 /// The identifier at the bottom of a declarator chain (`*(*f)(int)` → `f`).
 fn declarator_name(cx: &Cx, node: Node) -> Option<String> {
     let mut current = node.child_by_field_name("declarator")?;
-    while let Some(next) = current.child_by_field_name("declarator") {
-        current = next;
+    loop {
+        if let Some(next) = current.child_by_field_name("declarator") {
+            current = next;
+        } else if current.kind() == "reference_declarator"
+            && let Some(next) = current.named_child(0)
+        {
+            current = next;
+        } else {
+            break;
+        }
     }
     let text = cx.text(current).trim();
     (!text.is_empty()).then(|| text.to_string())
