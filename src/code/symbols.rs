@@ -214,13 +214,16 @@ fn visit_children_in(
         depth,
         qualifier,
     };
+    // Siblings are collected once: tree-sitter's `prev_sibling` walks from the first child, so
+    // asking it for every symbol's doc comment would be quadratic in a long file.
     let mut cursor = node.walk();
-    for child in node.named_children(&mut cursor) {
-        visit(cx, child, at, out);
+    let children: Vec<Node> = node.named_children(&mut cursor).collect();
+    for (i, child) in children.iter().enumerate() {
+        visit(cx, *child, at, &children[..i], out);
     }
 }
 
-fn visit(cx: &mut Cx, node: Node, at: At, out: &mut Vec<Symbol>) {
+fn visit(cx: &mut Cx, node: Node, at: At, before: &[Node], out: &mut Vec<Symbol>) {
     match rules::classify(cx, node, at) {
         Visit::Skip => {}
         Visit::Import => {
@@ -239,16 +242,16 @@ fn visit(cx: &mut Cx, node: Node, at: At, out: &mut Vec<Symbol>) {
                 out,
             );
         }
-        Visit::Symbol(spec) => out.push(build(cx, spec, at)),
+        Visit::Symbol(spec) => out.push(build(cx, spec, at, node, before)),
         Visit::Many(specs) => {
             for spec in specs {
-                out.push(build(cx, spec, at));
+                out.push(build(cx, spec, at, node, before));
             }
         }
     }
 }
 
-fn build(cx: &mut Cx, spec: Spec, at: At) -> Symbol {
+fn build(cx: &mut Cx, spec: Spec, at: At, visited: Node, before: &[Node]) -> Symbol {
     let (start_line, mut end_line) = lines_of(spec.node);
     let mut end_byte = spec.node.end_byte();
     if let Some(end) = spec.end_node {
@@ -256,7 +259,13 @@ fn build(cx: &mut Cx, spec: Spec, at: At) -> Symbol {
         end_byte = end.end_byte().max(end_byte);
     }
     let signature = signature(cx, &spec);
-    let doc = spec.doc.clone().or_else(|| doc_above(cx, spec.node));
+    let doc = spec.doc.clone().or_else(|| {
+        if spec.node.id() == visited.id() && !before.is_empty() {
+            doc_in(cx, spec.node, before)
+        } else {
+            doc_above(cx, spec.node)
+        }
+    });
     let mut sym = Symbol {
         kind: spec.kind,
         name: spec.name.clone(),
@@ -343,6 +352,39 @@ fn is_decoration(kind: &str) -> bool {
         kind,
         "attribute_item" | "decorator" | "annotation" | "marker_annotation" | "attribute"
     )
+}
+
+/// `doc_above` for a node whose preceding named siblings are known (the fast path).
+fn doc_in(cx: &Cx, node: Node, before: &[Node]) -> Option<String> {
+    let last = before.last()?;
+    if !(is_comment(last.kind()) || is_decoration(last.kind())) {
+        return match node.parent() {
+            Some(p) if WRAPPERS.contains(&p.kind()) => doc_above(cx, node),
+            _ => None,
+        };
+    }
+    let mut first_comment: Option<Node> = None;
+    let mut top_line = node.start_position().row;
+    for i in (0..before.len()).rev() {
+        let prev = before[i];
+        let kind = prev.kind();
+        if !(is_comment(kind) || is_decoration(kind)) {
+            break;
+        }
+        let (_, prev_end) = lines_of(prev);
+        if prev_end < top_line {
+            break;
+        }
+        if i > 0 && before[i - 1].end_position().row == prev.start_position().row {
+            break;
+        }
+        if is_comment(kind) {
+            first_comment = Some(prev);
+        }
+        top_line = prev.start_position().row;
+    }
+    let comment = first_comment?;
+    cx.text(comment).lines().find_map(clean_comment_line)
 }
 
 /// The first line of the comment block right above `node` (attributes in between allowed).
