@@ -23,7 +23,12 @@ const FIXTURES: &[(&str, &str, bool, bool)] = &[
     ("deploy.rb", "Release.roll_out", true, true),
     ("backup.sh", "rotate", false, true),
     ("cache.lua", "Cache:get", false, true),
-    ("InvoiceController.php", "InvoiceController::markPaid", true, true),
+    (
+        "InvoiceController.php",
+        "InvoiceController::markPaid",
+        true,
+        true,
+    ),
     ("SyncWorker.kt", "SyncWorker.syncOnce", true, true),
     ("RateCard.scala", "RateCard.price", true, true),
     ("ImageCache.swift", "ImageCache.image", true, true),
@@ -43,7 +48,9 @@ fn fixtures() -> PathBuf {
 }
 
 fn golden(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/code").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden/code")
+        .join(name)
 }
 
 fn cmem(args: &[&str]) -> (bool, String, String) {
@@ -85,10 +92,16 @@ fn outlines_match_their_golden_files() {
     let mut failures = Vec::new();
     for (file, _, nested, docs) in FIXTURES {
         let source = std::fs::read_to_string(fixtures().join(file)).unwrap();
-        assert!(source.lines().count() >= 150, "{file} is shorter than 150 lines");
+        assert!(
+            source.lines().count() >= 150,
+            "{file} is shorter than 150 lines"
+        );
         let (ok, out, err) = cmem(&["outline", file]);
         assert!(ok && err.is_empty(), "{file}: {err}");
-        assert!(out.chars().all(|c| (c as u32) < 0x10000), "{file}: astral glyph");
+        assert!(
+            out.chars().all(|c| (c as u32) < 0x10000),
+            "{file}: astral glyph"
+        );
         let lang = out.lines().next().unwrap_or("");
         assert!(
             lang.starts_with(&format!("▸ {file} (")) || lang.starts_with(&format!("▹ {file} (")),
@@ -100,7 +113,10 @@ fn outlines_match_their_golden_files() {
                 && "ƒ◆◇●○▣◈⇢⇠§⌘·#".contains(l.trim_start().chars().next().unwrap_or(' '))
         };
         if *nested {
-            assert!(out.lines().any(nested_line), "{file}: no nested symbol in\n{out}");
+            assert!(
+                out.lines().any(nested_line),
+                "{file}: no nested symbol in\n{out}"
+            );
         }
         if *docs {
             assert!(out.contains("” "), "{file}: no doc line in\n{out}");
@@ -130,7 +146,10 @@ fn missing_symbols_list_what_is_there() {
         let (ok, out, _) = cmem(&["unfold", file, "NoSuchSymbol"]);
         assert!(ok, "{file}");
         let lines: Vec<&str> = out.lines().collect();
-        assert_eq!(lines[0], format!("Symbol \"NoSuchSymbol\" not found in {file}."));
+        assert_eq!(
+            lines[0],
+            format!("Symbol \"NoSuchSymbol\" not found in {file}.")
+        );
         assert_eq!(lines[1], "Available symbols:");
         assert!(lines.len() > 5, "{file}: {out}");
         // The symbol the unfold test finds is among the available ones.

@@ -30,7 +30,11 @@ impl Ws {
             "class StoreCache:\n    \"\"\"Caches stores.\"\"\"\n\n    def open_store(self):\n        return None\n",
         )
         .unwrap();
-        std::fs::write(ws.join("node_modules/dep/index.js"), "function storeThing() {}\n").unwrap();
+        std::fs::write(
+            ws.join("node_modules/dep/index.js"),
+            "function storeThing() {}\n",
+        )
+        .unwrap();
         std::fs::write(dir.path().join("secret.rs"), "pub fn secret_store() {}\n").unwrap();
         #[cfg(unix)]
         std::os::unix::fs::symlink(dir.path().join("secret.rs"), ws.join("src/link.rs")).unwrap();
@@ -78,12 +82,21 @@ fn every_tool_refuses_paths_outside_the_workspace() {
     for bad in &outside {
         for (tool, args) in [
             ("smart_outline", json!({"file_path": bad})),
-            ("smart_unfold", json!({"file_path": bad, "symbol_name": "secret_store"})),
+            (
+                "smart_unfold",
+                json!({"file_path": bad, "symbol_name": "secret_store"}),
+            ),
             ("smart_search", json!({"query": "secret", "path": bad})),
         ] {
             let err = call(tool, &ws.root(), args).unwrap_err();
-            assert!(err.0.contains("outside the workspace"), "{tool} {bad}: {err}");
-            assert!(!err.0.contains("secret_store"), "{tool} {bad}: leaked {err}");
+            assert!(
+                err.0.contains("outside the workspace"),
+                "{tool} {bad}: {err}"
+            );
+            assert!(
+                !err.0.contains("secret_store"),
+                "{tool} {bad}: leaked {err}"
+            );
         }
         for args in [
             vec!["outline", bad.as_str()],
@@ -108,7 +121,12 @@ fn cli_and_tools_give_the_same_text() {
     let ws = Ws::new();
     let (code, out, _) = ws.cli(&["outline", "src/store.rs"]);
     assert_eq!(code, 0);
-    let tool = call("smart_outline", &ws.root(), json!({"file_path": "src/store.rs"})).unwrap();
+    let tool = call(
+        "smart_outline",
+        &ws.root(),
+        json!({"file_path": "src/store.rs"}),
+    )
+    .unwrap();
     assert_eq!(out, format!("{tool}\n"));
     assert!(tool.starts_with("▸ src/store.rs (rust, 9 lines)"), "{tool}");
     assert!(tool.contains("  ◆ Store [exported] (L2)\n"), "{tool}");
@@ -128,7 +146,12 @@ fn cli_and_tools_give_the_same_text() {
     );
 
     let (_, out, _) = ws.cli(&["symbols", "store", "--max-results", "2"]);
-    let tool = call("smart_search", &ws.root(), json!({"query": "store", "max_results": 2})).unwrap();
+    let tool = call(
+        "smart_search",
+        &ws.root(),
+        json!({"query": "store", "max_results": 2}),
+    )
+    .unwrap();
     assert_eq!(out, format!("{tool}\n"));
 }
 
@@ -158,9 +181,20 @@ fn search_ranks_names_and_filters_files() {
         json!({"query": "store", "file_pattern": "*.py"}),
     )
     .unwrap();
-    assert!(only_py.contains("StoreCache") && !only_py.contains("src/store.rs"), "{only_py}");
-    let sub = call("smart_search", &ws.root(), json!({"query": "open", "path": "src/nested"})).unwrap();
-    assert!(sub.contains("method StoreCache.open_store (src/nested/cache.py:4)"), "{sub}");
+    assert!(
+        only_py.contains("StoreCache") && !only_py.contains("src/store.rs"),
+        "{only_py}"
+    );
+    let sub = call(
+        "smart_search",
+        &ws.root(),
+        json!({"query": "open", "path": "src/nested"}),
+    )
+    .unwrap();
+    assert!(
+        sub.contains("method StoreCache.open_store (src/nested/cache.py:4)"),
+        "{sub}"
+    );
     let none = call("smart_search", &ws.root(), json!({"query": "zzzz"})).unwrap();
     assert!(none.contains("found 0 matching symbols") && none.contains("No symbol matches"));
 }
@@ -169,9 +203,19 @@ fn search_ranks_names_and_filters_files() {
 fn unknown_language_and_missing_files_are_clear_errors() {
     let ws = Ws::new();
     std::fs::write(ws.root().join("notes.txt"), "hello").unwrap();
-    let err = call("smart_outline", &ws.root(), json!({"file_path": "notes.txt"})).unwrap_err();
+    let err = call(
+        "smart_outline",
+        &ws.root(),
+        json!({"file_path": "notes.txt"}),
+    )
+    .unwrap_err();
     assert!(err.0.starts_with("Could not parse notes.txt."), "{err}");
-    let err = call("smart_outline", &ws.root(), json!({"file_path": "src/missing.rs"})).unwrap_err();
+    let err = call(
+        "smart_outline",
+        &ws.root(),
+        json!({"file_path": "src/missing.rs"}),
+    )
+    .unwrap_err();
     assert_eq!(err.0, "File not found: \"src/missing.rs\".");
     let (code, _, err) = ws.cli(&["unfold", "src/store.rs"]);
     assert_eq!(code, 2, "clap usage error: {err}");

@@ -93,11 +93,11 @@ pub fn outline_timing(path: &Path) -> Result<String> {
     let lang = Lang::from_path(path)
         .with_context(|| format!("{}: no grammar for this file extension", path.display()))?;
     let t0 = Instant::now();
-    let source = std::fs::read_to_string(path)
-        .with_context(|| format!("cannot read {}", path.display()))?;
+    let source =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
     let t1 = Instant::now();
-    let tree = parse::parse(lang, &source)
-        .with_context(|| format!("cannot parse {}", path.display()))?;
+    let tree =
+        parse::parse(lang, &source).with_context(|| format!("cannot parse {}", path.display()))?;
     let t2 = Instant::now();
     let file = symbols::extract(lang, &source, &tree);
     let t3 = Instant::now();
@@ -113,7 +113,9 @@ pub fn outline_timing(path: &Path) -> Result<String> {
     let t5 = Instant::now();
     // An edit in the middle of the file, as the observer sees one.
     let mid = source.len() / 2;
-    let cut = (mid..source.len()).find(|i| source.is_char_boundary(*i)).unwrap_or(0);
+    let cut = (mid..source.len())
+        .find(|i| source.is_char_boundary(*i))
+        .unwrap_or(0);
     let edited = format!("{}\n{}", &source[..cut], &source[cut..]);
     let t6 = Instant::now();
     let changed = changed_symbols(path, &source, &edited);

@@ -45,7 +45,11 @@ pub fn parse_pair(lang: Lang, old: &str, new: &str) -> Option<(Tree, Tree)> {
 fn point(text: &[u8], offset: usize) -> tree_sitter::Point {
     let before = &text[..offset];
     let row = before.iter().filter(|c| **c == b'\n').count();
-    let column = offset - before.iter().rposition(|c| *c == b'\n').map_or(0, |i| i + 1);
+    let column = offset
+        - before
+            .iter()
+            .rposition(|c| *c == b'\n')
+            .map_or(0, |i| i + 1);
     tree_sitter::Point::new(row, column)
 }
 

@@ -342,7 +342,13 @@ const WRAPPERS: &[&str] = &[
 fn is_comment(kind: &str) -> bool {
     matches!(
         kind,
-        "comment" | "line_comment" | "block_comment" | "multiline_comment" | "haddock" | "single_line_comment" | "js_comment"
+        "comment"
+            | "line_comment"
+            | "block_comment"
+            | "multiline_comment"
+            | "haddock"
+            | "single_line_comment"
+            | "js_comment"
     )
 }
 
@@ -391,7 +397,9 @@ fn doc_in(cx: &Cx, node: Node, before: &[Node]) -> Option<String> {
 fn doc_above(cx: &Cx, node: Node) -> Option<String> {
     // A declaration wrapped in `export …` or a template has its comment above the wrapper.
     let mut node = node;
-    while node.prev_sibling().is_none_or(|p| !is_comment(p.kind()) && !is_decoration(p.kind()))
+    while node
+        .prev_sibling()
+        .is_none_or(|p| !is_comment(p.kind()) && !is_decoration(p.kind()))
         && let Some(parent) = node.parent()
         && WRAPPERS.contains(&parent.kind())
     {
@@ -431,7 +439,8 @@ fn doc_above(cx: &Cx, node: Node) -> Option<String> {
 pub fn clean_comment_line(line: &str) -> Option<String> {
     let mut t = line.trim();
     for prefix in [
-        "///", "//!", "//", "/**", "/*!", "/*", "*/", "{-|", "{-", "-- |", "---", "--", "#", "*", ";",
+        "///", "//!", "//", "/**", "/*!", "/*", "*/", "{-|", "{-", "-- |", "---", "--", "#", "*",
+        ";",
     ] {
         if let Some(rest) = t.strip_prefix(prefix) {
             t = rest;

@@ -14,8 +14,10 @@ pub(super) fn go<'t>(cx: &Cx, node: Node<'t>, _at: At) -> Visit<'t> {
         "import_spec_list" | "field_declaration_list" => Visit::through(),
         // Struct fields and interface methods, listed under their type.
         "field_declaration" => {
-            let name = name_of(cx, node)
-                .or_else(|| node.child_by_field_name("type").map(|t| bare_type(cx.text(t))));
+            let name = name_of(cx, node).or_else(|| {
+                node.child_by_field_name("type")
+                    .map(|t| bare_type(cx.text(t)))
+            });
             Visit::named(name.map(|n| {
                 let exported = go_exported(&n);
                 Spec::new(Kind::Property, n, node).exported(exported)

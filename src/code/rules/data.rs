@@ -196,7 +196,13 @@ pub(super) fn markdown<'t>(cx: &Cx, node: Node<'t>, _at: At) -> Visit<'t> {
             let (level, title) = if heading.kind() == "atx_heading" {
                 let line = text.lines().next().unwrap_or("").trim();
                 let level = line.chars().take_while(|c| *c == '#').count();
-                (level, line.trim_start_matches('#').trim().trim_end_matches('#').trim())
+                (
+                    level,
+                    line.trim_start_matches('#')
+                        .trim()
+                        .trim_end_matches('#')
+                        .trim(),
+                )
             } else {
                 let level = if text.contains("\n=") { 1 } else { 2 };
                 (level, text.lines().next().unwrap_or("").trim())

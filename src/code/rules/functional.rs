@@ -7,9 +7,8 @@ use crate::code::symbols::{At, Cx, Kind};
 
 /// The name a Haskell declaration defines (`signature`, `function`, `bind`).
 fn hs_name(cx: &Cx, node: Node) -> Option<String> {
-    name_of(cx, node).or_else(|| {
-        child_of_kind(node, &["variable", "prefix_id"]).map(|n| cx.text(n).to_string())
-    })
+    name_of(cx, node)
+        .or_else(|| child_of_kind(node, &["variable", "prefix_id"]).map(|n| cx.text(n).to_string()))
 }
 
 fn is_equation(kind: &str) -> bool {
@@ -127,7 +126,11 @@ pub(super) fn zig<'t>(cx: &Cx, node: Node<'t>, at: At) -> Visit<'t> {
             }
             let container = child_of_kind(
                 node,
-                &["struct_declaration", "enum_declaration", "union_declaration"],
+                &[
+                    "struct_declaration",
+                    "enum_declaration",
+                    "union_declaration",
+                ],
             );
             let kind = match container.map(|c| c.kind()) {
                 Some("struct_declaration") => Kind::Struct,

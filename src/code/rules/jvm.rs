@@ -29,7 +29,9 @@ pub(super) fn java<'t>(cx: &Cx, node: Node<'t>, at: At) -> Visit<'t> {
     let Some(name) = name_of(cx, node) else {
         return Visit::Skip;
     };
-    let public = modifiers_text(cx, node).split_whitespace().any(|w| w == "public");
+    let public = modifiers_text(cx, node)
+        .split_whitespace()
+        .any(|w| w == "public");
     let mut spec = Spec::new(kind, name, node).exported(public);
     if matches!(kind, Kind::Class | Kind::Interface | Kind::Enum) {
         spec = spec.container();
@@ -40,15 +42,19 @@ pub(super) fn java<'t>(cx: &Cx, node: Node<'t>, at: At) -> Visit<'t> {
 /// `private static final int A = 1, B = 2;`: one symbol per declarator.
 fn fields<'t>(cx: &Cx, node: Node<'t>) -> Visit<'t> {
     let mods = modifiers_text(cx, node);
-    let constant = mods.contains("static") && mods.contains("final")
-        || node.kind() == "constant_declaration";
+    let constant =
+        mods.contains("static") && mods.contains("final") || node.kind() == "constant_declaration";
     let public = mods.split_whitespace().any(|w| w == "public");
     let mut cursor = node.walk();
     let specs = node
         .children_by_field_name("declarator", &mut cursor)
         .filter_map(|d| name_of(cx, d))
         .map(|n| {
-            let kind = if constant { Kind::Const } else { Kind::Property };
+            let kind = if constant {
+                Kind::Const
+            } else {
+                Kind::Property
+            };
             Spec::new(kind, n, node).exported(public)
         })
         .collect();
@@ -85,7 +91,11 @@ pub(super) fn kotlin<'t>(cx: &Cx, node: Node<'t>, at: At) -> Visit<'t> {
                         .split('=')
                         .next()
                         .is_some_and(|head| head.split_whitespace().any(|w| w == "val"));
-            let kind = if constant { Kind::Const } else { Kind::Property };
+            let kind = if constant {
+                Kind::Const
+            } else {
+                Kind::Property
+            };
             return Visit::named(name.map(|n| kotlin_spec(cx, kind, n, node)));
         }
         "type_alias" => Kind::Type,
@@ -93,15 +103,21 @@ pub(super) fn kotlin<'t>(cx: &Cx, node: Node<'t>, at: At) -> Visit<'t> {
     };
     let name = name_of(cx, node)
         .or_else(|| {
-            child_of_kind(node, &["identifier", "type_identifier", "simple_identifier"])
-                .map(|n| cx.text(n).to_string())
+            child_of_kind(
+                node,
+                &["identifier", "type_identifier", "simple_identifier"],
+            )
+            .map(|n| cx.text(n).to_string())
         })
         .or_else(|| (kind == Kind::Module).then(|| "companion object".to_string()));
     let Some(name) = name else {
         return Visit::Skip;
     };
     let mut spec = kotlin_spec(cx, kind, name, node);
-    if matches!(kind, Kind::Class | Kind::Interface | Kind::Enum | Kind::Module) {
+    if matches!(
+        kind,
+        Kind::Class | Kind::Interface | Kind::Enum | Kind::Module
+    ) {
         spec = spec.with_body(child_of_kind(node, &["class_body", "enum_class_body"]));
     }
     Visit::Symbol(spec)
@@ -174,7 +190,11 @@ pub(super) fn swift<'t>(cx: &Cx, node: Node<'t>, at: At) -> Visit<'t> {
             let constant = child_of_kind(node, &["value_binding_pattern"])
                 .is_some_and(|v| cx.text(v).starts_with("let"))
                 && at.parent.is_none();
-            if constant { Kind::Const } else { Kind::Property }
+            if constant {
+                Kind::Const
+            } else {
+                Kind::Property
+            }
         }
         "typealias_declaration" => Kind::Type,
         _ => return Visit::Skip,
@@ -184,7 +204,10 @@ pub(super) fn swift<'t>(cx: &Cx, node: Node<'t>, at: At) -> Visit<'t> {
         "property_declaration" | "protocol_property_declaration" => {
             node.child_by_field_name("name").map(|n| {
                 let id = n.child_by_field_name("bound_identifier").unwrap_or(n);
-                cx.text(id).trim_start_matches("var ").trim_start_matches("let ").to_string()
+                cx.text(id)
+                    .trim_start_matches("var ")
+                    .trim_start_matches("let ")
+                    .to_string()
             })
         }
         _ => name_of(cx, node),

@@ -78,6 +78,9 @@ impl<'t> Spec<'t> {
     }
 }
 
+// A `Symbol` is built and consumed at once, one at a time: boxing it would only add an
+// allocation per symbol.
+#[allow(clippy::large_enum_variant)]
 pub(super) enum Visit<'t> {
     Skip,
     Import,

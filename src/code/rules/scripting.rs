@@ -7,8 +7,11 @@ use crate::code::symbols::{At, Cx, Kind};
 
 pub(super) fn php<'t>(cx: &Cx, node: Node<'t>, at: At) -> Visit<'t> {
     let kind = match node.kind() {
-        "namespace_use_declaration" | "require_once_expression" | "require_expression"
-        | "include_expression" | "include_once_expression" => return Visit::Import,
+        "namespace_use_declaration"
+        | "require_once_expression"
+        | "require_expression"
+        | "include_expression"
+        | "include_once_expression" => return Visit::Import,
         "expression_statement" => {
             let first = node.named_child(0).map(|c| c.kind()).unwrap_or("");
             return if first.starts_with("require") || first.starts_with("include") {
@@ -64,9 +67,13 @@ pub(super) fn php<'t>(cx: &Cx, node: Node<'t>, at: At) -> Visit<'t> {
         return Visit::Skip;
     };
     let text = cx.text(node);
-    let private = text.trim_start().starts_with("private") || text.trim_start().starts_with("protected");
+    let private =
+        text.trim_start().starts_with("private") || text.trim_start().starts_with("protected");
     let mut spec = Spec::new(kind, name, node).exported(!private);
-    if matches!(kind, Kind::Class | Kind::Interface | Kind::Trait | Kind::Enum) {
+    if matches!(
+        kind,
+        Kind::Class | Kind::Interface | Kind::Trait | Kind::Enum
+    ) {
         spec = spec.container();
     }
     Visit::Symbol(spec)
@@ -85,9 +92,9 @@ pub(super) fn ruby<'t>(cx: &Cx, node: Node<'t>, at: At) -> Visit<'t> {
             }
         }
         "body_statement" | "singleton_class" => Visit::through(),
-        "module" => Visit::named(
-            name_of(cx, node).map(|n| Spec::new(Kind::Module, n, node).container()),
-        ),
+        "module" => {
+            Visit::named(name_of(cx, node).map(|n| Spec::new(Kind::Module, n, node).container()))
+        }
         "class" => {
             Visit::named(name_of(cx, node).map(|n| Spec::new(Kind::Class, n, node).container()))
         }
@@ -99,14 +106,20 @@ pub(super) fn ruby<'t>(cx: &Cx, node: Node<'t>, at: At) -> Visit<'t> {
             Spec::new(Kind::Method, format!("{object}.{n}"), node)
         })),
         "assignment" => {
-            let Some(left) = node.child_by_field_name("left").filter(|l| l.kind() == "constant")
+            let Some(left) = node
+                .child_by_field_name("left")
+                .filter(|l| l.kind() == "constant")
             else {
                 return Visit::Skip;
             };
             let struct_like = node
                 .child_by_field_name("right")
                 .is_some_and(|r| cx.text(r).starts_with("Struct.new"));
-            let kind = if struct_like { Kind::Struct } else { Kind::Const };
+            let kind = if struct_like {
+                Kind::Struct
+            } else {
+                Kind::Const
+            };
             let mut spec = Spec::new(kind, cx.text(left), node);
             spec.sig_end = None;
             Visit::Symbol(spec)
@@ -121,7 +134,11 @@ pub(super) fn lua<'t>(cx: &Cx, node: Node<'t>, at: At) -> Visit<'t> {
     }
     match node.kind() {
         "function_declaration" => Visit::named(name_of(cx, node).map(|n| {
-            let kind = if n.contains(':') { Kind::Method } else { Kind::Function };
+            let kind = if n.contains(':') {
+                Kind::Method
+            } else {
+                Kind::Function
+            };
             Spec::new(kind, n, node)
         })),
         "variable_declaration" | "assignment_statement" => {
