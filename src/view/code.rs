@@ -32,6 +32,22 @@ fn range(start: usize, end: usize) -> String {
     }
 }
 
+/// `▸ src/lib.rs (rust, 187 lines)` (`▹` for documents).
+fn file_line(o: &Outline) -> Line {
+    let glyph = if o.lang == Lang::Markdown {
+        DOC_GLYPH
+    } else {
+        FILE_GLYPH
+    };
+    Line::new()
+        .push(format!("{glyph} "), Role::Muted)
+        .push(&o.path, Role::Title)
+        .push(
+            format!(" ({}, {} lines)", o.lang.name(), o.line_count),
+            Role::Muted,
+        )
+}
+
 /// `▸ src/lib.rs (rust, 187 lines)`, then the imports and every symbol with its signature and
 /// first doc line, children indented two more.
 pub fn outline(o: &Outline) -> Doc {
@@ -41,15 +57,7 @@ pub fn outline(o: &Outline) -> Doc {
     let mut doc = Doc::default();
     doc.push(
         Block::new(BlockKind::Header)
-            .line(
-                Line::new()
-                    .push(format!("{FILE_GLYPH} "), Role::Muted)
-                    .push(&o.path, Role::Title)
-                    .push(
-                        format!(" ({}, {} lines)", o.lang.name(), o.line_count),
-                        Role::Muted,
-                    ),
-            )
+            .line(file_line(o))
             .line(Line::blank()),
     );
     let imports = &o.file.imports;
@@ -132,12 +140,7 @@ fn markdown_outline(o: &Outline) -> Doc {
     let mut doc = Doc::default();
     doc.push(
         Block::new(BlockKind::Header)
-            .line(
-                Line::new()
-                    .push(format!("{DOC_GLYPH} "), Role::Muted)
-                    .push(&o.path, Role::Title)
-                    .push(format!(" (markdown, {} lines)", o.line_count), Role::Muted),
-            )
+            .line(file_line(o))
             .line(Line::blank()),
     );
     fn heading(doc: &mut Doc, s: &Symbol) {
@@ -364,15 +367,7 @@ fn folded_views(r: &SearchResult) -> Doc {
             .filter(|m| m.path == o.path)
             .map(|m| m.start_line)
             .collect();
-        let mut block = Block::new(BlockKind::Other).line(
-            Line::new()
-                .push(format!("{FILE_GLYPH} "), Role::Muted)
-                .push(&o.path, Role::Title)
-                .push(
-                    format!(" ({}, {} lines)", o.lang.name(), o.line_count),
-                    Role::Muted,
-                ),
-        );
+        let mut block = Block::new(BlockKind::Other).line(file_line(o));
         fn walk(block: &mut Block, s: &Symbol, depth: usize, hits: &[usize]) {
             let inside = |l: usize| s.start_line <= l && l <= s.end_line;
             if !hits.iter().any(|l| inside(*l)) {

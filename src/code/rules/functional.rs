@@ -15,6 +15,23 @@ fn is_equation(kind: &str) -> bool {
     matches!(kind, "function" | "bind")
 }
 
+/// A function symbol from `node` through the equations of the same name right after it.
+fn with_equations<'t>(cx: &Cx, node: Node<'t>, name: String) -> Spec<'t> {
+    let mut end = None;
+    let mut next = node.next_named_sibling();
+    while let Some(n) = next
+        && is_equation(n.kind())
+        && hs_name(cx, n).as_deref() == Some(name.as_str())
+    {
+        end = Some(n);
+        next = n.next_named_sibling();
+    }
+    let mut spec = Spec::new(Kind::Function, name, node);
+    spec.end_node = end;
+    spec.sig_end = None;
+    spec
+}
+
 pub(super) fn haskell<'t>(cx: &Cx, node: Node<'t>, _at: At) -> Visit<'t> {
     let kind = match node.kind() {
         "imports" | "declarations" | "class_declarations" => return Visit::through(),
@@ -24,22 +41,7 @@ pub(super) fn haskell<'t>(cx: &Cx, node: Node<'t>, _at: At) -> Visit<'t> {
                 return Visit::Skip;
             };
             // The signature and the equations after it are one symbol.
-            let mut end = None;
-            let mut next = node.next_named_sibling();
-            while let Some(n) = next {
-                if n.kind() == "comment" || n.kind() == "haddock" {
-                    break;
-                }
-                if !(is_equation(n.kind()) && hs_name(cx, n).as_deref() == Some(name.as_str())) {
-                    break;
-                }
-                end = Some(n);
-                next = n.next_named_sibling();
-            }
-            let mut spec = Spec::new(Kind::Function, name, node);
-            spec.end_node = end;
-            spec.sig_end = None;
-            return Visit::Symbol(spec);
+            return Visit::Symbol(with_equations(cx, node, name));
         }
         "function" | "bind" => {
             let Some(name) = hs_name(cx, node) else {
@@ -52,19 +54,7 @@ pub(super) fn haskell<'t>(cx: &Cx, node: Node<'t>, _at: At) -> Visit<'t> {
             {
                 return Visit::Skip;
             }
-            let mut end = None;
-            let mut next = node.next_named_sibling();
-            while let Some(n) = next
-                && is_equation(n.kind())
-                && hs_name(cx, n).as_deref() == Some(name.as_str())
-            {
-                end = Some(n);
-                next = n.next_named_sibling();
-            }
-            let mut spec = Spec::new(Kind::Function, name, node);
-            spec.end_node = end;
-            spec.sig_end = None;
-            return Visit::Symbol(spec);
+            return Visit::Symbol(with_equations(cx, node, name));
         }
         "data_type" | "newtype" => Kind::Struct,
         "type_synonym" | "type_family" => Kind::Type,
