@@ -163,6 +163,14 @@ mod tests {
     }
 
     #[test]
+    fn tool_prefix_follows_the_registered_server_name() {
+        assert_eq!(
+            TOOL_PREFIX,
+            format!("mcp__{}__", crate::cli::install::MCP_SERVER_NAME)
+        );
+    }
+
+    #[test]
     fn deny_reason_layout() {
         let tz = Tz::utc();
         let day = 1_791_791_100_000; // 2026-10-12 07:45 UTC
