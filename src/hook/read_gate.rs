@@ -162,7 +162,7 @@ pub fn decide(
         gate.deny_min_bytes > 0 && size >= gate.deny_min_bytes && code && from_start && inside;
     if deny && let Some(limit) = limit {
         // Deny only when the Read would return the whole file anyway.
-        deny = match count_lines(&path) {
+        deny = match count_lines(&path, limit.max(0.0) as u64) {
             Some(lines) => lines as f64 <= limit,
             None => false,
         };
@@ -226,8 +226,9 @@ fn epoch_ms(t: SystemTime) -> i64 {
         .unwrap_or(0)
 }
 
-/// Lines of a file, counted in 64 KiB chunks (a final line without newline counts).
-fn count_lines(path: &Path) -> Option<u64> {
+/// Lines of a file, counted in 64 KiB chunks (a final line without newline counts). Counting
+/// stops once it passes `stop_after`: the caller only asks "more lines than the limit?".
+fn count_lines(path: &Path, stop_after: u64) -> Option<u64> {
     let mut file = std::fs::File::open(path).ok()?;
     let mut buf = vec![0u8; 64 * 1024];
     let mut lines = 0u64;
@@ -239,6 +240,9 @@ fn count_lines(path: &Path) -> Option<u64> {
         }
         lines += buf[..n].iter().filter(|b| **b == b'\n').count() as u64;
         last = buf[n - 1];
+        if lines > stop_after {
+            return Some(lines);
+        }
     }
     if last != b'\n' {
         lines += 1;
@@ -381,11 +385,14 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let f = dir.path().join("a.rs");
         std::fs::write(&f, "a\nb\nc").unwrap();
-        assert_eq!(count_lines(&f), Some(3));
+        assert_eq!(count_lines(&f, u64::MAX), Some(3));
         std::fs::write(&f, "a\nb\n").unwrap();
-        assert_eq!(count_lines(&f), Some(2));
+        assert_eq!(count_lines(&f, u64::MAX), Some(2));
         std::fs::write(&f, "x\n".repeat(70_000)).unwrap();
-        assert_eq!(count_lines(&f), Some(70_000));
+        assert_eq!(count_lines(&f, u64::MAX), Some(70_000));
+        // Past the limit it stops at a chunk boundary: more than the limit, not all lines.
+        let partial = count_lines(&f, 100).unwrap();
+        assert!(partial > 100 && partial < 70_000, "{partial}");
     }
 
     #[test]
