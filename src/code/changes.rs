@@ -71,10 +71,11 @@ pub fn changed_symbols(path: &Path, old: &str, new: &str) -> Vec<String> {
     if old == new {
         return Vec::new();
     }
-    let (Some(old_file), Some(new_file)) = (file_symbols(lang, old), file_symbols(lang, new))
-    else {
+    let Some((old_tree, new_tree)) = super::parse::parse_pair(lang, old, new) else {
         return Vec::new();
     };
+    let old_file = super::symbols::extract(lang, old, &old_tree);
+    let new_file = super::symbols::extract(lang, new, &new_tree);
     let olds = entries(lang, &old_file);
     let news = entries(lang, &new_file);
     let old_by_key: HashMap<&(String, usize), &Entry> = olds.iter().map(|e| (&e.key, e)).collect();

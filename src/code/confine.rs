@@ -8,12 +8,24 @@ use std::path::{Component, Path, PathBuf};
 pub enum PathError {
     Empty,
     /// The path (or the target of a symlink on it) lies outside the workspace.
-    Outside { given: String, root: PathBuf },
-    NotFound { given: String },
-    NotAFile { given: String },
-    NotADirectory { given: String },
+    Outside {
+        given: String,
+        root: PathBuf,
+    },
+    NotFound {
+        given: String,
+    },
+    NotAFile {
+        given: String,
+    },
+    NotADirectory {
+        given: String,
+    },
     /// The workspace root itself cannot be resolved.
-    BadRoot { root: PathBuf, why: String },
+    BadRoot {
+        root: PathBuf,
+        why: String,
+    },
 }
 
 impl fmt::Display for PathError {
@@ -137,8 +149,14 @@ mod tests {
         let ok = confine_file(&root, "src/a.rs").unwrap();
         assert_eq!(ok.display, "src/a.rs");
         let abs = root.join("src/a.rs");
-        assert_eq!(confine_file(&root, abs.to_str().unwrap()).unwrap().display, "src/a.rs");
-        assert_eq!(confine_file(&root, "src/../src/a.rs").unwrap().display, "src/a.rs");
+        assert_eq!(
+            confine_file(&root, abs.to_str().unwrap()).unwrap().display,
+            "src/a.rs"
+        );
+        assert_eq!(
+            confine_file(&root, "src/../src/a.rs").unwrap().display,
+            "src/a.rs"
+        );
 
         for bad in ["../secret.rs", "src/../../secret.rs", "../nope.rs"] {
             assert!(

@@ -76,7 +76,15 @@ pub fn unfold(outline: &Outline, source: &str, symbol: &str) -> Unfold {
         all.iter()
             .copied()
             .filter(|s| {
-                eq(&s.name, &wanted) || eq(&normalize_qualified(&s.qualified(lang)), &wanted)
+                let q = normalize_qualified(&s.qualified(lang));
+                eq(&s.name, &wanted)
+                    || eq(&q, &wanted)
+                    // `Release.roll_out` names `Deploy.Release.roll_out`.
+                    || (wanted.contains('.')
+                        && q.len() > wanted.len()
+                        && q.is_char_boundary(q.len() - wanted.len() - 1)
+                        && q[q.len() - wanted.len() - 1..].starts_with('.')
+                        && eq(&q[q.len() - wanted.len()..], &wanted))
             })
             .collect()
     };
@@ -135,7 +143,7 @@ pub fn unfold(outline: &Outline, source: &str, symbol: &str) -> Unfold {
 
 /// `Store::open` and `Store.open` name the same thing.
 fn normalize_qualified(name: &str) -> String {
-    name.replace("::", ".").replace('#', ".")
+    name.replace("::", ".").replace(['#', ':'], ".")
 }
 
 /// Moves a symbol's first line up over the doc comments, attributes and decorators above it

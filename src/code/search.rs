@@ -3,9 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
+use super::Lang;
 use super::outline::{Outline, outline};
 use super::symbols::{Kind, Symbol};
-use super::Lang;
 
 /// Files larger than this are not parsed (reference §6.4).
 pub const MAX_FILE_BYTES: u64 = 512 * 1024;

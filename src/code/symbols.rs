@@ -214,13 +214,16 @@ fn visit_children_in(
         depth,
         qualifier,
     };
+    // Siblings are collected once: tree-sitter's `prev_sibling` walks from the first child, so
+    // asking it for every symbol's doc comment would be quadratic in a long file.
     let mut cursor = node.walk();
-    for child in node.named_children(&mut cursor) {
-        visit(cx, child, at, out);
+    let children: Vec<Node> = node.named_children(&mut cursor).collect();
+    for (i, child) in children.iter().enumerate() {
+        visit(cx, *child, at, &children[..i], out);
     }
 }
 
-fn visit(cx: &mut Cx, node: Node, at: At, out: &mut Vec<Symbol>) {
+fn visit(cx: &mut Cx, node: Node, at: At, before: &[Node], out: &mut Vec<Symbol>) {
     match rules::classify(cx, node, at) {
         Visit::Skip => {}
         Visit::Import => {
@@ -239,19 +242,30 @@ fn visit(cx: &mut Cx, node: Node, at: At, out: &mut Vec<Symbol>) {
                 out,
             );
         }
-        Visit::Symbol(spec) => out.push(build(cx, spec, at)),
+        Visit::Symbol(spec) => out.push(build(cx, spec, at, node, before)),
         Visit::Many(specs) => {
             for spec in specs {
-                out.push(build(cx, spec, at));
+                out.push(build(cx, spec, at, node, before));
             }
         }
     }
 }
 
-fn build(cx: &mut Cx, spec: Spec, at: At) -> Symbol {
-    let (start_line, end_line) = lines_of(spec.node);
+fn build(cx: &mut Cx, spec: Spec, at: At, visited: Node, before: &[Node]) -> Symbol {
+    let (start_line, mut end_line) = lines_of(spec.node);
+    let mut end_byte = spec.node.end_byte();
+    if let Some(end) = spec.end_node {
+        end_line = lines_of(end).1.max(end_line);
+        end_byte = end.end_byte().max(end_byte);
+    }
     let signature = signature(cx, &spec);
-    let doc = spec.doc.clone().or_else(|| doc_above(cx, spec.node));
+    let doc = spec.doc.clone().or_else(|| {
+        if spec.node.id() == visited.id() && !before.is_empty() {
+            doc_in(cx, spec.node, before)
+        } else {
+            doc_above(cx, spec.node)
+        }
+    });
     let mut sym = Symbol {
         kind: spec.kind,
         name: spec.name.clone(),
@@ -263,7 +277,7 @@ fn build(cx: &mut Cx, spec: Spec, at: At) -> Symbol {
         start_line,
         end_line,
         start_byte: spec.node.start_byte(),
-        end_byte: spec.node.end_byte(),
+        end_byte,
         signature,
         doc,
         children: Vec::new(),
@@ -300,16 +314,41 @@ fn signature(cx: &Cx, spec: &Spec) -> String {
         Some(end) => cx.src.get(start..end).unwrap_or(""),
         None => cx.text(node).lines().next().unwrap_or(""),
     };
-    let one = crate::view::doc::one_line(text);
+    // Comment lines between a header and its body (`def f():  # note`) are not signature.
+    let mut lines: Vec<&str> = text.lines().collect();
+    while lines.len() > 1
+        && lines.last().is_some_and(|l| {
+            let t = l.trim();
+            t.is_empty() || t.starts_with('#') || t.starts_with("//") || t.starts_with("--")
+        })
+    {
+        lines.pop();
+    }
+    let one = crate::view::doc::one_line(&lines.join("\n"));
     let one = one.trim_end_matches(['{', '=']).trim_end();
     crate::view::doc::clip(one, MAX_SIGNATURE)
 }
+
+/// Nodes that wrap a declaration without being a symbol themselves.
+const WRAPPERS: &[&str] = &[
+    "export_statement",
+    "ambient_declaration",
+    "template_declaration",
+    "decorated_definition",
+    "expression_statement",
+];
 
 /// Node kinds that are comments in some grammar.
 fn is_comment(kind: &str) -> bool {
     matches!(
         kind,
-        "comment" | "line_comment" | "block_comment" | "multiline_comment" | "haddock"
+        "comment"
+            | "line_comment"
+            | "block_comment"
+            | "multiline_comment"
+            | "haddock"
+            | "single_line_comment"
+            | "js_comment"
     )
 }
 
@@ -321,8 +360,51 @@ fn is_decoration(kind: &str) -> bool {
     )
 }
 
+/// `doc_above` for a node whose preceding named siblings are known (the fast path).
+fn doc_in(cx: &Cx, node: Node, before: &[Node]) -> Option<String> {
+    let last = before.last()?;
+    if !(is_comment(last.kind()) || is_decoration(last.kind())) {
+        return match node.parent() {
+            Some(p) if WRAPPERS.contains(&p.kind()) => doc_above(cx, node),
+            _ => None,
+        };
+    }
+    let mut first_comment: Option<Node> = None;
+    let mut top_line = node.start_position().row;
+    for i in (0..before.len()).rev() {
+        let prev = before[i];
+        let kind = prev.kind();
+        if !(is_comment(kind) || is_decoration(kind)) {
+            break;
+        }
+        let (_, prev_end) = lines_of(prev);
+        if prev_end < top_line {
+            break;
+        }
+        if i > 0 && before[i - 1].end_position().row == prev.start_position().row {
+            break;
+        }
+        if is_comment(kind) {
+            first_comment = Some(prev);
+        }
+        top_line = prev.start_position().row;
+    }
+    let comment = first_comment?;
+    cx.text(comment).lines().find_map(clean_comment_line)
+}
+
 /// The first line of the comment block right above `node` (attributes in between allowed).
 fn doc_above(cx: &Cx, node: Node) -> Option<String> {
+    // A declaration wrapped in `export …` or a template has its comment above the wrapper.
+    let mut node = node;
+    while node
+        .prev_sibling()
+        .is_none_or(|p| !is_comment(p.kind()) && !is_decoration(p.kind()))
+        && let Some(parent) = node.parent()
+        && WRAPPERS.contains(&parent.kind())
+    {
+        node = parent;
+    }
     let mut first_comment: Option<Node> = None;
     let mut current = node;
     let mut top_line = node.start_position().row;
@@ -334,6 +416,13 @@ fn doc_above(cx: &Cx, node: Node) -> Option<String> {
         let (_, prev_end) = lines_of(prev);
         // `prev_end` is 1-based; the block must touch the line above.
         if prev_end + 1 < top_line + 1 {
+            break;
+        }
+        // `x; // note` belongs to the line it ends, not to what follows.
+        if prev
+            .prev_sibling()
+            .is_some_and(|pp| pp.end_position().row == prev.start_position().row)
+        {
             break;
         }
         if is_comment(kind) {
@@ -350,7 +439,8 @@ fn doc_above(cx: &Cx, node: Node) -> Option<String> {
 pub fn clean_comment_line(line: &str) -> Option<String> {
     let mut t = line.trim();
     for prefix in [
-        "///", "//!", "//", "/**", "/*!", "/*", "*/", "{-|", "{-", "-- |", "--", "#", "*", ";",
+        "///", "//!", "//", "/**", "/*!", "/*", "*/", "{-|", "{-", "-- |", "---", "--", "#", "*",
+        ";",
     ] {
         if let Some(rest) = t.strip_prefix(prefix) {
             t = rest;

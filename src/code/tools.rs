@@ -10,10 +10,10 @@ use std::path::Path;
 
 use serde_json::{Map, Value, json};
 
+use super::Lang;
 use super::confine::{confine, confine_file};
 use super::outline::{outline, unfold};
 use super::search::{Query, search};
-use super::Lang;
 use crate::view;
 
 /// A reply is at most this long (reference §5); longer ones are cut at a line and say so.
@@ -193,7 +193,10 @@ pub fn smart_unfold(root: &Path, args: &Value) -> Result<String, ToolError> {
     let Some(o) = outline(&display, lang, &source) else {
         return Ok(view::code::parse_failure(&display).to_plain());
     };
-    Ok(fit(view::code::unfold(&unfold(&o, &source, symbol)).to_plain(), "source"))
+    Ok(fit(
+        view::code::unfold(&unfold(&o, &source, symbol)).to_plain(),
+        "source",
+    ))
 }
 
 pub fn smart_search(root: &Path, args: &Value) -> Result<String, ToolError> {

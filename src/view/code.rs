@@ -32,6 +32,22 @@ fn range(start: usize, end: usize) -> String {
     }
 }
 
+/// `▸ src/lib.rs (rust, 187 lines)` (`▹` for documents).
+fn file_line(o: &Outline) -> Line {
+    let glyph = if o.lang == Lang::Markdown {
+        DOC_GLYPH
+    } else {
+        FILE_GLYPH
+    };
+    Line::new()
+        .push(format!("{glyph} "), Role::Muted)
+        .push(&o.path, Role::Title)
+        .push(
+            format!(" ({}, {} lines)", o.lang.name(), o.line_count),
+            Role::Muted,
+        )
+}
+
 /// `▸ src/lib.rs (rust, 187 lines)`, then the imports and every symbol with its signature and
 /// first doc line, children indented two more.
 pub fn outline(o: &Outline) -> Doc {
@@ -41,15 +57,7 @@ pub fn outline(o: &Outline) -> Doc {
     let mut doc = Doc::default();
     doc.push(
         Block::new(BlockKind::Header)
-            .line(
-                Line::new()
-                    .push(format!("{FILE_GLYPH} "), Role::Muted)
-                    .push(&o.path, Role::Title)
-                    .push(
-                        format!(" ({}, {} lines)", o.lang.name(), o.line_count),
-                        Role::Muted,
-                    ),
-            )
+            .line(file_line(o))
             .line(Line::blank()),
     );
     let imports = &o.file.imports;
@@ -132,12 +140,7 @@ fn markdown_outline(o: &Outline) -> Doc {
     let mut doc = Doc::default();
     doc.push(
         Block::new(BlockKind::Header)
-            .line(
-                Line::new()
-                    .push(format!("{DOC_GLYPH} "), Role::Muted)
-                    .push(&o.path, Role::Title)
-                    .push(format!(" (markdown, {} lines)", o.line_count), Role::Muted),
-            )
+            .line(file_line(o))
             .line(Line::blank()),
     );
     fn heading(doc: &mut Doc, s: &Symbol) {
@@ -168,7 +171,11 @@ fn markdown_outline(o: &Outline) -> Doc {
 
 /// A markdown section's heading level, kept in its signature (`## Title` → 2).
 fn heading_level(s: &Symbol) -> usize {
-    s.signature.chars().take_while(|c| *c == '#').count().clamp(1, 6)
+    s.signature
+        .chars()
+        .take_while(|c| *c == '#')
+        .count()
+        .clamp(1, 6)
 }
 
 /// `// ⌖ src/lib.rs L10-24` and the source, for each found symbol; or the missing-symbol text.
@@ -301,10 +308,8 @@ pub fn search(r: &SearchResult) -> Doc {
         )));
         return doc;
     }
-    let mut block = Block::new(BlockKind::Other).line(Line::new().push(
-        "── Matching Symbols ──",
-        Role::Label,
-    ));
+    let mut block =
+        Block::new(BlockKind::Other).line(Line::new().push("── Matching Symbols ──", Role::Label));
     for m in &r.matches {
         block.lines.push(
             Line::new()
@@ -313,9 +318,11 @@ pub fn search(r: &SearchResult) -> Doc {
                 .push(format!(" ({}:{})", m.path, m.start_line), Role::Muted),
         );
         if !m.signature.is_empty() && m.signature != m.name {
-            block
-                .lines
-                .push(Line::new().push("    ", Role::Text).push(&m.signature, Role::Code));
+            block.lines.push(
+                Line::new()
+                    .push("    ", Role::Text)
+                    .push(&m.signature, Role::Code),
+            );
         }
         if let Some(d) = &m.doc {
             block.lines.push(Line::new().push(
@@ -330,8 +337,7 @@ pub fn search(r: &SearchResult) -> Doc {
     block.lines.push(Line::blank());
     doc.push(block);
     doc.push(
-        Block::new(BlockKind::Other)
-            .line(Line::new().push("── Folded File Views ──", Role::Label)),
+        Block::new(BlockKind::Other).line(Line::new().push("── Folded File Views ──", Role::Label)),
     );
     doc.extend(folded);
     let first = &r.matches[0];
@@ -361,15 +367,7 @@ fn folded_views(r: &SearchResult) -> Doc {
             .filter(|m| m.path == o.path)
             .map(|m| m.start_line)
             .collect();
-        let mut block = Block::new(BlockKind::Other).line(
-            Line::new()
-                .push(format!("{FILE_GLYPH} "), Role::Muted)
-                .push(&o.path, Role::Title)
-                .push(
-                    format!(" ({}, {} lines)", o.lang.name(), o.line_count),
-                    Role::Muted,
-                ),
-        );
+        let mut block = Block::new(BlockKind::Other).line(file_line(o));
         fn walk(block: &mut Block, s: &Symbol, depth: usize, hits: &[usize]) {
             let inside = |l: usize| s.start_line <= l && l <= s.end_line;
             if !hits.iter().any(|l| inside(*l)) {
@@ -377,9 +375,15 @@ fn folded_views(r: &SearchResult) -> Doc {
             }
             block.lines.push(
                 Line::new()
-                    .push(format!("{}{} ", "  ".repeat(depth), s.kind.icon()), Role::Label)
+                    .push(
+                        format!("{}{} ", "  ".repeat(depth), s.kind.icon()),
+                        Role::Label,
+                    )
                     .push(&s.name, Role::Title)
-                    .push(format!(" ({})", range(s.start_line, s.end_line)), Role::Muted),
+                    .push(
+                        format!(" ({})", range(s.start_line, s.end_line)),
+                        Role::Muted,
+                    ),
             );
             for c in &s.children {
                 walk(block, c, depth + 1, hits);

@@ -6,6 +6,7 @@ pub mod budget;
 pub mod code;
 pub mod context;
 pub mod doc;
+pub mod file_history;
 pub mod index;
 pub mod memory_md;
 pub mod time;

@@ -7,7 +7,26 @@ use crate::code::symbols::{At, Cx, Kind};
 
 pub(super) fn go<'t>(cx: &Cx, node: Node<'t>, _at: At) -> Visit<'t> {
     match node.kind() {
-        "import_declaration" => Visit::Import,
+        "import_declaration" if child_of_kind(node, &["import_spec_list"]).is_some() => {
+            Visit::through()
+        }
+        "import_declaration" | "import_spec" => Visit::Import,
+        "import_spec_list" | "field_declaration_list" => Visit::through(),
+        // Struct fields and interface methods, listed under their type.
+        "field_declaration" => {
+            let name = name_of(cx, node).or_else(|| {
+                node.child_by_field_name("type")
+                    .map(|t| bare_type(cx.text(t)))
+            });
+            Visit::named(name.map(|n| {
+                let exported = go_exported(&n);
+                Spec::new(Kind::Property, n, node).exported(exported)
+            }))
+        }
+        "method_elem" | "method_spec" => Visit::named(name_of(cx, node).map(|n| {
+            let exported = go_exported(&n);
+            Spec::new(Kind::Method, n, node).exported(exported)
+        })),
         "function_declaration" => Visit::named(
             name_of(cx, node)
                 .map(|n| Spec::new(Kind::Function, n.clone(), node).exported(go_exported(&n))),
@@ -60,14 +79,22 @@ fn go_specs<'t>(cx: &Cx, node: Node<'t>) -> Visit<'t> {
         let exported = go_exported(&name);
         let span = if single { node } else { s };
         let mut spec = Spec::new(kind, name, span).exported(exported);
-        spec.sig_node = s;
-        spec.sig_end = s
-            .child_by_field_name("type")
-            .and_then(|t| {
-                t.child_by_field_name("body")
-                    .or_else(|| child_of_kind(t, &["field_declaration_list", "method_spec_list"]))
-            })
-            .map(|b| b.start_byte());
+        spec.sig_node = span;
+        let ty = s.child_by_field_name("type");
+        let body = match ty.map(|t| t.kind()) {
+            Some("struct_type") => ty.and_then(|t| child_of_kind(t, &["field_declaration_list"])),
+            Some("interface_type") => ty,
+            _ => None,
+        };
+        spec.sig_end = None;
+        if let Some(b) = body {
+            spec.body = Some(b);
+            spec.sig_end = Some(if b.kind() == "interface_type" {
+                b.start_byte() + "interface".len()
+            } else {
+                b.start_byte()
+            });
+        }
         out.push(spec);
     }
     Visit::Many(out)
@@ -181,15 +208,27 @@ fn innermost_function_declarator(mut node: Node) -> Option<Node> {
         if node.kind() == "function_declarator" {
             return Some(node);
         }
-        node = node.child_by_field_name("declarator")?;
+        node = match node.child_by_field_name("declarator") {
+            Some(next) => next,
+            None if node.kind() == "reference_declarator" => node.named_child(0)?,
+            None => return None,
+        };
     }
 }
 
 /// The identifier at the bottom of a declarator chain (`*(*f)(int)` → `f`).
 fn declarator_name(cx: &Cx, node: Node) -> Option<String> {
     let mut current = node.child_by_field_name("declarator")?;
-    while let Some(next) = current.child_by_field_name("declarator") {
-        current = next;
+    loop {
+        if let Some(next) = current.child_by_field_name("declarator") {
+            current = next;
+        } else if current.kind() == "reference_declarator"
+            && let Some(next) = current.named_child(0)
+        {
+            current = next;
+        } else {
+            break;
+        }
     }
     let text = cx.text(current).trim();
     (!text.is_empty()).then(|| text.to_string())

@@ -35,6 +35,8 @@ pub(super) struct Spec<'t> {
     pub doc: Option<String>,
     /// Qualifies this symbol when it is not nested in its owner (a Go method's receiver type).
     pub owner: Option<String>,
+    /// The symbol ends with this later sibling (a Haskell signature and its equations).
+    pub end_node: Option<Node<'t>>,
 }
 
 impl<'t> Spec<'t> {
@@ -52,6 +54,7 @@ impl<'t> Spec<'t> {
             scope: None,
             doc: None,
             owner: None,
+            end_node: None,
         }
     }
 
@@ -75,6 +78,9 @@ impl<'t> Spec<'t> {
     }
 }
 
+// A `Symbol` is built and consumed at once, one at a time: boxing it would only add an
+// allocation per symbol.
+#[allow(clippy::large_enum_variant)]
 pub(super) enum Visit<'t> {
     Skip,
     Import,

@@ -62,6 +62,9 @@ fn accessor_kind(node: Node) -> Option<Kind> {
 /// `const a = 1, f = () => {}`: one symbol per named declarator. A function or class value
 /// makes a function or class; otherwise `const` makes a constant and `let`/`var` a variable.
 fn declarators<'t>(cx: &Cx, node: Node<'t>, at: At) -> Visit<'t> {
+    if is_require(cx, node) {
+        return Visit::Import;
+    }
     let is_const = has_child(node, "const");
     let mut cursor = node.walk();
     let decls: Vec<Node> = node
@@ -101,4 +104,17 @@ fn declarators<'t>(cx: &Cx, node: Node<'t>, at: At) -> Visit<'t> {
         specs.push(spec);
     }
     Visit::Many(specs)
+}
+
+/// `const x = require("x")`: a CommonJS import.
+fn is_require(cx: &Cx, node: Node) -> bool {
+    let mut cursor = node.walk();
+    let first = node
+        .named_children(&mut cursor)
+        .find(|d| d.kind() == "variable_declarator");
+    first
+        .and_then(|d| d.child_by_field_name("value"))
+        .filter(|v| v.kind() == "call_expression")
+        .and_then(|v| v.child_by_field_name("function"))
+        .is_some_and(|f| cx.text(f) == "require")
 }
