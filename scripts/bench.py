@@ -3,6 +3,7 @@
 
     scripts/bench.py post-tool-use [--runs N] [--tool-uses N] [--payload-kib N] [--bin PATH]
     scripts/bench.py session-start [--runs N] [--sizes 1000,10000,100000] [--bin PATH]
+    scripts/bench.py mcp [--runs N] [--bin PATH]   (handshake round trip; mem_search step 1 at 100k)
 
 Each run is one real `cmem hook …` process spawned with posix_spawn, stdin from a file, timed
 from spawn to exit. The database is a real file in a temp dir, pre-filled to the stated size.
@@ -127,9 +128,38 @@ def bench_session_start(args, cmem):
     summary("harness spawn overhead (/bin/true)", baseline)
 
 
+def bench_mcp(args, cmem):
+    tmp = pathlib.Path(tempfile.mkdtemp(prefix="cmem-bench-mcp-"))
+    data, work = tmp / "data", tmp / "acme-api"
+    work.mkdir(parents=True)
+    env = {k: v for k, v in os.environ.items() if k.startswith("CMEM_")}
+    env.update({"PATH": os.environ.get("PATH", ""), "HOME": str(tmp), "CMEM_DATA_DIR": str(data)})
+    subprocess.run([str(cmem), "dev", "generate", "--observations", "100000", "--projects", "acme-api",
+                    "--days", "365"], env=env, check=True, stdout=subprocess.DEVNULL)
+    script = tmp / "handshake.jsonl"
+    script.write_text("\n".join(json.dumps(m) for m in [
+        {"jsonrpc": "2.0", "id": 0, "method": "initialize",
+         "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+    ]) + "\n")
+    argv = [str(cmem), "mcp"]
+    os.chdir(work)
+    for _ in range(10):
+        spawn_timed(argv, script, env)
+    samples = [spawn_timed(argv, script, env) for _ in range(args.runs)]
+    print(f"cmem mcp: process start → initialize → tools/list → EOF → exit, {os.cpu_count()} cores")
+    summary("initialize + tools/list round trip", samples)
+    baseline = [spawn_timed(["/bin/true"], script, env) for _ in range(50)]
+    summary("harness spawn overhead (/bin/true)", baseline)
+    out = subprocess.run([str(cmem), "dev", "bench-search", "--db", str(data / "cmem.db"), "--project", "acme-api",
+                          "--runs", "300"], env=env, check=True, capture_output=True, text=True)
+    print(out.stdout.strip())
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("bench", choices=["post-tool-use", "session-start"])
+    ap.add_argument("bench", choices=["post-tool-use", "session-start", "mcp"])
     ap.add_argument("--sizes", type=lambda s: [int(x) for x in s.split(",")], default=[1_000, 10_000, 100_000],
                     help="session-start: observation counts (comma-separated)")
     ap.add_argument("--runs", type=int, default=310)
@@ -140,6 +170,10 @@ def main():
     cmem = args.bin.resolve() if args.bin else build_release()
     if args.bench == "post-tool-use":
         bench_post_tool_use(args, cmem)
+    elif args.bench == "mcp":
+        if args.runs == 310:
+            args.runs = 200
+        bench_mcp(args, cmem)
     elif args.bench == "session-start":
         if args.runs == 310:
             args.runs = 200

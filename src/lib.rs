@@ -4,8 +4,10 @@
 pub mod cli;
 pub mod clock;
 pub mod config;
+pub mod disclosure;
 pub mod hook;
 pub mod logging;
+pub mod mcp;
 pub mod model;
 pub mod paths;
 pub mod privacy;

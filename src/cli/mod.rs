@@ -33,6 +33,8 @@ enum Command {
         /// stop or session-end (Claude Code's names such as PostToolUse work too)
         event: String,
     },
+    /// Run the MCP server on stdio (Claude Code starts it; see `cmem install`)
+    Mcp,
     /// Add cmem's hooks and MCP server to Claude Code's settings
     Install(install::InstallArgs),
     /// Remove exactly what `cmem install` added
@@ -52,6 +54,7 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Hook { event } => crate::hook::run(&event),
+        Command::Mcp => crate::mcp::serve(),
         Command::Install(args) => install::run(&args, install::Action::Install),
         Command::Uninstall(args) => install::run(&args, install::Action::Uninstall),
         Command::Doctor(args) => doctor::run(&args),

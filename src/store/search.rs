@@ -48,6 +48,25 @@ pub struct Hit {
     pub rank: f64,
 }
 
+/// Words that carry no meaning in a memory query ("how did we fix the pool" = "fix pool").
+pub const STOP_WORDS: &[&str] = &[
+    "a", "an", "and", "are", "as", "at", "be", "been", "by", "can", "did", "do", "for", "from",
+    "had", "has", "have", "how", "i", "in", "is", "it", "last", "me", "memory", "my", "of", "on",
+    "or", "our", "previous", "search", "session", "sessions", "that", "the", "their", "this", "to",
+    "was", "we", "were", "what", "when", "where", "which", "who", "why", "with", "work", "you",
+    "your",
+];
+
+/// The words that matter: stop words are dropped unless nothing else is left.
+pub fn meaningful(words: Vec<String>) -> Vec<String> {
+    let kept: Vec<String> = words
+        .iter()
+        .filter(|w| !STOP_WORDS.contains(&w.as_str()))
+        .cloned()
+        .collect();
+    if kept.is_empty() { words } else { kept }
+}
+
 /// The words of a query, lower-cased, in order, without duplicates.
 pub fn words(text: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
@@ -63,14 +82,22 @@ pub fn words(text: &str) -> Vec<String> {
     out
 }
 
-/// An FTS5 expression that only ever means "these words" (each a quoted prefix term).
+/// An FTS5 expression that only ever means "these words", each a quoted term. With `all`,
+/// every word must match and only the last is a prefix (a word still being typed; the porter
+/// stemmer already matches `failing` to `fail`, and prefix terms cost a merge of every term
+/// they cover). Otherwise any word may match, each as a prefix: the broad second try.
 pub fn fts_expression(words: &[String], all: bool) -> Option<String> {
     if words.is_empty() {
         return None;
     }
+    let last = words.len() - 1;
     let terms: Vec<String> = words
         .iter()
-        .map(|w| format!("\"{}\"*", w.replace('"', "\"\"")))
+        .enumerate()
+        .map(|(i, w)| {
+            let star = if !all || i == last { "*" } else { "" };
+            format!("\"{}\"{star}", w.replace('"', "\"\""))
+        })
         .collect();
     Some(terms.join(if all { " AND " } else { " OR " }))
 }
@@ -156,118 +183,200 @@ fn wants(q: &Query, kind: Kind) -> bool {
     by_kind && files_ok && (!obs_only || kind == Kind::Observation)
 }
 
-fn order_sql(q: &Query, has_text: bool, time_col: &str) -> String {
-    match (q.order, has_text) {
-        (Order::Relevance, true) => "rank".into(),
-        (Order::DateAsc, _) => format!("{time_col} ASC"),
-        _ => format!("{time_col} DESC"),
+/// Matches are ranked in windows of this many, newest first. A query so common that it
+/// matches more records than this is ranked among the most recent ones first: bm25 reads a
+/// size record per match, so relevance work stays bounded, and recent memory is the more
+/// likely answer anyway. (Column filters in the MATCH would cost more than the ranking.)
+pub const RANK_WINDOW: usize = 1_000;
+/// At most this many windows are read before giving up on finding `limit` rows of the
+/// requested projects.
+const MAX_WINDOWS: usize = 5;
+
+struct Table {
+    fts: &'static str,
+    weights: &'static str,
+}
+
+fn table(kind: Kind) -> Table {
+    match kind {
+        Kind::Observation => Table {
+            fts: "observations_fts",
+            weights: "10.0, 4.0, 2.0, 2.0, 1.0, 1.5, 1.5",
+        },
+        Kind::Summary => Table {
+            fts: "session_summaries_fts",
+            weights: "8.0, 2.0, 2.0, 2.0, 2.0, 1.0",
+        },
+        Kind::Prompt => Table {
+            fts: "user_prompts_fts",
+            weights: "1.0",
+        },
     }
 }
 
-fn search_kind(conn: &Connection, q: &Query, kind: Kind, expr: Option<&str>) -> Result<Vec<Hit>> {
-    let want = (q.limit + q.offset) as i64;
-    let mut sql = Sql::new();
-    let (select, from, project_col, time_col, fts) = match kind {
+/// The SQL of the full rows of `kind` and the column of its time and project.
+fn select_rows(kind: Kind) -> (String, &'static str, &'static str, &'static str) {
+    match kind {
         Kind::Observation => (
-            format!("SELECT o.{}", observations::COLUMNS.replace(", ", ", o.")),
-            "observations o",
+            format!(
+                "SELECT o.{} FROM observations o",
+                observations::COLUMNS.replace(", ", ", o.")
+            ),
+            "o.id",
             "o.project",
             "o.created_at_epoch",
-            (
-                "observations_fts",
-                "o.id",
-                "10.0, 4.0, 2.0, 2.0, 1.0, 1.5, 1.5",
-            ),
         ),
         Kind::Summary => (
-            format!("SELECT s.{}", summaries::COLUMNS.replace(", ", ", s.")),
-            "session_summaries s",
+            format!(
+                "SELECT s.{} FROM session_summaries s",
+                summaries::COLUMNS.replace(", ", ", s.")
+            ),
+            "s.id",
             "s.project",
             "s.created_at_epoch",
-            (
-                "session_summaries_fts",
-                "s.id",
-                "8.0, 2.0, 2.0, 2.0, 2.0, 1.0",
-            ),
         ),
         Kind::Prompt => (
-            format!("SELECT {}", prompts::COLUMNS),
-            prompts::FROM,
+            format!("SELECT {} FROM {}", prompts::COLUMNS, prompts::FROM),
+            "up.id",
             "s.project",
             "up.created_at_epoch",
-            ("user_prompts_fts", "up.id", "1.0"),
         ),
-    };
-    let (fts_table, rowid_col, weights) = fts;
-    let from = match expr {
-        Some(e) => {
-            sql.add(
-                format!("{fts_table} MATCH ?"),
-                [SqlValue::Text(e.to_string())],
-            );
-            // `from` may carry a join of its own (prompts → sessions): join the FTS table to
-            // the first table only.
-            let (first, rest) = from
-                .split_once(" JOIN ")
-                .map_or((from, ""), |(f, r)| (f, r));
-            let rest = if rest.is_empty() {
-                String::new()
-            } else {
-                format!(" JOIN {rest}")
-            };
-            format!("{fts_table} JOIN {first} ON {rowid_col} = {fts_table}.rowid{rest}")
-        }
-        None => from.to_string(),
-    };
-    let rank = if expr.is_some() {
-        format!(", bm25({fts_table}, {weights}) AS rank")
-    } else {
-        ", 0.0 AS rank".to_string()
-    };
-    common_filters(&mut sql, q, project_col, time_col);
-    if kind == Kind::Observation {
-        if !q.obs_types.is_empty() {
-            sql.add(
-                format!("o.type IN ({})", Sql::marks(q.obs_types.len())),
-                text_values(&q.obs_types),
-            );
-        }
-        if !q.concepts.is_empty() {
-            sql.add(
-                format!(
-                    "EXISTS (SELECT 1 FROM json_each(o.concepts) WHERE value IN ({}))",
-                    Sql::marks(q.concepts.len())
-                ),
-                text_values(&q.concepts),
-            );
-        }
-        file_filter(&mut sql, q, &["o.files_read", "o.files_modified"]);
-    } else if kind == Kind::Summary {
-        file_filter(&mut sql, q, &["s.files_read", "s.files_edited"]);
     }
-    let order = order_sql(q, expr.is_some(), time_col);
+}
+
+fn row_of(kind: Kind, r: &rusqlite::Row) -> rusqlite::Result<IndexRow> {
+    Ok(match kind {
+        Kind::Observation => observation_row(&observations::from_row(r)?),
+        Kind::Summary => summary_row(&summaries::from_row(r)?),
+        Kind::Prompt => prompt_row(&prompts::from_row(r)?),
+    })
+}
+
+/// The filters other than text, on the full rows.
+fn row_filters(sql: &mut Sql, q: &Query, kind: Kind, project_col: &str, time_col: &str) {
+    common_filters(sql, q, project_col, time_col);
+    match kind {
+        Kind::Observation => {
+            if !q.obs_types.is_empty() {
+                sql.add(
+                    format!("o.type IN ({})", Sql::marks(q.obs_types.len())),
+                    text_values(&q.obs_types),
+                );
+            }
+            if !q.concepts.is_empty() {
+                sql.add(
+                    format!(
+                        "EXISTS (SELECT 1 FROM json_each(o.concepts) WHERE value IN ({}))",
+                        Sql::marks(q.concepts.len())
+                    ),
+                    text_values(&q.concepts),
+                );
+            }
+            file_filter(sql, q, &["o.files_read", "o.files_modified"]);
+        }
+        Kind::Summary => file_filter(sql, q, &["s.files_read", "s.files_edited"]),
+        Kind::Prompt => {}
+    }
+}
+
+/// Text search of one kind: rank a window of the newest matches in FTS5, then read the full
+/// rows of the best ones (with the project and other filters) until `limit + offset` are found.
+fn search_text(conn: &Connection, q: &Query, kind: Kind, terms: &str) -> Result<Vec<Hit>> {
+    let t = table(kind);
+    let mut window = conn.prepare_cached(&format!(
+        "SELECT rowid, bm25({fts}, {w}) FROM {fts} WHERE {fts} MATCH ?1 AND rowid < ?2
+         ORDER BY rowid DESC LIMIT {RANK_WINDOW}",
+        fts = t.fts,
+        w = t.weights
+    ))?;
+    let want = q.limit + q.offset;
+    let (select, id_col, project_col, time_col) = select_rows(kind);
+    let mut hits = Vec::new();
+    let mut before = i64::MAX;
+    for _ in 0..MAX_WINDOWS {
+        let mut candidates: Vec<(i64, f64)> = window
+            .query_map(rusqlite::params![terms, before], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })?
+            .collect::<rusqlite::Result<_>>()?;
+        let Some(oldest) = candidates.last().map(|c| c.0) else {
+            break;
+        };
+        let full_window = candidates.len() == RANK_WINDOW;
+        before = oldest;
+        candidates.sort_by(|a, b| {
+            a.1.partial_cmp(&b.1)
+                .unwrap_or(std::cmp::Ordering::Equal)
+                .then(b.0.cmp(&a.0))
+        });
+        for chunk in candidates.chunks(want.max(50)) {
+            let mut sql = Sql::new();
+            sql.add(
+                format!("{id_col} IN ({})", Sql::marks(chunk.len())),
+                chunk.iter().map(|(id, _)| SqlValue::Integer(*id)),
+            );
+            // The rows are already chosen by id: `+` keeps SQLite from walking the project or
+            // time index instead of looking up these few ids.
+            row_filters(
+                &mut sql,
+                q,
+                kind,
+                &format!("+{project_col}"),
+                &format!("+{time_col}"),
+            );
+            let mut stmt = conn.prepare(&format!("{select} {}", sql.where_sql()))?;
+            let rows: Vec<IndexRow> = stmt
+                .query_map(params_from_iter(sql.args.iter()), |r| row_of(kind, r))?
+                .collect::<rusqlite::Result<_>>()?;
+            for (id, rank) in chunk {
+                if let Some(row) = rows.iter().find(|r| r.id == *id) {
+                    hits.push(Hit {
+                        row: row.clone(),
+                        rank: *rank,
+                    });
+                }
+            }
+            if hits.len() >= want {
+                break;
+            }
+        }
+        if hits.len() >= want || !full_window {
+            break;
+        }
+    }
+    Ok(hits)
+}
+
+/// Filter-only listing (no text): newest or oldest first.
+fn search_rows(conn: &Connection, q: &Query, kind: Kind) -> Result<Vec<Hit>> {
+    let (select, _, project_col, time_col) = select_rows(kind);
+    let mut sql = Sql::new();
+    row_filters(&mut sql, q, kind, project_col, time_col);
+    let dir = if q.order == Order::DateAsc {
+        "ASC"
+    } else {
+        "DESC"
+    };
     let statement = format!(
-        "{select}{rank} FROM {from} {} ORDER BY {order} LIMIT {want}",
-        sql.where_sql()
+        "{select} {} ORDER BY {time_col} {dir} LIMIT {}",
+        sql.where_sql(),
+        q.limit + q.offset
     );
     let mut stmt = conn.prepare(&statement)?;
-    let rank_col = match kind {
-        Kind::Observation => 15,
-        Kind::Summary => 14,
-        Kind::Prompt => 8,
-    };
     let rows = stmt.query_map(params_from_iter(sql.args.iter()), |r| {
-        let row = match kind {
-            Kind::Observation => observation_row(&observations::from_row(r)?),
-            Kind::Summary => summary_row(&summaries::from_row(r)?),
-            Kind::Prompt => prompt_row(&prompts::from_row(r)?),
-        };
         Ok(Hit {
-            row,
-            rank: r.get(rank_col)?,
+            row: row_of(kind, r)?,
+            rank: 0.0,
         })
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+fn search_kind(conn: &Connection, q: &Query, kind: Kind, terms: Option<&str>) -> Result<Vec<Hit>> {
+    match terms {
+        Some(t) => search_text(conn, q, kind, t),
+        None => search_rows(conn, q, kind),
+    }
 }
 
 fn run(conn: &Connection, q: &Query, expr: Option<&str>) -> Result<Vec<Hit>> {
@@ -292,13 +401,13 @@ fn run(conn: &Connection, q: &Query, expr: Option<&str>) -> Result<Vec<Hit>> {
 
 /// Searches with every word required, then (if that finds nothing) with any word.
 pub fn search(conn: &Connection, q: &Query) -> Result<Vec<Hit>> {
-    let ws = q.text.as_deref().map(words).unwrap_or_default();
+    let ws = meaningful(q.text.as_deref().map(words).unwrap_or_default());
     if q.text.as_deref().is_some_and(|t| !t.trim().is_empty()) && ws.is_empty() {
         return Ok(Vec::new()); // only punctuation: nothing can match
     }
     let all = fts_expression(&ws, true);
     let hits = run(conn, q, all.as_deref())?;
-    if !hits.is_empty() || ws.len() < 2 {
+    if !hits.is_empty() {
         return Ok(hits);
     }
     run(conn, q, fts_expression(&ws, false).as_deref())
@@ -327,7 +436,13 @@ mod tests {
             ]
         );
         let e = fts_expression(&ws, true).unwrap();
-        assert!(e.starts_with("\"pool\"* AND \"or\"*"), "{e}");
+        assert!(e.starts_with("\"pool\" AND \"or\" AND"), "{e}");
+        assert!(e.ends_with("\"_priv\"*"), "{e}");
+        assert!(
+            fts_expression(&ws, false)
+                .unwrap()
+                .starts_with("\"pool\"* OR \"or\"*")
+        );
     }
 }
 

@@ -8,6 +8,7 @@ pub mod detail;
 pub mod doc;
 pub mod index;
 pub mod raw;
+pub mod search;
 pub mod time;
 pub mod timeline;
 pub mod work_state;
