@@ -8,8 +8,12 @@
 pub mod ingest;
 mod migrations;
 pub mod observations;
+pub mod prompts;
+pub mod search;
 pub mod spool;
 pub mod summaries;
+pub mod timeline;
+pub mod tool_uses;
 pub mod work_state;
 
 use std::path::{Path, PathBuf};
@@ -48,6 +52,13 @@ fn wal_path(db: &Path) -> PathBuf {
     let mut name = db.as_os_str().to_os_string();
     name.push("-wal");
     PathBuf::from(name)
+}
+
+/// Rows fetched with `IN (…)` put back in the order of `ids` (missing ones skipped).
+pub fn in_order<T>(ids: &[i64], found: Vec<T>, id_of: fn(&T) -> i64) -> Vec<T> {
+    let mut by_id: std::collections::HashMap<i64, T> =
+        found.into_iter().map(|t| (id_of(&t), t)).collect();
+    ids.iter().filter_map(|id| by_id.remove(id)).collect()
 }
 
 /// Project keys without case-insensitive duplicates, in order.

@@ -4,9 +4,12 @@
 
 pub mod budget;
 pub mod context;
+pub mod detail;
 pub mod doc;
 pub mod index;
+pub mod raw;
 pub mod time;
+pub mod timeline;
 pub mod work_state;
 
 pub use doc::{Block, BlockKind, Doc, Line, Role, Span};
