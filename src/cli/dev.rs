@@ -36,6 +36,11 @@ enum DevCommand {
         #[arg(long, value_delimiter = ',')]
         projects: Vec<String>,
     },
+    /// Draw the browser on the demo data set into SVG files (scripts/screenshots.sh)
+    Screenshots {
+        #[arg(long, default_value = "screenshots")]
+        out: PathBuf,
+    },
 }
 
 pub fn run(args: &DevArgs) -> Result<ExitCode> {
@@ -76,5 +81,6 @@ pub fn run(args: &DevArgs) -> Result<ExitCode> {
             );
             Ok(ExitCode::SUCCESS)
         }
+        DevCommand::Screenshots { out } => super::tui::screenshots(out),
     }
 }
