@@ -123,11 +123,12 @@ mod tests {
             .push(" fix pool", Role::Title);
         let out = line_with_matches(&l, &theme, &[1, 4, 5]);
         let texts: Vec<&str> = out.spans.iter().map(|s| s.content.as_ref()).collect();
-        assert_eq!(texts, vec!["1", "2", " ", "fi", "x pool"]);
+        assert_eq!(texts, vec!["1", "2", " f", "ix", " pool"]);
         assert_eq!(
             out.spans[1].style,
             theme.role(Role::Id).patch(theme.get("ui.match"))
         );
+        assert_eq!(out.spans[3].style, theme.role(Role::Title).patch(theme.get("ui.match")));
         assert_eq!(out.spans[4].style, theme.role(Role::Title));
     }
 }

@@ -432,13 +432,13 @@ mod tests {
 
     #[test]
     fn errors_name_file_line_and_key() {
-        let text = "[palette]\nfg = \"#ffffff\"\n\n\"ui.text\" = { fg = \"fg\" }\nkeyword = { fg = \"purpel\" }\n";
+        let text = "\"ui.text\" = { fg = \"fg\" }\n\n\nkeyword = { fg = \"purpel\" }\n[palette]\nfg = \"#ffffff\"\n";
         let e = parse(Path::new("/x/mine.toml"), text, 0)
             .unwrap_err()
             .to_string();
         assert!(
             e.contains("/x/mine.toml")
-                && e.contains("line 5")
+                && e.contains("line 4")
                 && e.contains("`keyword`")
                 && e.contains("purpel"),
             "{e}"
