@@ -87,7 +87,7 @@ pub fn draw(app: &App, f: &mut Frame) {
     f.buffer_mut().set_style(area, theme.get("ui.background"));
     if area.width < 20 || area.height < 5 {
         f.render_widget(
-            Paragraph::new("cmem: terminal too small").style(theme.get("ui.error")),
+            Paragraph::new("too small for cmem (20×5)").style(theme.get("ui.error")),
             area,
         );
         return;
