@@ -31,7 +31,10 @@ fn drill_down_and_back_up() {
     let mut h = open("default", 100, 30);
     assert_eq!(kinds(&h), vec![LayerKind::Index]);
     assert!(h.app.top().total.unwrap().0 > 50);
-    assert!(matches!(h.app.top().selected_target(), Some(Target::Record(..))));
+    assert!(matches!(
+        h.app.top().selected_target(),
+        Some(Target::Record(..))
+    ));
     h.keys("j enter").unwrap();
     assert_eq!(kinds(&h), vec![LayerKind::Index, LayerKind::Timeline]);
     assert!(h.screen().contains("› Timeline "));
@@ -62,7 +65,13 @@ fn detail_leads_to_highlighted_raw_io() {
         .filter(|r| matches!(r.text, cmem::tui::data::RowText::Code { .. }))
         .count();
     assert!(code_rows > 20, "only {code_rows} highlighted rows");
-    assert!(h.app.top().rows.iter().any(|r| r.display().contains("pub fn verify_signature")));
+    assert!(
+        h.app
+            .top()
+            .rows
+            .iter()
+            .any(|r| r.display().contains("pub fn verify_signature"))
+    );
 }
 
 #[test]
@@ -100,7 +109,10 @@ fn fuzzy_filter_is_live_and_esc_clears_it() {
     h.type_text("tokref");
     let f = h.app.top().filter.clone().unwrap();
     assert!(!f.visible.is_empty() && f.visible.len() < all);
-    assert!(f.visible.iter().any(|(_, m)| m.len() == 6), "match positions kept");
+    assert!(
+        f.visible.iter().any(|(_, m)| m.len() == 6),
+        "match positions kept"
+    );
     assert!(h.screen().contains("/tokref"));
     h.keys("enter").unwrap();
     assert!(h.app.input.is_none() && h.app.top().filter.is_some());
@@ -116,7 +128,15 @@ fn full_text_search_opens_a_layer() {
     h.type_text("connection pooling");
     h.keys("enter").unwrap();
     assert_eq!(h.app.top().kind, LayerKind::Search);
-    assert!(h.app.top().rows.iter().filter(|r| r.target.is_some()).count() > 3);
+    assert!(
+        h.app
+            .top()
+            .rows
+            .iter()
+            .filter(|r| r.target.is_some())
+            .count()
+            > 3
+    );
     h.keys("enter").unwrap();
     assert_eq!(h.app.top().kind, LayerKind::Detail);
 }
@@ -132,8 +152,19 @@ fn jump_to_ids_and_unknown_ones() {
     h.keys(":").unwrap();
     h.type_text("999999");
     h.keys("enter").unwrap();
-    assert_eq!(h.app.top().kind, LayerKind::Detail, "a missing id pushes nothing");
-    assert!(h.app.status.as_ref().unwrap().0.contains("no observation 999999"));
+    assert_eq!(
+        h.app.top().kind,
+        LayerKind::Detail,
+        "a missing id pushes nothing"
+    );
+    assert!(
+        h.app
+            .status
+            .as_ref()
+            .unwrap()
+            .0
+            .contains("no observation 999999")
+    );
     h.keys(":").unwrap();
     h.type_text("hello");
     h.keys("enter").unwrap();
@@ -160,7 +191,15 @@ fn work_state_agent_view_and_history() {
         timezone: "UTC".into(),
         ..Default::default()
     };
-    let expected = cmem::view::context::load(&conn, "acme-api", &["acme-api".into()], &settings, DEMO_NOW_MS, false).unwrap();
+    let expected = cmem::view::context::load(
+        &conn,
+        "acme-api",
+        &["acme-api".into()],
+        &settings,
+        DEMO_NOW_MS,
+        false,
+    )
+    .unwrap();
     assert_eq!(c.text, expected.text);
     assert!(h.screen().contains("/ 10,000 characters"));
     h.keys("Y").unwrap();
@@ -182,7 +221,9 @@ fn agent_view_of_any_layer_is_its_plain_text() {
 fn projects_scope_and_filters() {
     let mut h = open("default", 100, 30);
     h.keys("p").unwrap();
-    let Some(Overlay::Projects { list, .. }) = h.app.overlay.clone() else { panic!("no switcher") };
+    let Some(Overlay::Projects { list, .. }) = h.app.overlay.clone() else {
+        panic!("no switcher")
+    };
     assert_eq!(list.len(), 3);
     assert!(list.iter().all(|p| p.observations > 50));
     let target = list.iter().position(|p| p.name == "orbit-web").unwrap();
@@ -214,7 +255,10 @@ fn help_copy_edit_delete_theme_refresh_quit() {
     let screen = h.screen();
     for (a, _, desc, _) in ACTIONS {
         if *a != Action::Bottom {
-            assert!(screen.contains(desc) || h.app.size.1 < 40, "help lacks {desc}");
+            assert!(
+                screen.contains(desc) || h.app.size.1 < 40,
+                "help lacks {desc}"
+            );
         }
     }
     h.keys("esc").unwrap();
@@ -234,7 +278,9 @@ fn help_copy_edit_delete_theme_refresh_quit() {
     h.keys(":").unwrap();
     h.type_text(&obs.to_string());
     h.keys("enter e").unwrap();
-    assert!(matches!(h.app.effects.last(), Some(Effect::Edit(p)) if p.ends_with("src/auth/token.rs")));
+    assert!(
+        matches!(h.app.effects.last(), Some(Effect::Edit(p)) if p.ends_with("src/auth/token.rs"))
+    );
     let before = h.app.theme.name.clone();
     h.keys("T").unwrap();
     assert_ne!(h.app.theme.name, before);
@@ -248,7 +294,12 @@ fn help_copy_edit_delete_theme_refresh_quit() {
 #[test]
 fn wide_terminals_preview_and_tab_switches_panes() {
     let mut h = open("default", 140, 40);
-    assert!(h.app.preview.as_ref().is_some_and(|p| !p.layer.rows.is_empty()));
+    assert!(
+        h.app
+            .preview
+            .as_ref()
+            .is_some_and(|p| !p.layer.rows.is_empty())
+    );
     h.keys("tab").unwrap();
     assert_eq!(h.app.focus, cmem::tui::app::Focus::Preview);
     h.keys("tab").unwrap();
@@ -265,17 +316,24 @@ fn wide_terminals_preview_and_tab_switches_panes() {
 fn mouse_wheel_click_and_breadcrumbs() {
     use crossterm::event::{KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
     let mut h = open("default", 100, 30);
-    let m = |kind, column, row| MouseEvent { kind, column, row, modifiers: KeyModifiers::NONE };
+    let m = |kind, column, row| MouseEvent {
+        kind,
+        column,
+        row,
+        modifiers: KeyModifiers::NONE,
+    };
     let before = h.app.top().cursor;
     h.app.handle_mouse(m(MouseEventKind::ScrollDown, 10, 10));
     assert!(h.app.top().cursor > before);
     // Click a row, then click it again to open it.
     let y = 2 + (h.app.top().cursor - h.app.top().offset) as u16;
-    h.app.handle_mouse(m(MouseEventKind::Down(MouseButton::Left), 10, y));
+    h.app
+        .handle_mouse(m(MouseEventKind::Down(MouseButton::Left), 10, y));
     h.settle();
     assert_eq!(h.app.top().kind, LayerKind::Timeline);
     // Click the first breadcrumb after "cmem ›" to pop back.
-    h.app.handle_mouse(m(MouseEventKind::Down(MouseButton::Left), 9, 0));
+    h.app
+        .handle_mouse(m(MouseEventKind::Down(MouseButton::Left), 9, 0));
     assert_eq!(kinds(&h), vec![LayerKind::Index]);
 }
 
@@ -286,17 +344,34 @@ fn index_pages_through_a_large_database_without_loading_it_whole() {
     let mut store = cmem::store::Store::open(&db).unwrap();
     cmem::synth::generate(
         &mut store.conn,
-        &cmem::synth::Plan { observations: 3000, seed: 1, end_ms: DEMO_NOW_MS, days: 60, projects: vec!["cmem".into()] },
+        &cmem::synth::Plan {
+            observations: 3000,
+            seed: 1,
+            end_ms: DEMO_NOW_MS,
+            days: 60,
+            projects: vec!["cmem".into()],
+        },
     )
     .unwrap();
     drop(store);
     let mut h = Harness::open(&db, "cmem", "default", (100, 30), DEMO_NOW_MS).unwrap();
-    let items = |h: &Harness| h.app.top().rows.iter().filter(|r| r.target.is_some()).count();
+    let items = |h: &Harness| {
+        h.app
+            .top()
+            .rows
+            .iter()
+            .filter(|r| r.target.is_some())
+            .count()
+    };
     assert_eq!(items(&h), cmem::tui::data::PAGE);
     for _ in 0..30 {
         h.keys("pagedown").unwrap();
     }
-    assert!(items(&h) > cmem::tui::data::PAGE && items(&h) < 3000, "{}", items(&h));
+    assert!(
+        items(&h) > cmem::tui::data::PAGE && items(&h) < 3000,
+        "{}",
+        items(&h)
+    );
     // Pages join without gaps or repeats: ids of observations strictly descending in time.
     let mut seen = std::collections::HashSet::new();
     for r in &h.app.top().rows {
@@ -332,7 +407,10 @@ fn control_bytes_in_raw_output_are_escaped() {
 
 fn snapshot(name: &str, theme: &str, w: u16, h: u16, script: &str) {
     let mut harness = open(theme, w, h);
-    let script = script.replace("{code}", &harness.demo_code_tool_use().unwrap().1.to_string());
+    let script = script.replace(
+        "{code}",
+        &harness.demo_code_tool_use().unwrap().1.to_string(),
+    );
     harness.script(&script).unwrap();
     let buf = harness.draw().clone();
     insta::assert_snapshot!(format!("{name}_{theme}_{w}x{h}"), format!("{buf:?}"));

@@ -128,7 +128,10 @@ mod tests {
             out.spans[1].style,
             theme.role(Role::Id).patch(theme.get("ui.match"))
         );
-        assert_eq!(out.spans[3].style, theme.role(Role::Title).patch(theme.get("ui.match")));
+        assert_eq!(
+            out.spans[3].style,
+            theme.role(Role::Title).patch(theme.get("ui.match"))
+        );
         assert_eq!(out.spans[4].style, theme.role(Role::Title));
     }
 }

@@ -95,11 +95,18 @@ pub fn render(buf: &Buffer, fg: &str, bg: &str) -> String {
                     break;
                 }
                 let sym = c.symbol();
-                if !sym.is_empty() && sym != " " {
-                    text.push_str(&escape(sym));
-                    xs.push(format!("{:.1}", 8.0 + x as f32 * CELL_W));
+                // Renderers place only a run's first glyph exactly; a glyph that may come
+                // from a fallback font (wider or narrower) gets its own element.
+                let ascii = sym.is_ascii();
+                if !ascii && !text.is_empty() {
+                    break;
                 }
+                text.push_str(&escape(if sym.is_empty() { " " } else { sym }));
+                xs.push(format!("{:.1}", 8.0 + x as f32 * CELL_W));
                 x += 1;
+                if !ascii {
+                    break;
+                }
             }
             if cb != bg {
                 let _ = writeln!(
@@ -109,7 +116,7 @@ pub fn render(buf: &Buffer, fg: &str, bg: &str) -> String {
                     (x - start) as f32 * CELL_W + 0.5
                 );
             }
-            if !text.is_empty() {
+            if !text.trim().is_empty() {
                 let mut attrs = String::new();
                 if mods.contains(Modifier::BOLD) {
                     attrs.push_str(r#" font-weight="bold""#);
@@ -126,7 +133,7 @@ pub fn render(buf: &Buffer, fg: &str, bg: &str) -> String {
                 let _ = writeln!(
                     out,
                     r#"<text x="{}" y="{:.1}" fill="{cf}"{attrs}>{text}</text>"#,
-                    xs.join(" "),
+                    xs.first().map_or("0", String::as_str),
                     ty + 13.0
                 );
             }
