@@ -136,7 +136,8 @@ fn edit_of(path: &str, content: &str, salt: usize) -> (Value, Value) {
     let at = (lines.len() / 3 + salt % (lines.len() / 2).max(1)).min(lines.len().saturating_sub(4));
     let old: Vec<&str> = lines[at..(at + 3).min(lines.len())].to_vec();
     let indent: String = old[0].chars().take_while(|c| c.is_whitespace()).collect();
-    let comment = if path.ends_with(".rs") { "//" } else { "//" };
+    // Every curated language (Rust, TypeScript) comments with `//`.
+    let comment = "//";
     let note =
         format!("{indent}{comment} Checked: this is where the bug was (see the failing test).");
     let mut new = vec![note.as_str()];

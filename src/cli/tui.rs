@@ -1,6 +1,5 @@
 //! `cmem tui` and `cmem demo`: the terminal browser, on your memory or on the demo data set.
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Result, bail};
@@ -90,7 +89,7 @@ pub fn demo(args: &DemoArgs) -> Result<ExitCode> {
 }
 
 /// `cmem dev screenshots`: draws the demo into SVG files (scripts/screenshots.sh makes PNGs).
-pub fn screenshots(out: &PathBuf) -> Result<ExitCode> {
+pub fn screenshots(out: &std::path::Path) -> Result<ExitCode> {
     let shots = crate::tui::harness::screenshots(out)?;
     for s in shots {
         println!("{}", s.display());

@@ -171,7 +171,7 @@ impl Layer {
         }
     }
 
-    fn to_first(&mut self) {
+    fn select_first(&mut self) {
         self.cursor = 0;
         self.step(0);
         if !self.selectable(self.cursor) {
@@ -221,7 +221,7 @@ impl Layer {
         if let Some(f) = page.focus {
             self.cursor = f;
         } else if !self.selectable(self.cursor) {
-            self.to_first();
+            self.select_first();
         }
     }
 

@@ -93,8 +93,7 @@ pub fn run(launch: Launch) -> Result<()> {
     term.terminal.draw(|f| ui::draw(&app, f))?;
     let mut first_full = false;
 
-    loop {
-        let Ok(first) = rx.recv() else { break };
+    while let Ok(first) = rx.recv() {
         let mut key_times = Vec::new();
         let mut events = vec![first];
         // Apply everything that is queued, then draw once (render coalescing).
