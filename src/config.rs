@@ -34,6 +34,28 @@ pub struct Settings {
     pub capture: CaptureSettings,
     pub hook: HookSettings,
     pub context: ContextSettings,
+    pub tui: TuiSettings,
+}
+
+/// The terminal browser (`cmem tui`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TuiSettings {
+    /// A built-in theme (`default`, `light`, `high-contrast`, `catppuccin-mocha`) or the name of
+    /// a file `<config dir>/themes/<name>.toml`.
+    pub theme: String,
+    /// Extra key bindings: key (`j`, `ctrl-d`, `shift-tab`, `g g`) → action name (`cmem tui
+    /// --keys` lists them; `none` unbinds a key).
+    pub keys: std::collections::BTreeMap<String, String>,
+}
+
+impl Default for TuiSettings {
+    fn default() -> Self {
+        TuiSettings {
+            theme: "default".into(),
+            keys: std::collections::BTreeMap::new(),
+        }
+    }
 }
 
 /// What the session-start context shows (reference §2.6).
@@ -103,6 +125,7 @@ impl Default for Settings {
             capture: CaptureSettings::default(),
             hook: HookSettings::default(),
             context: ContextSettings::default(),
+            tui: TuiSettings::default(),
         }
     }
 }
@@ -215,6 +238,7 @@ env_keys! {
     "CMEM_CONTEXT_SHOW_LAST_SUMMARY" => "context.show_last_summary" => context.show_last_summary;
     "CMEM_CONTEXT_LIMIT" => "context.limit" => context.limit;
     "CMEM_CONTEXT_TIMEZONE" => "context.timezone" => context.timezone;
+    "CMEM_TUI_THEME" => "tui.theme" => tui.theme;
 }
 
 impl Settings {

@@ -4,6 +4,7 @@
 pub mod cli;
 pub mod clock;
 pub mod config;
+pub mod demo;
 pub mod disclosure;
 pub mod hook;
 pub mod logging;
@@ -14,4 +15,5 @@ pub mod privacy;
 pub mod project;
 pub mod store;
 pub mod synth;
+pub mod tui;
 pub mod view;

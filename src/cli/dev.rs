@@ -52,6 +52,11 @@ enum DevCommand {
         #[arg(long)]
         query: Option<String>,
     },
+    /// Draw the browser on the demo data set into SVG files (scripts/screenshots.sh)
+    Screenshots {
+        #[arg(long, default_value = "screenshots")]
+        out: PathBuf,
+    },
 }
 
 pub fn run(args: &DevArgs) -> Result<ExitCode> {
@@ -100,6 +105,7 @@ pub fn run(args: &DevArgs) -> Result<ExitCode> {
             runs,
             query,
         } => bench_search(db, project, *runs, query.as_deref()),
+        DevCommand::Screenshots { out } => super::tui::screenshots(out),
     }
 }
 

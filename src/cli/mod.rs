@@ -6,6 +6,7 @@ mod dev;
 mod doctor;
 pub mod install;
 pub mod jsonfile;
+mod tui;
 
 use std::process::ExitCode;
 
@@ -45,6 +46,10 @@ enum Command {
     Context(context::ContextArgs),
     /// Show the effective settings, the config file path, or the defaults
     Config(config_cmd::ConfigArgs),
+    /// Browse the memory in the terminal, layer by layer (index → timeline → detail → raw)
+    Tui(tui::TuiArgs),
+    /// Open the browser on a demo data set (3 projects, 270 observations; your memory is untouched)
+    Demo(tui::DemoArgs),
     /// Developer tools (synthetic data for tests and benchmarks)
     #[command(hide = true)]
     Dev(dev::DevArgs),
@@ -60,6 +65,8 @@ pub fn main() -> ExitCode {
         Command::Doctor(args) => doctor::run(&args),
         Command::Context(args) => context::run(&args),
         Command::Config(args) => config_cmd::run(&args),
+        Command::Tui(args) => tui::run(&args),
+        Command::Demo(args) => tui::demo(&args),
         Command::Dev(args) => dev::run(&args),
     };
     match result {

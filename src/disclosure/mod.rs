@@ -755,11 +755,22 @@ mod tests {
     fn a_state_larger_than_the_cursor_budget_is_response_too_large() {
         let mut engine = Engine::new(vec!["p".into()]).unwrap();
         let eligible = (0..200_000)
-            .map(|i| Disclosed { kind: Kind::Observation, id: i, project: "a-long-project-name-for-bytes".into() })
+            .map(|i| Disclosed {
+                kind: Kind::Observation,
+                id: i,
+                project: "a-long-project-name-for-bytes".into(),
+            })
             .collect();
         let state = State {
             step: 2,
-            options: Options { query: "q".into(), project: None, limit: 20, max_details: 3, depth_before: 2, depth_after: 2 },
+            options: Options {
+                query: "q".into(),
+                project: None,
+                limit: 20,
+                max_details: 3,
+                depth_before: 2,
+                depth_after: 2,
+            },
             eligible,
         };
         let e = engine.store(state, 0).unwrap_err();
@@ -769,7 +780,9 @@ mod tests {
     #[test]
     fn without_a_database_a_search_finds_nothing_and_continuations_fail_cleanly() {
         let mut engine = Engine::new(vec!["p".into()]).unwrap();
-        let reply = engine.call(None, &serde_json::json!({"query": "pool"}), 0).unwrap();
+        let reply = engine
+            .call(None, &serde_json::json!({"query": "pool"}), 0)
+            .unwrap();
         assert_eq!(reply.reason, Some(Reason::NoResults));
         assert!(reply.continuation.is_none());
     }
