@@ -5,6 +5,8 @@
     scripts/bench.py session-start [--runs N] [--sizes 1000,10000,100000] [--bin PATH]
     scripts/bench.py mcp [--runs N] [--bin PATH]   (handshake round trip; mem_search step 1 at 100k)
     scripts/bench.py tui [--runs N] [--keys N] [--bin PATH]
+    scripts/bench.py pre-tool-use [--runs N] [--bin PATH]
+    scripts/bench.py outline [--runs N] [--bin PATH]
 
 Each run is one real `cmem hook …` process spawned with posix_spawn, stdin from a file, timed
 from spawn to exit. The database is a real file in a temp dir, pre-filled to the stated size.
@@ -220,11 +222,121 @@ def bench_tui(args, cmem):
     summary("tui start to first full frame, 100,000 obs", starts)
     summary(f"tui key press to frame while scrolling", keys)
     print(f"{'tui peak RSS':<44} max {max(rss):6.1f} MB   median {statistics.median(rss):6.1f} MB   (n={len(rss)})")
+def rust_source(lines):
+    """A realistic Rust file of about `lines` lines: doc comments, structs, impls, functions."""
+    out, i = ["//! Generated for the cmem benchmarks.", "", "use std::collections::HashMap;", ""], 0
+    while len(out) < lines:
+        out += [
+            f"/// Settings of component {i}.",
+            "#[derive(Debug, Clone)]",
+            f"pub struct Component{i} {{",
+            "    pub name: String,",
+            "    values: HashMap<String, u64>,",
+            "}",
+            "",
+            f"impl Component{i} {{",
+            f"    /// Creates component {i}.",
+            "    pub fn new(name: &str) -> Self {",
+            "        Self { name: name.to_string(), values: HashMap::new() }",
+            "    }",
+            "",
+            "    /// Adds `n` to the value under `key`.",
+            "    pub fn add(&mut self, key: &str, n: u64) -> u64 {",
+            "        let v = self.values.entry(key.to_string()).or_insert(0);",
+            "        *v += n;",
+            "        *v",
+            "    }",
+            "}",
+            "",
+            f"pub fn helper_{i}(x: u64) -> u64 {{",
+            "    x.wrapping_mul(31).wrapping_add(7)",
+            "}",
+            "",
+        ]
+        i += 1
+    return "\n".join(out[:lines]) + "\n"
+
+
+def bench_pre_tool_use(args, cmem):
+    """The read gate deciding on a 1 MiB source file with history (a deny), whole process."""
+    tmp = pathlib.Path(tempfile.mkdtemp(prefix="cmem-bench-gate-"))
+    data, work = tmp / "data", tmp / "acme-api"
+    (work / "src").mkdir(parents=True)
+    env = {k: v for k, v in os.environ.items() if k.startswith("CMEM_")}
+    env.update({"PATH": os.environ.get("PATH", ""), "HOME": str(tmp), "CMEM_DATA_DIR": str(data)})
+    subprocess.run([str(cmem), "dev", "generate", "--observations", "10000", "--projects", "acme-api",
+                    "--days", "365"], env=env, check=True, stdout=subprocess.DEVNULL)
+    big = work / "src" / "big.rs"
+    text = rust_source(40_000)
+    while len(text) < 1024 * 1024:
+        text += text
+    big.write_text(text[: 1024 * 1024])
+    old = time.time() - 3600
+    os.utime(big, (old, old))
+    con = sqlite3.connect(data / "cmem.db")
+    now = int(time.time() * 1000)
+    con.executemany(
+        "INSERT INTO observations (project, type, title, files_read, files_modified, created_at_epoch, source)"
+        " VALUES ('acme-api', 'change', ?, ?, ?, ?, 'bench')",
+        [(f"Edited src/big.rs ({i})", json.dumps(["src/big.rs"] if i % 2 else []),
+          json.dumps([] if i % 2 else ["src/big.rs"]), now - i * 60_000) for i in range(30)],
+    )
+    con.commit()
+    con.close()
+    payload = tmp / "read.json"
+    payload.write_text(json.dumps({"session_id": "bench", "cwd": str(work), "hook_event_name": "PreToolUse",
+                                   "tool_name": "Read", "tool_use_id": "toolu_bench",
+                                   "tool_input": {"file_path": str(big)}}))
+    argv = [str(cmem), "hook", "pre-tool-use"]
+    out = subprocess.run(argv, stdin=payload.open("rb"), env=env, capture_output=True, check=True).stdout
+    if json.loads(out).get("hookSpecificOutput", {}).get("permissionDecision") != "deny":
+        sys.exit(f"pre-tool-use did not deny the whole-file Read: {out[:300]!r}")
+    for _ in range(10):
+        spawn_timed(argv, payload, env)
+    samples = [spawn_timed(argv, payload, env) for _ in range(args.runs)]
+    print(f"cmem hook pre-tool-use: Read of a {big.stat().st_size / 1048576:.1f} MiB .rs file with 30 observations, "
+          f"DB with 10,030 observations, {os.cpu_count()} cores")
+    summary("pre-tool-use (read gate denies)", samples)
+    baseline = [spawn_timed(["/bin/true"], payload, env) for _ in range(50)]
+    summary("harness spawn overhead (/bin/true)", baseline)
+
+
+def bench_outline(args, cmem):
+    """`cmem outline` on a 10,000-line Rust file, whole process."""
+    tmp = pathlib.Path(tempfile.mkdtemp(prefix="cmem-bench-outline-"))
+    src = tmp / "big.rs"
+    src.write_text(rust_source(10_000))
+    lines = src.read_text().count("\n")
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(tmp), "CMEM_DATA_DIR": str(tmp / "data")}
+    argv = [str(cmem), "outline", "big.rs"]
+    out = subprocess.run(argv, cwd=tmp, env=env, capture_output=True, check=True).stdout.decode()
+    if "ƒ helper_0" not in out:
+        sys.exit(f"unexpected outline: {out[:300]!r}")
+    null = tmp / "null"
+    null.write_text("")
+
+    def timed():
+        t0 = time.perf_counter()
+        subprocess.run(argv, cwd=tmp, env=env, stdout=subprocess.DEVNULL, check=True)
+        return (time.perf_counter() - t0) * 1000.0
+
+    for _ in range(5):
+        timed()
+    samples = [timed() for _ in range(args.runs)]
+    print(f"cmem outline: {lines:,}-line Rust file ({src.stat().st_size / 1024:.0f} KiB), {os.cpu_count()} cores")
+    summary("cmem outline, 10,000-line .rs", samples)
+    baseline = []
+    for _ in range(30):
+        t0 = time.perf_counter()
+        subprocess.run(["/bin/true"], stdout=subprocess.DEVNULL, check=True)
+        baseline.append((time.perf_counter() - t0) * 1000.0)
+    summary("harness spawn overhead (/bin/true)", baseline)
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("bench", choices=["post-tool-use", "session-start", "mcp", "tui"])
+    ap.add_argument("bench", choices=["post-tool-use", "session-start", "pre-tool-use", "outline"])
     ap.add_argument("--sizes", type=lambda s: [int(x) for x in s.split(",")], default=[1_000, 10_000, 100_000],
                     help="session-start: observation counts (comma-separated)")
     ap.add_argument("--runs", type=int, default=310)
@@ -240,6 +352,12 @@ def main():
         if args.runs == 310:
             args.runs = 200
         bench_mcp(args, cmem)
+    elif args.bench == "pre-tool-use":
+        bench_pre_tool_use(args, cmem)
+    elif args.bench == "outline":
+        if args.runs == 310:
+            args.runs = 50
+        bench_outline(args, cmem)
     elif args.bench == "session-start":
         if args.runs == 310:
             args.runs = 200

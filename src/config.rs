@@ -35,6 +35,7 @@ pub struct Settings {
     pub hook: HookSettings,
     pub context: ContextSettings,
     pub tui: TuiSettings,
+    pub gate: GateSettings,
 }
 
 /// The terminal browser (`cmem tui`).
@@ -54,6 +55,31 @@ impl Default for TuiSettings {
         TuiSettings {
             theme: "default".into(),
             keys: std::collections::BTreeMap::new(),
+        }
+    }
+}
+
+/// The File Read Gate on `Read` (reference §6.2): deny a whole-file Read of a big source file
+/// the memory already knows, and add the file's history as context to smaller Reads.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct GateSettings {
+    /// `false` turns the gate off entirely: no deny, no context.
+    pub enabled: bool,
+    /// Whole-file Reads of source files at least this big are denied when the memory knows the
+    /// file; `0` never denies (context only).
+    pub deny_min_bytes: u64,
+    /// Files smaller than this get nothing; between this and `deny_min_bytes` the file's
+    /// history is added as context, once per session.
+    pub context_min_bytes: u64,
+}
+
+impl Default for GateSettings {
+    fn default() -> Self {
+        GateSettings {
+            enabled: true,
+            deny_min_bytes: 32 * 1024,
+            context_min_bytes: 1536,
         }
     }
 }
@@ -126,6 +152,7 @@ impl Default for Settings {
             hook: HookSettings::default(),
             context: ContextSettings::default(),
             tui: TuiSettings::default(),
+            gate: GateSettings::default(),
         }
     }
 }
@@ -239,6 +266,9 @@ env_keys! {
     "CMEM_CONTEXT_LIMIT" => "context.limit" => context.limit;
     "CMEM_CONTEXT_TIMEZONE" => "context.timezone" => context.timezone;
     "CMEM_TUI_THEME" => "tui.theme" => tui.theme;
+    "CMEM_GATE_ENABLED" => "gate.enabled" => gate.enabled;
+    "CMEM_GATE_DENY_MIN_BYTES" => "gate.deny_min_bytes" => gate.deny_min_bytes;
+    "CMEM_GATE_CONTEXT_MIN_BYTES" => "gate.context_min_bytes" => gate.context_min_bytes;
 }
 
 impl Settings {

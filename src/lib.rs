@@ -3,6 +3,7 @@
 //! Dependencies point one way: faces (`cli`, `hook`) → `store` → `model`/`config`/`project`/`privacy`.
 pub mod cli;
 pub mod clock;
+pub mod code;
 pub mod config;
 pub mod demo;
 pub mod disclosure;

@@ -23,6 +23,8 @@ struct Server {
     child: Child,
     replies: Receiver<String>,
     cursors: Vec<String>,
+    /// The test's temp dir, shown as `<ROOT>` in replies (it differs per run).
+    root: String,
 }
 
 impl Server {
@@ -54,10 +56,15 @@ impl Server {
                 }
             }
         });
+        let root = env
+            .root()
+            .canonicalize()
+            .unwrap_or(env.root().to_path_buf());
         Server {
             child,
             replies: rx,
             cursors: Vec::new(),
+            root: root.to_string_lossy().into_owned(),
         }
     }
 
@@ -84,7 +91,7 @@ impl Server {
                 self.cursors.push(m.as_str().to_string());
             }
         }
-        let mut out = raw.clone();
+        let mut out = raw.replace(&self.root, "<ROOT>");
         for (i, c) in self.cursors.iter().enumerate() {
             out = out.replace(c, &format!("<<CURSOR {}>>", i + 1));
         }
@@ -119,6 +126,14 @@ fn fixture(env: &Env) {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // A source file in the checkout, for the code tools.
+    let src = env.root().join("acme-api/src");
+    std::fs::create_dir_all(&src).unwrap();
+    std::fs::write(
+        src.join("pool.rs"),
+        "//! Connection pooling.\n\n/// A pool of database connections.\npub struct Pool {\n    size: usize,\n}\n\nimpl Pool {\n    /// Takes a connection, waiting if none is free.\n    pub fn acquire(&self) -> usize {\n        self.size\n    }\n}\n",
+    )
+    .unwrap();
 }
 
 fn run(name: &str) {

@@ -57,10 +57,23 @@ enum DevCommand {
         #[arg(long, default_value = "screenshots")]
         out: PathBuf,
     },
+    /// Print the tree-sitter syntax tree of a file (named nodes, with fields and lines), to
+    /// see which nodes the outline rules must match
+    SyntaxTree { file: PathBuf },
+    /// Time the steps of `cmem outline FILE` inside the process (parse, symbols, render)
+    OutlineTiming { file: PathBuf },
 }
 
 pub fn run(args: &DevArgs) -> Result<ExitCode> {
     match &args.command {
+        DevCommand::OutlineTiming { file } => {
+            print!("{}", crate::code::outline_timing(file)?);
+            Ok(ExitCode::SUCCESS)
+        }
+        DevCommand::SyntaxTree { file } => {
+            print!("{}", crate::code::syntax_tree(file)?);
+            Ok(ExitCode::SUCCESS)
+        }
         DevCommand::Generate {
             observations,
             db,

@@ -1,5 +1,6 @@
 //! Command-line dispatch. Each subcommand family lives in its own file.
 
+mod code;
 mod config_cmd;
 mod context;
 mod dev;
@@ -50,6 +51,12 @@ enum Command {
     Tui(tui::TuiArgs),
     /// Open the browser on a demo data set (3 projects, 270 observations; your memory is untouched)
     Demo(tui::DemoArgs),
+    /// Folded structure of a source file: symbols, line ranges, signatures (tree-sitter)
+    Outline(code::OutlineArgs),
+    /// Print the source of one symbol of a file, with its doc comments
+    Unfold(code::UnfoldArgs),
+    /// Search the symbols of the source files under a path
+    Symbols(code::SymbolsArgs),
     /// Developer tools (synthetic data for tests and benchmarks)
     #[command(hide = true)]
     Dev(dev::DevArgs),
@@ -68,6 +75,9 @@ pub fn main() -> ExitCode {
         Command::Tui(args) => tui::run(&args),
         Command::Demo(args) => tui::demo(&args),
         Command::Dev(args) => dev::run(&args),
+        Command::Outline(args) => code::outline(&args),
+        Command::Unfold(args) => code::unfold(&args),
+        Command::Symbols(args) => code::symbols(&args),
     };
     match result {
         Ok(code) => code,

@@ -10,6 +10,7 @@ pub mod capture;
 pub mod event;
 pub mod fields;
 pub mod payload;
+pub mod read_gate;
 mod session_start;
 
 use std::io::{IsTerminal, Read, Write};
@@ -161,7 +162,9 @@ fn handle(event: HookEvent, settings: &Settings, deadline: Instant) -> Result<Op
         HookEvent::SessionStart => {
             session_start::answer(&payload, settings, deadline).context("session-start")
         }
-        HookEvent::PreToolUse => Ok(None),
+        HookEvent::PreToolUse => {
+            read_gate::answer(&payload, settings, deadline).context("pre-tool-use (read gate)")
+        }
         _ => {
             match capture::build(event, payload, settings, clock::now_ms())
                 .context("invalid hook payload")?

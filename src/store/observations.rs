@@ -62,6 +62,55 @@ pub fn by_ids(conn: &Connection, ids: &[i64]) -> Result<Vec<Observation>> {
     Ok(super::in_order(ids, found, |o| o.id))
 }
 
+/// Most candidates the file query looks at (its full-text match is a superset).
+const FILE_CANDIDATES: i64 = 2_000;
+
+/// Observations of `projects` (case-insensitive) whose `files_read` or `files_modified` list
+/// one of `paths` exactly (callers pass the absolute and the project-relative spellings),
+/// newest first, at most `limit`.
+///
+/// The full-text index finds candidates (the path's tokens as a phrase, so `src/big.rs` also
+/// finds `/home/me/app/src/big.rs`), then `json_each` keeps exact matches: indexed, and
+/// bounded by the number of observations that mention the file, not the table size.
+pub fn mentioning_file(
+    conn: &Connection,
+    projects: &[String],
+    paths: &[String],
+    limit: usize,
+) -> Result<Vec<Observation>> {
+    let Some(shortest) = paths.iter().min_by_key(|p| p.len()) else {
+        return Ok(Vec::new());
+    };
+    if !shortest.chars().any(char::is_alphanumeric) {
+        return Ok(Vec::new());
+    }
+    let phrase = format!(
+        "{{files_read files_modified}} : \"{}\"",
+        shortest.replace('"', "\"\"")
+    );
+    let keys: Vec<String> = projects.iter().map(|p| p.to_lowercase()).collect();
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM observations
+         WHERE id IN (SELECT rowid FROM observations_fts WHERE observations_fts MATCH ?1
+                      ORDER BY rowid DESC LIMIT ?5)
+           AND lower(project) IN (SELECT value FROM json_each(?2))
+           AND (EXISTS (SELECT 1 FROM json_each(files_read) WHERE value IN (SELECT value FROM json_each(?3)))
+             OR EXISTS (SELECT 1 FROM json_each(files_modified) WHERE value IN (SELECT value FROM json_each(?3))))
+         ORDER BY created_at_epoch DESC, id DESC LIMIT ?4"
+    ))?;
+    let rows = stmt.query_map(
+        params![
+            phrase,
+            json!(keys).to_string(),
+            json!(paths).to_string(),
+            limit as i64,
+            FILE_CANDIDATES
+        ],
+        from_row,
+    )?;
+    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+}
+
 /// What a new observation is made of (observers, `save_memory`, imports, the generator).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct NewObservation {
@@ -152,6 +201,100 @@ mod tests {
             !plan.contains("TEMP B-TREE"),
             "sorts instead of walking the index: {plan}"
         );
+    }
+
+    #[test]
+    fn mentioning_file_matches_exact_paths_of_the_project() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = crate::store::Store::open(&dir.path().join("t.db")).unwrap();
+        let o = |project: &str, title: &str, read: &[&str], modified: &[&str], at: i64| {
+            NewObservation {
+                project: project.into(),
+                obs_type: "change".into(),
+                title: title.into(),
+                files_read: read.iter().map(|s| s.to_string()).collect(),
+                files_modified: modified.iter().map(|s| s.to_string()).collect(),
+                created_at: at,
+                source: "test".into(),
+                ..Default::default()
+            }
+        };
+        insert(
+            &store.conn,
+            &o("app", "relative read", &["src/big.rs"], &[], 1),
+        )
+        .unwrap();
+        insert(
+            &store.conn,
+            &o("App", "absolute modified", &[], &["/w/app/src/big.rs"], 2),
+        )
+        .unwrap();
+        insert(
+            &store.conn,
+            &o(
+                "app",
+                "other file, same tokens",
+                &["lib/src/big.rs"],
+                &[],
+                3,
+            ),
+        )
+        .unwrap();
+        insert(
+            &store.conn,
+            &o("app", "longer name", &["src/big.rs.orig"], &[], 4),
+        )
+        .unwrap();
+        insert(
+            &store.conn,
+            &o("other", "other project", &["src/big.rs"], &[], 5),
+        )
+        .unwrap();
+        insert(
+            &store.conn,
+            &o("app", "unrelated", &["src/small.rs"], &[], 6),
+        )
+        .unwrap();
+        let paths = vec!["/w/app/src/big.rs".to_string(), "src/big.rs".to_string()];
+        let got = mentioning_file(&store.conn, &["app".into()], &paths, 40).unwrap();
+        let titles: Vec<_> = got.iter().map(|o| o.title.clone().unwrap()).collect();
+        assert_eq!(titles, vec!["absolute modified", "relative read"]);
+        let got = mentioning_file(&store.conn, &["app".into()], &paths, 1).unwrap();
+        assert_eq!(got.len(), 1);
+        assert!(
+            mentioning_file(&store.conn, &["app".into()], &["/".into()], 40)
+                .unwrap()
+                .is_empty()
+        );
+        let quote = vec!["src/we\"ird.rs".to_string()];
+        assert!(
+            mentioning_file(&store.conn, &["app".into()], &quote, 40)
+                .unwrap()
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn mentioning_file_uses_the_full_text_index() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = crate::store::Store::open(&dir.path().join("t.db")).unwrap();
+        let plan: Vec<String> = store
+            .conn
+            .prepare(&format!(
+                "EXPLAIN QUERY PLAN SELECT {COLUMNS} FROM observations
+                 WHERE id IN (SELECT rowid FROM observations_fts WHERE observations_fts MATCH ?1
+                              ORDER BY rowid DESC LIMIT ?5)
+                   AND lower(project) IN (SELECT value FROM json_each(?2))
+                 ORDER BY created_at_epoch DESC, id DESC LIMIT ?4"
+            ))
+            .unwrap()
+            .query_map(params!["x", "[]", "[]", 40, 100], |r| r.get::<_, String>(3))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        let plan = plan.join(" | ");
+        assert!(plan.contains("VIRTUAL TABLE INDEX"), "{plan}");
+        assert!(plan.contains("USING INTEGER PRIMARY KEY"), "{plan}");
     }
 
     #[test]

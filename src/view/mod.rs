@@ -3,9 +3,11 @@
 //! memory text.
 
 pub mod budget;
+pub mod code;
 pub mod context;
 pub mod detail;
 pub mod doc;
+pub mod file_history;
 pub mod index;
 pub mod raw;
 pub mod search;

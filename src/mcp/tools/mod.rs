@@ -1,6 +1,7 @@
 //! The tool registry: one table of (name, description, schema, annotations, handler) that
 //! drives both `tools/list` and `tools/call`.
 
+mod code_tools;
 mod memory;
 mod search_tool;
 mod writes;
@@ -117,7 +118,7 @@ impl Reply {
     }
 }
 
-type Handler = fn(&mut Ctx, &Map<String, Value>) -> Result<Reply>;
+pub(super) type Handler = fn(&mut Ctx, &Map<String, Value>) -> Result<Reply>;
 
 pub struct Tool {
     pub name: &'static str,
@@ -132,6 +133,7 @@ pub fn registry() -> Vec<Tool> {
     let mut tools = vec![search_tool::mem_search()];
     tools.extend(memory::tools());
     tools.extend(writes::tools());
+    tools.extend(code_tools::tools());
     tools
 }
 

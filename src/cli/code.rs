@@ -1,0 +1,80 @@
+//! `cmem outline`, `cmem unfold`, `cmem symbols`: the smart tools on the command line. They
+//! print exactly the text the MCP tools reply with; the workspace is the current directory.
+
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use clap::Args;
+use serde_json::json;
+
+use crate::code::tools::{self, ToolError};
+
+#[derive(Args)]
+pub struct OutlineArgs {
+    /// A source file inside the current directory
+    pub file: String,
+}
+
+#[derive(Args)]
+pub struct UnfoldArgs {
+    /// A source file inside the current directory
+    pub file: String,
+    /// The symbol's name as `cmem outline` shows it, optionally qualified (Store::open)
+    pub symbol: String,
+}
+
+#[derive(Args)]
+pub struct SymbolsArgs {
+    /// Part of a symbol name; several words must all match
+    pub query: String,
+    /// Directory or file to search, inside the current directory (default: all of it)
+    pub path: Option<String>,
+    /// How many matches to show (1–100)
+    #[arg(long, default_value_t = tools::DEFAULT_MAX_RESULTS)]
+    pub max_results: usize,
+    /// Only files whose path matches this glob (*.rs, src/**/*.ts) or contains this text
+    #[arg(long)]
+    pub file_pattern: Option<String>,
+}
+
+fn print(result: Result<String, ToolError>) -> Result<ExitCode> {
+    match result {
+        Ok(text) => {
+            println!("{text}");
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(e) => {
+            eprintln!("cmem: {e}");
+            Ok(ExitCode::FAILURE)
+        }
+    }
+}
+
+fn workspace() -> Result<std::path::PathBuf> {
+    std::env::current_dir().context("cannot read the current directory")
+}
+
+pub fn outline(args: &OutlineArgs) -> Result<ExitCode> {
+    print(tools::smart_outline(
+        &workspace()?,
+        &json!({"file_path": args.file}),
+    ))
+}
+
+pub fn unfold(args: &UnfoldArgs) -> Result<ExitCode> {
+    print(tools::smart_unfold(
+        &workspace()?,
+        &json!({"file_path": args.file, "symbol_name": args.symbol}),
+    ))
+}
+
+pub fn symbols(args: &SymbolsArgs) -> Result<ExitCode> {
+    let mut call = json!({"query": args.query, "max_results": args.max_results});
+    if let Some(p) = &args.path {
+        call["path"] = json!(p);
+    }
+    if let Some(p) = &args.file_pattern {
+        call["file_pattern"] = json!(p);
+    }
+    print(tools::smart_search(&workspace()?, &call))
+}
