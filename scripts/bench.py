@@ -4,6 +4,8 @@
     scripts/bench.py post-tool-use [--runs N] [--tool-uses N] [--payload-kib N] [--bin PATH]
     scripts/bench.py session-start [--runs N] [--sizes 1000,10000,100000] [--bin PATH]
     scripts/bench.py stop [--runs N] [--bin PATH]
+    scripts/bench.py mcp [--runs N] [--bin PATH]   (handshake round trip; mem_search step 1 at 100k)
+    scripts/bench.py tui [--runs N] [--keys N] [--bin PATH]
     scripts/bench.py pre-tool-use [--runs N] [--bin PATH]
     scripts/bench.py outline [--runs N] [--bin PATH]
 
@@ -208,6 +210,101 @@ def bench_stop(args, cmem):
     summary("stop, observer off (CMEM_OBSERVER_RULES=false)", samples["off"])
     on, off = statistics.median(samples["on"]), statistics.median(samples["off"])
     print(f"{'observer cost per turn (difference of medians)':<44} {on - off:6.2f} ms")
+
+
+def bench_mcp(args, cmem):
+    tmp = pathlib.Path(tempfile.mkdtemp(prefix="cmem-bench-mcp-"))
+    data, work = tmp / "data", tmp / "acme-api"
+    work.mkdir(parents=True)
+    env = {k: v for k, v in os.environ.items() if k.startswith("CMEM_")}
+    env.update({"PATH": os.environ.get("PATH", ""), "HOME": str(tmp), "CMEM_DATA_DIR": str(data)})
+    subprocess.run([str(cmem), "dev", "generate", "--observations", "100000", "--projects", "acme-api",
+                    "--days", "365"], env=env, check=True, stdout=subprocess.DEVNULL)
+    script = tmp / "handshake.jsonl"
+    script.write_text("\n".join(json.dumps(m) for m in [
+        {"jsonrpc": "2.0", "id": 0, "method": "initialize",
+         "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+    ]) + "\n")
+    argv = [str(cmem), "mcp"]
+    os.chdir(work)
+    for _ in range(10):
+        spawn_timed(argv, script, env)
+    samples = [spawn_timed(argv, script, env) for _ in range(args.runs)]
+    print(f"cmem mcp: process start → initialize → tools/list → EOF → exit, {os.cpu_count()} cores")
+    summary("initialize + tools/list round trip", samples)
+    baseline = [spawn_timed(["/bin/true"], script, env) for _ in range(50)]
+    summary("harness spawn overhead (/bin/true)", baseline)
+    out = subprocess.run([str(cmem), "dev", "bench-search", "--db", str(data / "cmem.db"), "--project", "acme-api",
+                          "--runs", "300"], env=env, check=True, capture_output=True, text=True)
+    print(out.stdout.strip())
+
+
+def bench_tui(args, cmem):
+    """`cmem tui` on a 100,000-observation database in a real pseudo-terminal (140x40).
+
+    Start to first full frame: from spawn to the frame that shows the index's rows (the
+    binary writes a timestamp to CMEM_TUI_TRACE when it has drawn it). Key to frame: from the
+    input thread reading a key to that key's frame being flushed, while `j` is pressed every
+    20 ms (and PgDn now and then, which loads further pages). Peak RSS from wait4."""
+    import pty
+    import fcntl
+    import struct
+    import termios
+    import threading
+    tmp = pathlib.Path(tempfile.mkdtemp(prefix="cmem-bench-tui-"))
+    data = tmp / "data"
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(tmp), "CMEM_DATA_DIR": str(data),
+           "TERM": "xterm-256color", "XDG_CONFIG_HOME": str(tmp / "config")}
+    subprocess.run([str(cmem), "dev", "generate", "--observations", "100000", "--db", str(data / "cmem.db"),
+                    "--projects", "cmem", "--days", "365"], env=env, check=True, stdout=subprocess.DEVNULL)
+    starts, keys, rss = [], [], []
+    for run in range(args.runs):
+        trace = tmp / f"trace{run}.txt"
+        env_run = dict(env, CMEM_TUI_TRACE=str(trace))
+        pid, fd = pty.fork()
+        if pid == 0:
+            os.chdir(tmp)
+            os.execve(str(cmem), [str(cmem), "tui", "--project", "cmem"], env_run)
+        t0 = time.time()
+        fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 140, 0, 0))
+        stop = threading.Event()
+
+        def drain():
+            while not stop.is_set():
+                try:
+                    if not os.read(fd, 65536):
+                        return
+                except OSError:
+                    return
+        threading.Thread(target=drain, daemon=True).start()
+        for _ in range(500):
+            if trace.exists() and "first_full_frame" in trace.read_text():
+                break
+            time.sleep(0.005)
+        first = [l for l in trace.read_text().splitlines() if l.startswith("first_full_frame")]
+        if not first:
+            sys.exit("no first frame traced")
+        starts.append(int(first[0].split()[1]) / 1000.0 - t0 * 1000.0)
+        time.sleep(0.2)
+        for i in range(args.keys):
+            os.write(fd, b"\x1b[6~" if i % 25 == 24 else b"j")
+            time.sleep(0.02)
+        time.sleep(0.3)
+        os.write(fd, b"q")
+        _, status, usage = os.wait4(pid, 0)
+        stop.set()
+        os.close(fd)
+        if os.waitstatus_to_exitcode(status) != 0:
+            sys.exit(f"cmem tui exited with {status}")
+        rss.append(usage.ru_maxrss / 1024.0)
+        keys += [int(l.split()[1]) / 1000.0 for l in trace.read_text().splitlines() if l.startswith("key_to_frame_us")]
+    summary("tui start to first full frame, 100,000 obs", starts)
+    summary(f"tui key press to frame while scrolling", keys)
+    print(f"{'tui peak RSS':<44} max {max(rss):6.1f} MB   median {statistics.median(rss):6.1f} MB   (n={len(rss)})")
+
+
 def rust_source(lines):
     """A realistic Rust file of about `lines` lines: doc comments, structs, impls, functions."""
     out, i = ["//! Generated for the cmem benchmarks.", "", "use std::collections::HashMap;", ""], 0
@@ -321,17 +418,22 @@ def bench_outline(args, cmem):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("bench", choices=["post-tool-use", "session-start", "pre-tool-use", "outline", "stop"])
+    ap.add_argument("bench", choices=["post-tool-use", "session-start", "pre-tool-use", "outline", "mcp", "tui", "stop"])
     ap.add_argument("--sizes", type=lambda s: [int(x) for x in s.split(",")], default=[1_000, 10_000, 100_000],
                     help="session-start: observation counts (comma-separated)")
     ap.add_argument("--runs", type=int, default=310)
     ap.add_argument("--tool-uses", type=int, default=10_000)
     ap.add_argument("--payload-kib", type=int, default=10)
+    ap.add_argument("--keys", type=int, default=200, help="tui: key presses per run")
     ap.add_argument("--bin", type=pathlib.Path, help="cmem binary (default: cargo build --release)")
     args = ap.parse_args()
     cmem = args.bin.resolve() if args.bin else build_release()
     if args.bench == "post-tool-use":
         bench_post_tool_use(args, cmem)
+    elif args.bench == "mcp":
+        if args.runs == 310:
+            args.runs = 200
+        bench_mcp(args, cmem)
     elif args.bench == "pre-tool-use":
         bench_pre_tool_use(args, cmem)
     elif args.bench == "outline":
@@ -346,6 +448,10 @@ def main():
         if args.runs == 310:
             args.runs = 200
         bench_stop(args, cmem)
+    elif args.bench == "tui":
+        if args.runs == 310:
+            args.runs = 10
+        bench_tui(args, cmem)
 
 
 if __name__ == "__main__":

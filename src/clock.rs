@@ -1,11 +1,19 @@
 //! Wall-clock time in epoch milliseconds, with a test override.
 //!
-//! `CMEM_NOW_MS` pins "now" so golden tests and fixtures are reproducible; it is a developer knob,
-//! not a user setting.
+//! `CMEM_NOW_MS` pins "now" so golden tests and fixtures are reproducible, and
+//! `CMEM_CLOCK_FILE` names a file holding "now" that is re-read on every call, so a test can
+//! move a long-running process (the MCP server) through time. Both are developer knobs, not
+//! user settings.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
 pub fn now_ms() -> i64 {
+    if let Some(from_file) = std::env::var_os("CMEM_CLOCK_FILE")
+        .and_then(|p| std::fs::read_to_string(p).ok())
+        .and_then(|t| t.trim().parse::<i64>().ok())
+    {
+        return from_file;
+    }
     if let Some(fixed) = std::env::var("CMEM_NOW_MS")
         .ok()
         .and_then(|v| v.trim().parse::<i64>().ok())

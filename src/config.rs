@@ -35,6 +35,7 @@ pub struct Settings {
     pub hook: HookSettings,
     pub context: ContextSettings,
     pub observer: ObserverSettings,
+    pub tui: TuiSettings,
     pub gate: GateSettings,
 }
 
@@ -57,6 +58,27 @@ impl Default for ObserverSettings {
             rules: true,
             command: None,
             timeout_secs: 120,
+        }
+    }
+}
+
+/// The terminal browser (`cmem tui`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TuiSettings {
+    /// A built-in theme (`default`, `light`, `high-contrast`, `catppuccin-mocha`) or the name of
+    /// a file `<config dir>/themes/<name>.toml`.
+    pub theme: String,
+    /// Extra key bindings: key (`j`, `ctrl-d`, `shift-tab`, `g g`) → action name (`cmem tui
+    /// --keys` lists them; `none` unbinds a key).
+    pub keys: std::collections::BTreeMap<String, String>,
+}
+
+impl Default for TuiSettings {
+    fn default() -> Self {
+        TuiSettings {
+            theme: "default".into(),
+            keys: std::collections::BTreeMap::new(),
         }
     }
 }
@@ -154,6 +176,7 @@ impl Default for Settings {
             hook: HookSettings::default(),
             context: ContextSettings::default(),
             observer: ObserverSettings::default(),
+            tui: TuiSettings::default(),
             gate: GateSettings::default(),
         }
     }
@@ -270,6 +293,7 @@ env_keys! {
     "CMEM_OBSERVER_RULES" => "observer.rules" => observer.rules;
     "CMEM_OBSERVER_COMMAND" => "observer.command" => observer.command;
     "CMEM_OBSERVER_TIMEOUT_SECS" => "observer.timeout_secs" => observer.timeout_secs;
+    "CMEM_TUI_THEME" => "tui.theme" => tui.theme;
     "CMEM_GATE_ENABLED" => "gate.enabled" => gate.enabled;
     "CMEM_GATE_DENY_MIN_BYTES" => "gate.deny_min_bytes" => gate.deny_min_bytes;
     "CMEM_GATE_CONTEXT_MIN_BYTES" => "gate.context_min_bytes" => gate.context_min_bytes;

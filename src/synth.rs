@@ -150,6 +150,7 @@ fn fill(template: &str, file: &str, symbol: &str, topic: &str) -> String {
 fn observation(
     rng: &mut Rng,
     p: &ProjectShape,
+    wide: Option<&mut Wide>,
     at: i64,
 ) -> (
     NewObservation,
@@ -161,6 +162,13 @@ fn observation(
     let symbol = *rng.pick(symbols);
     let topic = *rng.pick(p.topics);
     let command = *rng.pick(p.commands);
+    // A wide vocabulary draws names from its own generator, so the narrow data set (the demo,
+    // golden files) stays exactly what it was.
+    let (file, symbol, topic) = match wide {
+        Some(w) => w.names(),
+        None => (file.to_string(), symbol.to_string(), topic.to_string()),
+    };
+    let (file, symbol, topic) = (file.as_str(), symbol.as_str(), topic.as_str());
     let t = *rng.pick(&[
         ObsType::Discovery,
         ObsType::Discovery,
@@ -300,6 +308,146 @@ fn observation(
     (obs, input, response, tool)
 }
 
+/// A large project's vocabulary: hundreds of files, symbols and topics, so that a two-word
+/// query matches a realistic handful of records instead of a quarter of them.
+pub struct Wide {
+    rng: Rng,
+}
+
+const DIRS: &[&str] = &[
+    "src/api",
+    "src/auth",
+    "src/billing",
+    "src/cart",
+    "src/checkout",
+    "src/db",
+    "src/email",
+    "src/export",
+    "src/flags",
+    "src/http",
+    "src/images",
+    "src/inventory",
+    "src/jobs",
+    "src/mail",
+    "src/orders",
+    "src/payments",
+    "src/reports",
+    "src/search",
+    "src/session",
+    "src/users",
+    "web/components",
+    "web/hooks",
+    "web/pages",
+    "lib/util",
+];
+const NOUNS: &[&str] = &[
+    "pool",
+    "token",
+    "window",
+    "invoice",
+    "tax",
+    "cart",
+    "order",
+    "router",
+    "signature",
+    "endpoint",
+    "queue",
+    "cache",
+    "session",
+    "cookie",
+    "upload",
+    "image",
+    "report",
+    "export",
+    "coupon",
+    "price",
+    "stock",
+    "user",
+    "account",
+    "webhook",
+    "payment",
+    "refund",
+    "schema",
+    "migration",
+    "index",
+    "query",
+    "batch",
+    "retry",
+    "timeout",
+    "limit",
+    "config",
+    "flag",
+    "theme",
+    "layout",
+    "button",
+    "form",
+    "modal",
+    "table",
+    "chart",
+    "filter",
+    "sort",
+    "page",
+    "cursor",
+    "stream",
+    "socket",
+    "channel",
+];
+const VERBS: &[&str] = &[
+    "load", "save", "parse", "render", "validate", "apply", "compute", "fetch", "send", "build",
+    "merge", "split", "verify", "refresh", "release", "acquire", "encode", "decode", "format",
+    "resolve",
+];
+const QUALITIES: &[&str] = &[
+    "checkout",
+    "latency",
+    "rounding",
+    "staging",
+    "failing",
+    "flaky",
+    "slow",
+    "stale",
+    "missing",
+    "duplicate",
+    "concurrent",
+    "partial",
+    "expired",
+    "invalid",
+    "large",
+    "nested",
+    "legacy",
+    "async",
+    "cold",
+    "broken",
+    "refactor",
+    "verification",
+    "test",
+    "leak",
+    "race",
+];
+
+impl Wide {
+    pub fn new(seed: u64) -> Wide {
+        Wide {
+            rng: Rng::new(seed ^ 0x005E_ED0F_C0DE),
+        }
+    }
+
+    /// A file, a symbol in it, and a topic.
+    fn names(&mut self) -> (String, String, String) {
+        let r = &mut self.rng;
+        let ext = *r.pick(&[".rs", ".ts", ".tsx", ".py", ".go"]);
+        let file = format!(
+            "{}/{}_{}{ext}",
+            r.pick_str(DIRS),
+            r.pick_str(NOUNS),
+            r.pick_str(NOUNS)
+        );
+        let symbol = format!("{}_{}", r.pick_str(VERBS), r.pick_str(NOUNS));
+        let topic = format!("{} {}", r.pick_str(QUALITIES), r.pick_str(NOUNS));
+        (file, symbol, topic)
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Plan {
     pub observations: usize,
@@ -309,6 +457,8 @@ pub struct Plan {
     pub days: i64,
     /// Restrict to these built-in project shapes (empty: all three).
     pub projects: Vec<String>,
+    /// Draw names from a large vocabulary (benchmarks); the default keeps the small demo one.
+    pub wide: bool,
 }
 
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -324,6 +474,7 @@ pub struct Generated {
 /// Writes a synthetic memory into `conn` (one transaction).
 pub fn generate(conn: &mut Connection, plan: &Plan) -> Result<Generated> {
     let mut rng = Rng::new(plan.seed);
+    let mut wide = plan.wide.then(|| Wide::new(plan.seed));
     let shapes: Vec<&ProjectShape> = PROJECTS
         .iter()
         .filter(|p| plan.projects.is_empty() || plan.projects.iter().any(|n| n == p.name))
@@ -358,12 +509,12 @@ pub fn generate(conn: &mut Connection, plan: &Plan) -> Result<Generated> {
         for turn in 0..turns {
             let (file, symbols) = *rng.pick(p.files);
             let template = rng.pick_str(PROMPTS);
-            let prompt = fill(
-                template,
-                file,
-                rng.pick_str(symbols),
-                rng.pick_str(p.topics),
-            );
+            let (symbol, topic) = (rng.pick_str(symbols), rng.pick_str(p.topics));
+            let (file, symbol, topic) = match wide.as_mut() {
+                Some(w) => w.names(),
+                None => (file.to_string(), symbol.to_string(), topic.to_string()),
+            };
+            let prompt = fill(template, &file, &symbol, &topic);
             tx.execute(
                 "INSERT INTO user_prompts (session_id, content_session_id, prompt_number, prompt_text, created_at_epoch, ended_at_epoch, observed_at_epoch)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?5 + 600000, ?5 + 600000)",
@@ -376,7 +527,7 @@ pub fn generate(conn: &mut Connection, plan: &Plan) -> Result<Generated> {
             let mut work = 0;
             for _ in 0..obs_in_turn {
                 at += rng.range(20_000, 400_000) as i64;
-                let (mut o, input, response, tool) = observation(&mut rng, p, at);
+                let (mut o, input, response, tool) = observation(&mut rng, p, wide.as_mut(), at);
                 o.session_id = Some(session_id);
                 o.prompt_number = Some(turn as i64 + 1);
                 work += o.discovery_tokens;
@@ -410,11 +561,17 @@ pub fn generate(conn: &mut Connection, plan: &Plan) -> Result<Generated> {
                     request: Some(prompt.clone()),
                     investigated: (!files_read.is_empty())
                         .then(|| format!("Read {}", files_read.join(", "))),
-                    learned: Some(format!(
-                        "{} is where {} is decided",
-                        file,
-                        rng.pick(p.topics)
-                    )),
+                    learned: Some({
+                        let narrow_topic = rng.pick_str(p.topics);
+                        format!(
+                            "{file} is where {} is decided",
+                            if wide.is_some() {
+                                topic.as_str()
+                            } else {
+                                narrow_topic
+                            }
+                        )
+                    }),
                     completed: (!files_edited.is_empty())
                         .then(|| format!("Edited {}; tests pass", files_edited.join(", "))),
                     next_steps: rng.chance(60).then(|| {

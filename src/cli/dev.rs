@@ -35,6 +35,27 @@ enum DevCommand {
         /// Only these projects (comma-separated)
         #[arg(long, value_delimiter = ',')]
         projects: Vec<String>,
+        /// Use a large vocabulary of files, symbols and topics (realistic search selectivity)
+        #[arg(long)]
+        wide: bool,
+    },
+    /// Time mem_search step 1 in-process against a database (median of many runs)
+    BenchSearch {
+        #[arg(long)]
+        db: PathBuf,
+        /// Project key to search
+        #[arg(long, default_value = "acme-api")]
+        project: String,
+        #[arg(long, default_value_t = 200)]
+        runs: usize,
+        /// Only this query (default: a fixed mix of typical queries)
+        #[arg(long)]
+        query: Option<String>,
+    },
+    /// Draw the browser on the demo data set into SVG files (scripts/screenshots.sh)
+    Screenshots {
+        #[arg(long, default_value = "screenshots")]
+        out: PathBuf,
     },
     /// Print the tree-sitter syntax tree of a file (named nodes, with fields and lines), to
     /// see which nodes the outline rules must match
@@ -60,6 +81,7 @@ pub fn run(args: &DevArgs) -> Result<ExitCode> {
             days,
             end_ms,
             projects,
+            wide,
         } => {
             let path = match db {
                 Some(p) => p.clone(),
@@ -72,6 +94,7 @@ pub fn run(args: &DevArgs) -> Result<ExitCode> {
                 end_ms: end_ms.unwrap_or_else(crate::clock::now_ms),
                 days: *days,
                 projects: projects.clone(),
+                wide: *wide,
             };
             let started = std::time::Instant::now();
             let g = synth::generate(&mut store.conn, &plan)?;
@@ -89,5 +112,62 @@ pub fn run(args: &DevArgs) -> Result<ExitCode> {
             );
             Ok(ExitCode::SUCCESS)
         }
+        DevCommand::BenchSearch {
+            db,
+            project,
+            runs,
+            query,
+        } => bench_search(db, project, *runs, query.as_deref()),
+        DevCommand::Screenshots { out } => super::tui::screenshots(out),
     }
+}
+
+fn bench_search(
+    db: &std::path::Path,
+    project: &str,
+    runs: usize,
+    only: Option<&str>,
+) -> Result<ExitCode> {
+    anyhow::ensure!(db.exists(), "no database at {}", db.display());
+    let store = Store::open(db)?;
+    let count: i64 = store
+        .conn
+        .query_row("SELECT COUNT(*) FROM observations", [], |r| r.get(0))?;
+    let mut engine = crate::disclosure::Engine::new(vec![project.to_string()])?;
+    const QUERIES: &[&str] = &[
+        "checkout latency",
+        "token refresh window",
+        "pool release",
+        "invoice tax rounding",
+        "how did we fix the failing test",
+        "signature verification",
+        "staging endpoint",
+        "refactor router",
+    ];
+    let queries: Vec<&str> = match only {
+        Some(q) => vec![q],
+        None => QUERIES.to_vec(),
+    };
+    let now = crate::clock::now_ms();
+    let mut samples = Vec::with_capacity(runs);
+    for i in 0..runs + 10 {
+        let args = serde_json::json!({"query": queries[i % queries.len()]});
+        let t = std::time::Instant::now();
+        let reply = engine
+            .call(Some(&store.conn), &args, now)
+            .map_err(|e| anyhow::anyhow!("{}: {}", e.code, e.message))?;
+        let took = t.elapsed().as_secs_f64() * 1000.0;
+        anyhow::ensure!(!reply.rows.is_empty(), "no index rows for {args}");
+        if i >= 10 {
+            samples.push(took);
+        }
+    }
+    samples.sort_by(|a, b| a.total_cmp(b));
+    let median = samples[samples.len() / 2];
+    let p90 = samples[samples.len() * 9 / 10];
+    println!(
+        "mem_search step 1 in-process, {count} observations: median {median:.2} ms, p90 {p90:.2} ms, min {:.2} ms (n={runs})",
+        samples[0]
+    );
+    Ok(ExitCode::SUCCESS)
 }

@@ -10,6 +10,7 @@ pub mod install;
 pub mod jsonfile;
 mod observe;
 mod transfer;
+mod tui;
 
 use std::process::ExitCode;
 
@@ -37,6 +38,8 @@ enum Command {
         /// stop or session-end (Claude Code's names such as PostToolUse work too)
         event: String,
     },
+    /// Run the MCP server on stdio (Claude Code starts it; see `cmem install`)
+    Mcp,
     /// Add cmem's hooks and MCP server to Claude Code's settings
     Install(install::InstallArgs),
     /// Remove exactly what `cmem install` added
@@ -47,6 +50,10 @@ enum Command {
     Context(context::ContextArgs),
     /// Show the effective settings, the config file path, or the defaults
     Config(config_cmd::ConfigArgs),
+    /// Browse the memory in the terminal, layer by layer (index → timeline → detail → raw)
+    Tui(tui::TuiArgs),
+    /// Open the browser on a demo data set (3 projects, 270 observations; your memory is untouched)
+    Demo(tui::DemoArgs),
     /// Folded structure of a source file: symbols, line ranges, signatures (tree-sitter)
     Outline(code::OutlineArgs),
     /// Print the source of one symbol of a file, with its doc comments
@@ -73,6 +80,7 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Hook { event } => crate::hook::run(&event),
+        Command::Mcp => crate::mcp::serve(),
         Command::Install(args) => install::run(&args, install::Action::Install),
         Command::Uninstall(args) => install::run(&args, install::Action::Uninstall),
         Command::Doctor(args) => doctor::run(&args),
@@ -83,6 +91,8 @@ pub fn main() -> ExitCode {
         Command::Export(args) => transfer::export(&args),
         Command::Forget(args) => forget::run_forget(&args),
         Command::Scrub(args) => forget::run_scrub(&args),
+        Command::Tui(args) => tui::run(&args),
+        Command::Demo(args) => tui::demo(&args),
         Command::Dev(args) => dev::run(&args),
         Command::Outline(args) => code::outline(&args),
         Command::Unfold(args) => code::unfold(&args),

@@ -119,6 +119,18 @@ pub struct Observation {
     pub source: String,
 }
 
+impl Observation {
+    /// Estimated tokens to read this observation (reference §2.5): characters of title,
+    /// subtitle, narrative and the facts JSON stringified once more, over four.
+    pub fn read_tokens(&self) -> i64 {
+        let len = |s: &Option<String>| s.as_deref().map_or(0, utf16_len);
+        let facts = serde_json::to_string(&self.facts_json).unwrap_or_default();
+        let chars =
+            len(&self.title) + len(&self.subtitle) + len(&self.narrative) + utf16_len(&facts);
+        chars.div_ceil(4) as i64
+    }
+}
+
 /// One turn/session summary.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Summary {
@@ -136,6 +148,95 @@ pub struct Summary {
     pub discovery_tokens: i64,
     pub created_at: i64,
     pub session_id: Option<i64>,
+}
+
+/// One user prompt (a turn's request).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Prompt {
+    pub id: i64,
+    pub project: String,
+    pub session_id: i64,
+    pub content_session_id: String,
+    pub prompt_number: i64,
+    pub text: String,
+    pub created_at: i64,
+    pub ended_at: Option<i64>,
+}
+
+/// One raw tool call (layer 4) as stored: capped, redacted JSON text.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolUse {
+    pub id: i64,
+    pub tool_use_id: String,
+    pub content_session_id: String,
+    pub project: String,
+    pub tool_name: String,
+    pub tool_input: Option<String>,
+    pub tool_response: Option<String>,
+    pub input_bytes: i64,
+    pub response_bytes: i64,
+    pub failed: bool,
+    pub error: Option<String>,
+    pub cwd: Option<String>,
+    pub prompt_number: Option<i64>,
+    pub observation_id: Option<i64>,
+    pub duration_ms: Option<i64>,
+    pub created_at: i64,
+}
+
+/// The three kinds of records search and timelines mix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    Observation,
+    Summary,
+    Prompt,
+}
+
+impl Kind {
+    /// The id as agents see it: `12`, `S3`, `P7`.
+    pub fn display_id(self, id: i64) -> String {
+        match self {
+            Kind::Observation => id.to_string(),
+            Kind::Summary => format!("S{id}"),
+            Kind::Prompt => format!("P{id}"),
+        }
+    }
+
+    /// Parses `12`, `S3`, `P7` (also `#12`, `#S3`).
+    pub fn parse_id(text: &str) -> Option<(Kind, i64)> {
+        let t = text.trim().trim_start_matches('#');
+        let (kind, digits) = match t.chars().next()? {
+            'S' | 's' => (Kind::Summary, &t[1..]),
+            'P' | 'p' => (Kind::Prompt, &t[1..]),
+            _ => (Kind::Observation, t),
+        };
+        let id: i64 = digits.parse().ok()?;
+        (id > 0).then_some((kind, id))
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Kind::Observation => "observation",
+            Kind::Summary => "summary",
+            Kind::Prompt => "prompt",
+        }
+    }
+}
+
+/// A row of an index or timeline: what step 1 and 2 of a search disclose.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct IndexRow {
+    pub kind: Kind,
+    pub id: i64,
+    pub project: String,
+    pub title: String,
+    pub obs_type: Option<String>,
+    pub created_at: i64,
+    pub session_id: Option<i64>,
+    /// Read/work token figures for observations (legacy search table).
+    pub read_tokens: i64,
+    pub work_tokens: i64,
 }
 
 /// Parses a stored JSON array of strings; anything else counts as empty.

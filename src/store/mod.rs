@@ -11,9 +11,13 @@ pub mod ingest;
 pub mod jsonl;
 mod migrations;
 pub mod observations;
+pub mod prompts;
+pub mod search;
 pub mod spool;
 pub mod summaries;
+pub mod timeline;
 pub mod todos;
+pub mod tool_uses;
 pub mod transfer;
 pub mod turns;
 pub mod work_state;
@@ -54,6 +58,13 @@ fn wal_path(db: &Path) -> PathBuf {
     let mut name = db.as_os_str().to_os_string();
     name.push("-wal");
     PathBuf::from(name)
+}
+
+/// Rows fetched with `IN (…)` put back in the order of `ids` (missing ones skipped).
+pub fn in_order<T>(ids: &[i64], found: Vec<T>, id_of: fn(&T) -> i64) -> Vec<T> {
+    let mut by_id: std::collections::HashMap<i64, T> =
+        found.into_iter().map(|t| (id_of(&t), t)).collect();
+    ids.iter().filter_map(|id| by_id.remove(id)).collect()
 }
 
 /// Project keys without case-insensitive duplicates, in order.

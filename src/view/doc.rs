@@ -88,6 +88,10 @@ pub enum BlockKind {
     Observation(i64),
     FullObservation(i64),
     Summary(i64),
+    Prompt(i64),
+    ToolUse(i64),
+    /// A block of source text (file contents, a diff) the TUI may syntax-highlight.
+    Code,
     LastSummary(i64),
     Footer,
     Other,
@@ -97,6 +101,8 @@ pub enum BlockKind {
 pub struct Block {
     pub kind: BlockKind,
     pub lines: Vec<Line>,
+    /// For `BlockKind::Code`: the file name or extension that tells the language (`x.rs`, `diff`).
+    pub lang_hint: Option<String>,
 }
 
 impl Block {
@@ -104,6 +110,7 @@ impl Block {
         Block {
             kind,
             lines: Vec::new(),
+            lang_hint: None,
         }
     }
 
@@ -193,6 +200,40 @@ pub fn one_line(text: &str) -> String {
         }
     }
     out
+}
+
+/// Makes control characters visible (`\x1b`, `\0`, …) so a raw ESC or NUL never reaches a
+/// terminal or an agent; tabs and newlines stay.
+pub fn escape_controls(text: &str) -> String {
+    if !text
+        .chars()
+        .any(|c| c.is_control() && c != '\n' && c != '\t')
+    {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '\n' | '\t' => out.push(c),
+            '\0' => out.push_str("\\0"),
+            '\r' => out.push_str("\\r"),
+            c if c.is_control() => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Cuts `text` to at most `max` bytes at a character boundary; says whether it cut.
+pub fn cut_bytes(text: &str, max: usize) -> (&str, bool) {
+    if text.len() <= max {
+        return (text, false);
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    (&text[..end], true)
 }
 
 /// Cuts `text` to at most `max` UTF-16 units, ending with `…` when cut.

@@ -7,7 +7,7 @@
 
 use super::doc::{Block, BlockKind, Doc, Line, Role, clip, one_line};
 use super::time::{Tz, thousands};
-use crate::model::{ObsType, Observation, SESSION_SYMBOL, Summary, utf16_len};
+use crate::model::{ObsType, Observation, SESSION_SYMBOL, Summary};
 
 /// A title never takes more than this in a row, so one row always fits the budget.
 pub const MAX_TITLE: usize = 300;
@@ -68,13 +68,9 @@ pub struct IndexInput<'a> {
     pub summaries: &'a [Summary],
 }
 
-/// Estimated tokens to read an observation's row and details (reference §2.5): characters of
-/// title, subtitle, narrative and the facts JSON stringified once more, over four.
+/// Estimated tokens to read an observation (see `Observation::read_tokens`).
 pub fn read_tokens(o: &Observation) -> i64 {
-    let len = |s: &Option<String>| s.as_deref().map_or(0, utf16_len);
-    let facts = serde_json::to_string(&o.facts_json).unwrap_or_default();
-    let chars = len(&o.title) + len(&o.subtitle) + len(&o.narrative) + utf16_len(&facts);
-    chars.div_ceil(4) as i64
+    o.read_tokens()
 }
 
 /// Token economics of a set of observations.

@@ -5,11 +5,15 @@
 pub mod budget;
 pub mod code;
 pub mod context;
+pub mod detail;
 pub mod doc;
 pub mod file_history;
 pub mod index;
 pub mod memory_md;
+pub mod raw;
+pub mod search;
 pub mod time;
+pub mod timeline;
 pub mod work_state;
 
 pub use doc::{Block, BlockKind, Doc, Line, Role, Span};

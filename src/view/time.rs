@@ -54,6 +54,13 @@ impl Tz {
         i32::from(d.year()) * 1000 + i32::from(d.day_of_year())
     }
 
+    /// The first millisecond of `date` in this zone.
+    pub fn start_of_day(&self, date: jiff::civil::Date) -> Option<i64> {
+        date.to_zoned_datetime(self.0.clone())
+            .ok()
+            .map(|z| z.timestamp().as_millisecond())
+    }
+
     /// `Oct 10, 8:45 PM` (a summary row).
     pub fn month_day_time(&self, ms: i64) -> String {
         self.at(ms).strftime("%b %-d, %-I:%M %p").to_string()

@@ -87,6 +87,28 @@ pub fn list_lines(lists: &[List], include_closed: bool, now_ms: i64) -> Vec<Line
         .collect()
 }
 
+/// A list's history, one line per entry as written (oldest first): when, and the fields it
+/// set (`null` shows that a key was cleared). For the TUI's work-state layer.
+pub fn history(entries: &[&work_state::Entry], tz: &super::time::Tz) -> Vec<Line> {
+    entries
+        .iter()
+        .map(|e| {
+            let fields: Vec<String> = e
+                .fields
+                .iter()
+                .map(|(k, v)| {
+                    let v = work_state::value_text(v).unwrap_or_else(|| v.to_string());
+                    format!("{}={}", one_line(k), one_line(&v))
+                })
+                .collect();
+            Line::new()
+                .push(tz.month_day_time(e.created_at), Role::Time)
+                .push("  ", Role::Text)
+                .push(fields.join(", "), Role::Text)
+        })
+        .collect()
+}
+
 fn overflow_line(more: usize) -> Line {
     Line::text(format!(
         "- …{more} more line{}; read them with work_state_read",

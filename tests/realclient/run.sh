@@ -71,6 +71,24 @@ print(f"  context starts: {ctx[:80]!r}; missing: {missing}")
 sys.exit(1 if missing or not found else 0)
 PY
 
+# --- MCP: the official clients against `cmem mcp` on the memory the sessions built.
+check "Python MCP SDK (server/discover first) lists the tools and walks mem_search to step 3" \
+  python3 "$here/mcp_guided.py" --mode auto --query "answer" --cwd "$REUSE_WORKDIR" \
+    --env CMEM_DATA_DIR="$REUSE_DATA_DIR" -- "$CMEM_BIN" mcp
+check "Python MCP SDK (legacy initialize) does the same" \
+  python3 "$here/mcp_guided.py" --mode legacy --query "answer" --cwd "$REUSE_WORKDIR" \
+    --env CMEM_DATA_DIR="$REUSE_DATA_DIR" -- "$CMEM_BIN" mcp
+check "MCP Inspector CLI lists the tools and calls one" bash -c '
+  out=$(cd "$REUSE_WORKDIR" && INSPECT_TOOL=mem_search INSPECT_ARGS="query=answer mode=auto" \
+        "$1/inspector_probe.sh" -e CMEM_DATA_DIR="$REUSE_DATA_DIR" -- "$CMEM_BIN" mcp 2>&1)
+  echo "$out" | grep -q "\"name\": \"get_tool_uses\"" && echo "$out" | grep -q "Retrieved memory evidence"' _ "$kit"
+check "claude mcp list reports cmem Connected" \
+  "$kit/claude_mcp_check.sh" -e CMEM_DATA_DIR="$REUSE_DATA_DIR" -- "$CMEM_BIN" mcp
+run3=$out/mcp-call
+check "a claude -p session's model calls mcp__cmem__mem_search and gets cmem's index back" \
+  env SCENARIO_EXTRA='{"expect_in_request": ["mem-search step 1 of 3", "Read src/lib.rs: answer() returns 42 (CMEM_CHAIN_MARKER)", "Continue with: ms_"]}' \
+  "$kit/run_claude_session.sh" "$kit/settings.cmem.json" "$kit/scenarios/cmem-mcp-call.json" "$run3" >"$out/mcp-call.log" 2>&1
+
 check "no errors in cmem's log" \
   bash -c "! grep -q ERROR '$REUSE_DATA_DIR/logs/cmem.log' 2>/dev/null"
 

@@ -1,0 +1,70 @@
+//! Fitting the session-start context into the host's limit (reference §2.7, DESIGN "Departures").
+//!
+//! Claude Code delivers `additionalContext` only up to 10,000 characters counted in UTF-16
+//! units; one more and the model gets a 2 KB preview instead. So: render, and while the text is
+//! too long apply the first step of a fixed ladder that still applies, then render again. Only
+//! whole items go; header, footer and at least one observation always stay.
+
+use super::doc::Doc;
+use super::index::{IndexInput, IndexOptions, render};
+use crate::model::utf16_len;
+
+/// The host's limit on one hook output.
+pub const HOST_LIMIT: usize = 10_000;
+
+/// One thing the budget took out, for humans (the TUI's agent view, `cmem context --json`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "step", rename_all = "snake_case")]
+pub enum Step {
+    /// Work-state lines replaced by an overflow line (section cap).
+    WorkStateLines {
+        cut: usize,
+    },
+    FullNarratives {
+        count: usize,
+    },
+    LastSummary,
+    Summaries {
+        from: usize,
+        to: usize,
+    },
+    Observations {
+        from: usize,
+        to: usize,
+    },
+}
+
+impl Step {
+    pub fn describe(&self) -> String {
+        match self {
+            Step::WorkStateLines { cut } => {
+                format!("cut {cut} work-state line(s) past its 3,000-character cap")
+            }
+            Step::FullNarratives { count } => {
+                format!("dropped the full text of {count} observation(s)")
+            }
+            Step::LastSummary => "dropped the last-summary block".into(),
+            Step::Summaries { from, to } => format!("halved summaries {from} → {to}"),
+            Step::Observations { from, to } => format!("halved observations {from} → {to}"),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct FittedIndex {
+    pub doc: Doc,
+    pub text: String,
+    pub options: IndexOptions,
+    pub steps: Vec<Step>,
+    /// Nothing was left to drop and the text is still too long (cannot happen with the
+    /// row caps of the index; reported rather than hidden).
+    pub over_budget: bool,
+}
+
+/// Renders the index and reduces it until it is at most `limit` UTF-16 units.
+pub fn fit_index(input: &IndexInput, options: &IndexOptions, limit: usize) -> FittedIndex {
+    let mut opts = options.clone();
+    opts.observations = opts.observations.min(input.observations.len());
+    opts.sessions = opts.sessions.min(input.summaries.len());
+    opts.full_count = opts.full_count.min(opts.observations);
+    let mut steps = Vec::new();

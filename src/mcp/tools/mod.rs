@@ -1,0 +1,194 @@
+//! The tool registry: one table of (name, description, schema, annotations, handler) that
+//! drives both `tools/list` and `tools/call`.
+
+mod code_tools;
+mod memory;
+mod search_tool;
+mod writes;
+
+use std::path::PathBuf;
+
+use anyhow::{Context as _, Result};
+use rusqlite::Connection;
+use serde_json::{Map, Value, json};
+
+use crate::config::Settings;
+use crate::disclosure::Engine;
+use crate::project::ProjectKeys;
+use crate::store::Store;
+use crate::view::time::Tz;
+
+/// Any tool reply longer than this is cut, with a note saying so.
+pub const MAX_REPLY_BYTES: usize = 32 * 1024;
+
+/// What tool handlers share for the life of the server.
+pub struct Ctx {
+    pub settings: Settings,
+    pub keys: ProjectKeys,
+    pub cwd: PathBuf,
+    pub tz: Tz,
+    pub engine: Engine,
+    store: Option<Store>,
+}
+
+impl Ctx {
+    pub fn new(settings: Settings, keys: ProjectKeys, cwd: PathBuf) -> Result<Ctx> {
+        let tz = Tz::from_setting(&settings.context.timezone)?;
+        let engine = Engine::new(keys.all.clone())?;
+        Ok(Ctx {
+            settings,
+            keys,
+            cwd,
+            tz,
+            engine,
+            store: None,
+        })
+    }
+
+    /// The database for reading, or `None` when nothing has been recorded yet.
+    pub fn read_conn(&mut self) -> Result<Option<&Connection>> {
+        if self.store.is_none() {
+            let path = self.settings.db_path();
+            if !path.exists() {
+                return Ok(None);
+            }
+            self.store = Some(Store::open(&path)?);
+        }
+        Ok(self.store.as_ref().map(|s| &s.conn))
+    }
+
+    /// The database for writing (created on first use).
+    pub fn write_conn(&mut self) -> Result<&Connection> {
+        if self.store.is_none() {
+            self.store = Some(Store::open(&self.settings.db_path())?);
+        }
+        self.store
+            .as_ref()
+            .map(|s| &s.conn)
+            .context("the database is not open")
+    }
+
+    /// Runs one mem_search call against the database (if any). A database that cannot be
+    /// opened is a retrieval failure of the search, not a crash of the tool.
+    pub fn mem_search(&mut self, args: &Value, now: i64) -> crate::disclosure::Outcome {
+        if let Err(e) = self.read_conn() {
+            crate::logging::error(format!("mem_search: {e:#}"));
+            return Err(crate::disclosure::SearchError {
+                code: "retrieval_failed",
+                message: "Memory retrieval failed; retry.".into(),
+            });
+        }
+        let conn = self.store.as_ref().map(|s| &s.conn);
+        self.engine.call(conn, args, now)
+    }
+
+    /// The projects a call reads: the explicit `project` argument, else the checkout's keys.
+    pub fn read_keys(&self, args: &Map<String, Value>) -> Vec<String> {
+        match args
+            .get("project")
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|p| !p.is_empty())
+        {
+            Some(p) => vec![p.to_string()],
+            None => self.keys.all.clone(),
+        }
+    }
+}
+
+/// A tool's reply: the text, and whether it reports a failure.
+pub struct Reply {
+    pub text: String,
+    pub is_error: bool,
+}
+
+impl Reply {
+    pub fn ok(text: impl Into<String>) -> Reply {
+        Reply {
+            text: text.into(),
+            is_error: false,
+        }
+    }
+
+    pub fn error(text: impl Into<String>) -> Reply {
+        Reply {
+            text: text.into(),
+            is_error: true,
+        }
+    }
+}
+
+pub(super) type Handler = fn(&mut Ctx, &Map<String, Value>) -> Result<Reply>;
+
+pub struct Tool {
+    pub name: &'static str,
+    pub title: &'static str,
+    pub description: &'static str,
+    pub read_only: bool,
+    pub schema: fn() -> Value,
+    pub handler: Handler,
+}
+
+pub fn registry() -> Vec<Tool> {
+    let mut tools = vec![search_tool::mem_search()];
+    tools.extend(memory::tools());
+    tools.extend(writes::tools());
+    tools.extend(code_tools::tools());
+    tools
+}
+
+pub fn list_json(tools: &[Tool]) -> Value {
+    Value::Array(
+        tools
+            .iter()
+            .map(|t| {
+                json!({
+                    "name": t.name,
+                    "title": t.title,
+                    "description": t.description,
+                    "inputSchema": (t.schema)(),
+                    "annotations": {
+                        "title": t.title,
+                        "readOnlyHint": t.read_only,
+                        "destructiveHint": false,
+                        "openWorldHint": false,
+                    },
+                })
+            })
+            .collect(),
+    )
+}
+
+/// Cuts an over-long reply at a line boundary and says so.
+pub fn cap(text: String) -> String {
+    if text.len() <= MAX_REPLY_BYTES {
+        return text;
+    }
+    let note =
+        "\n\n[Reply shortened to fit 32 KB; ask for fewer records (a smaller limit or fewer ids).]";
+    let (head, _) = crate::view::doc::cut_bytes(&text, MAX_REPLY_BYTES - note.len());
+    let head = head.rfind('\n').map_or(head, |i| &head[..i]);
+    format!("{head}{note}")
+}
+
+/// Reads an optional integer argument within bounds (a clear error otherwise).
+pub fn int_arg(
+    args: &Map<String, Value>,
+    name: &str,
+    default: i64,
+    min: i64,
+    max: i64,
+) -> Result<i64, String> {
+    match args.get(name) {
+        None | Some(Value::Null) => Ok(default),
+        Some(v) => match v
+            .as_i64()
+            .or_else(|| v.as_str().and_then(|s| s.trim().parse().ok()))
+        {
+            Some(n) if (min..=max).contains(&n) => Ok(n),
+            _ => Err(format!(
+                "{name} must be a whole number from {min} to {max}."
+            )),
+        },
+    }
+}

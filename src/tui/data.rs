@@ -1,0 +1,658 @@
+//! What the browser shows, fetched on a worker thread: requests in, rows out. Every query is
+//! paged or bounded (an index page is 200 rows found by walking the `(project, time)` index
+//! from a keyset cursor), so a 100,000-row database costs what a 1,000-row one does. All text
+//! comes from `src/view/`; this module only decides which view to call and marks which rows
+//! lead somewhere.
+
+use anyhow::Result;
+use rusqlite::{Connection, params_from_iter, types::Value as SqlValue};
+
+use crate::config::ContextSettings;
+use crate::model::{IndexRow, Kind};
+use crate::store::{observations, prompts, search, summaries, timeline, tool_uses, work_state};
+use crate::view::{self, Doc, Role, time::Tz};
+
+use super::highlight::{self, HlLine};
+
+pub const PAGE: usize = 200;
+
+/// Where a row leads when opened.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    Record(Kind, i64),
+    ToolUse(i64),
+    /// A work-state list: (project, list name).
+    WorkList(String, String),
+}
+
+/// What a row draws: a line of the shared views, or a highlighted line of code (scopes the
+/// theme maps) after a prefix (the view's indent).
+#[derive(Debug, Clone, PartialEq)]
+pub enum RowText {
+    View(view::Line),
+    Code { indent: String, pieces: HlLine },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row {
+    pub text: RowText,
+    pub target: Option<Target>,
+}
+
+impl Row {
+    pub fn view(line: view::Line) -> Row {
+        Row {
+            text: RowText::View(line),
+            target: None,
+        }
+    }
+
+    pub fn to(mut self, target: Target) -> Row {
+        self.target = Some(target);
+        self
+    }
+
+    /// The row's words as shown (what the fuzzy filter matches).
+    pub fn display(&self) -> String {
+        match &self.text {
+            RowText::View(l) => super::render::display_text(l),
+            RowText::Code { indent, pieces } => {
+                let mut s = indent.clone();
+                for (t, _) in pieces {
+                    s.push_str(t);
+                }
+                s
+            }
+        }
+    }
+}
+
+/// Which observations and summaries an index shows.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct IndexQuery {
+    /// Project keys; empty = every project.
+    pub keys: Vec<String>,
+    pub obs_type: Option<String>,
+    pub concept: Option<String>,
+}
+
+/// Keyset position after the last row of a page: `(time, kind, id)` descending.
+pub type Cursor = (i64, Kind, i64);
+
+#[derive(Debug, Clone)]
+pub enum Request {
+    IndexPage {
+        query: IndexQuery,
+        after: Option<Cursor>,
+        /// Also count the rows (first page only).
+        count: bool,
+    },
+    Projects,
+    /// The session-start text for these keys (the agent view of the index).
+    Context {
+        label: String,
+        keys: Vec<String>,
+    },
+    WorkState {
+        keys: Vec<String>,
+    },
+    WorkHistory {
+        project: String,
+        list: String,
+    },
+    Timeline {
+        kind: Kind,
+        id: i64,
+    },
+    Detail {
+        kind: Kind,
+        id: i64,
+    },
+    /// The same as `Detail`, for the preview pane: only the newest one queued is served.
+    Preview {
+        kind: Kind,
+        id: i64,
+    },
+    Raw {
+        id: i64,
+    },
+    Search {
+        text: String,
+        keys: Vec<String>,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProjectCount {
+    pub name: String,
+    pub observations: i64,
+    pub summaries: i64,
+    pub last_at: i64,
+}
+
+/// What a layer shows: rows, and the plain text the agent would get for it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Page {
+    pub rows: Vec<Row>,
+    /// `(kind, id, time)` of each row's record, for day headings across pages.
+    pub next: Option<Cursor>,
+    pub total: Option<(i64, i64)>,
+    pub agent_text: Option<String>,
+    /// The row to put the cursor on first.
+    pub focus: Option<usize>,
+    /// Index pages: the time of each row (headings are added where the day changes).
+    pub times: Vec<i64>,
+    /// Files the record touched (absolute when its session's directory is known), for `e`.
+    pub files: Vec<std::path::PathBuf>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContextText {
+    pub text: String,
+    pub chars: usize,
+    pub limit: usize,
+    pub steps: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reply {
+    Page(Page),
+    Projects(Vec<ProjectCount>),
+    Context(ContextText),
+    /// The thing asked for does not exist (a jump to an unknown id).
+    Missing(String),
+    Error(String),
+}
+
+/// Everything the worker needs besides the connection.
+#[derive(Debug, Clone)]
+pub struct Ctx {
+    pub tz: Tz,
+    pub now_ms: i64,
+    pub context: ContextSettings,
+}
+
+pub fn serve(conn: &Connection, ctx: &Ctx, req: &Request) -> Reply {
+    match serve_inner(conn, ctx, req) {
+        Ok(r) => r,
+        Err(e) => Reply::Error(format!("{e:#}")),
+    }
+}
+
+fn serve_inner(conn: &Connection, ctx: &Ctx, req: &Request) -> Result<Reply> {
+    Ok(match req {
+        Request::IndexPage {
+            query,
+            after,
+            count,
+        } => Reply::Page(index_page(conn, ctx, query, *after, *count)?),
+        Request::Projects => Reply::Projects(projects(conn)?),
+        Request::Context { label, keys } => {
+            let s = view::context::load(conn, label, keys, &ctx.context, ctx.now_ms, false)?;
+            Reply::Context(ContextText {
+                chars: s.chars(),
+                limit: s.limit,
+                steps: s.steps.iter().map(|s| s.describe()).collect(),
+                text: s.text,
+            })
+        }
+        Request::WorkState { keys } => Reply::Page(work_lists(conn, ctx, keys)?),
+        Request::WorkHistory { project, list } => {
+            Reply::Page(work_history(conn, ctx, project, list)?)
+        }
+        Request::Timeline { kind, id } => match timeline::around(conn, *kind, *id, 30, 30)? {
+            Some(rows) => {
+                let heading = format!("Timeline around {}", kind.display_id(*id));
+                let doc = view::timeline::render(&heading, &rows, Some((*kind, *id)), &ctx.tz);
+                let mut page = doc_page(&doc);
+                page.focus = page
+                    .rows
+                    .iter()
+                    .position(|r| r.target == Some(Target::Record(*kind, *id)));
+                Reply::Page(page)
+            }
+            None => Reply::Missing(format!("no {} {}", kind.label(), kind.display_id(*id))),
+        },
+        Request::Detail { kind, id } | Request::Preview { kind, id } => {
+            match detail(conn, ctx, *kind, *id)? {
+                Some(page) => Reply::Page(page),
+                None => Reply::Missing(format!("no {} {}", kind.label(), kind.display_id(*id))),
+            }
+        }
+        Request::Raw { id } => match tool_uses::by_ids(conn, &[*id])?.first() {
+            Some(t) => {
+                let doc = view::raw::tool_use(t, &ctx.tz, view::raw::Bounds::HUMAN);
+                let mut page = doc_page(&doc);
+                page.rows = highlight_code(&doc);
+                Reply::Page(page)
+            }
+            None => Reply::Missing(format!("no tool use #{id}")),
+        },
+        Request::Search { text, keys } => Reply::Page(search_page(conn, ctx, text, keys)?),
+    })
+}
+
+/// Rows of a document: records lead to their detail, the rest is text.
+pub fn doc_page(doc: &Doc) -> Page {
+    let mut rows = Vec::new();
+    for b in &doc.blocks {
+        let target = match b.kind {
+            view::BlockKind::Observation(id) | view::BlockKind::FullObservation(id) => {
+                Some(Target::Record(Kind::Observation, id))
+            }
+            view::BlockKind::Summary(id) => Some(Target::Record(Kind::Summary, id)),
+            view::BlockKind::Prompt(id) => Some(Target::Record(Kind::Prompt, id)),
+            _ => None,
+        };
+        for l in &b.lines {
+            let mut row = Row::view(l.clone());
+            if !l.spans.is_empty() {
+                row.target = target.clone();
+            }
+            rows.push(row);
+        }
+    }
+    Page {
+        rows,
+        next: None,
+        total: None,
+        agent_text: Some(doc.to_plain()),
+        focus: None,
+        times: Vec::new(),
+        files: Vec::new(),
+    }
+}
+
+/// The rows of a raw tool use, with code blocks highlighted by their language hint.
+fn highlight_code(doc: &Doc) -> Vec<Row> {
+    let mut rows = Vec::new();
+    let mut indent = String::new();
+    for b in &doc.blocks {
+        let lang = b.lang_hint.as_deref().and_then(highlight::language_of);
+        if b.kind == view::BlockKind::Code
+            && let Some(lang) = lang
+        {
+            let plain: Vec<String> = b.lines.iter().map(|l| l.plain()).collect();
+            if plain.iter().all(|l| l.starts_with(&indent)) {
+                let source: Vec<&str> = plain.iter().map(|l| &l[indent.len()..]).collect();
+                if let Some(lines) = highlight::highlight(lang, &source.join("\n"))
+                    && lines.len() == source.len()
+                {
+                    for pieces in lines {
+                        rows.push(Row {
+                            text: RowText::Code {
+                                indent: indent.clone(),
+                                pieces,
+                            },
+                            target: None,
+                        });
+                    }
+                    continue;
+                }
+            }
+        }
+        for l in &b.lines {
+            // A `key: |` label opens a code block indented two more than the key.
+            let text = l.plain();
+            if text.ends_with(": |") {
+                let lead = text.len() - text.trim_start().len();
+                indent = " ".repeat(lead + 2);
+            }
+            rows.push(Row::view(l.clone()));
+        }
+    }
+    rows
+}
+
+fn detail(conn: &Connection, ctx: &Ctx, kind: Kind, id: i64) -> Result<Option<Page>> {
+    Ok(match kind {
+        Kind::Observation => match observations::by_ids(conn, &[id])?.first() {
+            Some(o) => {
+                let uses = tool_uses::by_observation(conn, id)?;
+                let doc = view::detail::observation(o, &uses, &ctx.tz);
+                let mut page = doc_page(&doc);
+                for r in page.rows.iter_mut() {
+                    r.target = None;
+                }
+                // The view ends with one line per tool use, in the order given.
+                let n = page.rows.len();
+                for (i, t) in uses.iter().enumerate() {
+                    if let Some(row) = page.rows.get_mut(n - uses.len() + i) {
+                        row.target = Some(Target::ToolUse(t.id));
+                    }
+                }
+                page.focus = uses.first().map(|_| n - uses.len());
+                let cwd = uses.iter().find_map(|t| t.cwd.clone());
+                page.files = o
+                    .files_modified
+                    .iter()
+                    .chain(&o.files_read)
+                    .map(|f| match &cwd {
+                        Some(dir) if !f.starts_with('/') => std::path::Path::new(dir).join(f),
+                        _ => std::path::PathBuf::from(f),
+                    })
+                    .collect();
+                Some(page)
+            }
+            None => None,
+        },
+        Kind::Summary => summaries::by_ids(conn, &[id])?
+            .first()
+            .map(|s| untargeted(doc_page(&view::detail::summary(s, &ctx.tz)))),
+        Kind::Prompt => prompts::by_ids(conn, &[id])?
+            .first()
+            .map(|p| untargeted(doc_page(&view::detail::prompt(p, &ctx.tz)))),
+    })
+}
+
+fn untargeted(mut page: Page) -> Page {
+    for r in page.rows.iter_mut() {
+        r.target = None;
+    }
+    page
+}
+
+fn search_page(conn: &Connection, ctx: &Ctx, text: &str, keys: &[String]) -> Result<Page> {
+    let hits = search::search(
+        conn,
+        &search::Query {
+            text: Some(text.to_string()),
+            projects: keys.to_vec(),
+            limit: PAGE,
+            ..Default::default()
+        },
+    )?;
+    let rows: Vec<IndexRow> = hits.into_iter().map(|h| h.row).collect();
+    let heading = format!("Search: {text} ({} found)", rows.len());
+    let mut doc = Doc::default();
+    doc.push(
+        view::Block::new(view::BlockKind::Header)
+            .line(view::Line::new().push(heading, Role::Heading(2))),
+    );
+    for r in &rows {
+        let when = ctx.tz.month_day_time(r.created_at);
+        let kind = match r.kind {
+            Kind::Observation => view::BlockKind::Observation(r.id),
+            Kind::Summary => view::BlockKind::Summary(r.id),
+            Kind::Prompt => view::BlockKind::Prompt(r.id),
+        };
+        let mut line = view::timeline::row_line(r, &when, false);
+        if keys.len() != 1 {
+            line = line.push(format!("  [{}]", r.project), Role::Muted);
+        }
+        doc.push(view::Block::new(kind).line(line));
+    }
+    Ok(doc_page(&doc))
+}
+
+fn project_clause(keys: &[String], col: &str, args: &mut Vec<SqlValue>) -> String {
+    if keys.is_empty() {
+        return String::new();
+    }
+    args.extend(keys.iter().map(|k| SqlValue::Text(k.clone())));
+    format!(" AND {col} = ? COLLATE NOCASE")
+}
+
+/// One page of the index: the newest rows after `after`, observations and summaries merged.
+/// Each (project key, table) is walked through its `(project, time)` index from the cursor,
+/// at most `PAGE` rows each, then merged: the newest `PAGE` of the union are exactly the
+/// next page.
+fn index_page(
+    conn: &Connection,
+    ctx: &Ctx,
+    q: &IndexQuery,
+    after: Option<Cursor>,
+    count: bool,
+) -> Result<Page> {
+    let keys: Vec<Vec<String>> = if q.keys.is_empty() {
+        vec![Vec::new()]
+    } else {
+        crate::store::distinct_keys(&q.keys)
+            .into_iter()
+            .map(|k| vec![k.clone()])
+            .collect()
+    };
+    let mut rows: Vec<IndexRow> = Vec::new();
+    for key in &keys {
+        for kind in [Kind::Observation, Kind::Summary] {
+            if kind == Kind::Summary && (q.obs_type.is_some() || q.concept.is_some()) {
+                continue;
+            }
+            rows.extend(newest_after(conn, kind, key, q, after)?);
+        }
+    }
+    rows.sort_by_key(|r| std::cmp::Reverse((r.created_at, r.kind, r.id)));
+    let more = rows.len() > PAGE;
+    rows.truncate(PAGE);
+    let next = if more || rows.len() == PAGE {
+        rows.last().map(|r| (r.created_at, r.kind, r.id))
+    } else {
+        None
+    };
+    let total = if count { Some(counts(conn, q)?) } else { None };
+    let all = q.keys.len() != 1;
+    let page_rows = rows
+        .iter()
+        .map(|r| {
+            let mut line = view::timeline::row_line(r, &ctx.tz.row(r.created_at), false);
+            if all {
+                line = line.push(format!("  [{}]", r.project), Role::Muted);
+            }
+            Row::view(line).to(Target::Record(r.kind, r.id))
+        })
+        .collect();
+    Ok(Page {
+        rows: page_rows,
+        next,
+        total,
+        agent_text: None,
+        focus: None,
+        times: rows.iter().map(|r| r.created_at).collect(),
+        files: Vec::new(),
+    })
+}
+
+fn newest_after(
+    conn: &Connection,
+    kind: Kind,
+    key: &[String],
+    q: &IndexQuery,
+    after: Option<Cursor>,
+) -> Result<Vec<IndexRow>> {
+    let (table, columns) = match kind {
+        Kind::Summary => ("session_summaries", summaries::COLUMNS),
+        _ => ("observations", observations::COLUMNS),
+    };
+    let mut args: Vec<SqlValue> = Vec::new();
+    let mut sql = format!("SELECT {columns} FROM {table} WHERE 1=1");
+    sql.push_str(&project_clause(key, "project", &mut args));
+    if let Some((at, ckind, cid)) = after {
+        // Rows sort by (time, kind, id) descending; within the cursor's instant a row of a
+        // lower kind comes after all of the cursor's kind, a higher one before.
+        let id_bound = match kind.cmp(&ckind) {
+            std::cmp::Ordering::Equal => cid,
+            std::cmp::Ordering::Less => i64::MAX,
+            std::cmp::Ordering::Greater => i64::MIN,
+        };
+        sql.push_str(" AND (created_at_epoch, id) < (?, ?)");
+        args.push(SqlValue::Integer(at));
+        args.push(SqlValue::Integer(id_bound));
+    }
+    if kind == Kind::Observation {
+        if let Some(t) = &q.obs_type {
+            sql.push_str(" AND type = ?");
+            args.push(SqlValue::Text(t.clone()));
+        }
+        if let Some(c) = &q.concept {
+            sql.push_str(" AND EXISTS (SELECT 1 FROM json_each(concepts) WHERE value = ?)");
+            args.push(SqlValue::Text(c.clone()));
+        }
+    }
+    sql.push_str(" ORDER BY created_at_epoch DESC, id DESC LIMIT ?");
+    args.push(SqlValue::Integer(PAGE as i64 + 1));
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let rows = stmt.query_map(params_from_iter(args), |r| {
+        Ok(match kind {
+            Kind::Summary => timeline::summary_row(&summaries::from_row(r)?),
+            _ => timeline::observation_row(&observations::from_row(r)?),
+        })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+fn counts(conn: &Connection, q: &IndexQuery) -> Result<(i64, i64)> {
+    let mut out = (0, 0);
+    let keys: Vec<Option<&String>> = if q.keys.is_empty() {
+        vec![None]
+    } else {
+        crate::store::distinct_keys(&q.keys)
+            .into_iter()
+            .map(Some)
+            .collect()
+    };
+    for key in keys {
+        for (table, slot) in [("observations", 0), ("session_summaries", 1)] {
+            if slot == 1 && (q.obs_type.is_some() || q.concept.is_some()) {
+                continue;
+            }
+            let mut args: Vec<SqlValue> = Vec::new();
+            let mut sql = format!("SELECT COUNT(*) FROM {table} WHERE 1=1");
+            if let Some(k) = key {
+                sql.push_str(" AND project = ? COLLATE NOCASE");
+                args.push(SqlValue::Text(k.clone()));
+            }
+            if slot == 0 {
+                if let Some(t) = &q.obs_type {
+                    sql.push_str(" AND type = ?");
+                    args.push(SqlValue::Text(t.clone()));
+                }
+                if let Some(c) = &q.concept {
+                    sql.push_str(" AND EXISTS (SELECT 1 FROM json_each(concepts) WHERE value = ?)");
+                    args.push(SqlValue::Text(c.clone()));
+                }
+            }
+            let n: i64 = conn.query_row(&sql, params_from_iter(args), |r| r.get(0))?;
+            if slot == 0 {
+                out.0 += n;
+            } else {
+                out.1 += n;
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Every project with its counts, most recently active first.
+pub fn projects(conn: &Connection) -> Result<Vec<ProjectCount>> {
+    let mut out: Vec<ProjectCount> = Vec::new();
+    for (table, is_obs) in [("observations", true), ("session_summaries", false)] {
+        let mut stmt = conn.prepare_cached(&format!(
+            "SELECT project, COUNT(*), MAX(created_at_epoch) FROM {table} GROUP BY project COLLATE NOCASE"
+        ))?;
+        let rows = stmt.query_map([], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, i64>(1)?,
+                r.get::<_, i64>(2)?,
+            ))
+        })?;
+        for row in rows {
+            let (name, n, last) = row?;
+            let entry = match out.iter().position(|p| p.name.eq_ignore_ascii_case(&name)) {
+                Some(i) => &mut out[i],
+                None => {
+                    out.push(ProjectCount {
+                        name,
+                        observations: 0,
+                        summaries: 0,
+                        last_at: 0,
+                    });
+                    let i = out.len() - 1;
+                    &mut out[i]
+                }
+            };
+            if is_obs {
+                entry.observations += n;
+            } else {
+                entry.summaries += n;
+            }
+            entry.last_at = entry.last_at.max(last);
+        }
+    }
+    out.sort_by_key(|p| std::cmp::Reverse(p.last_at));
+    Ok(out)
+}
+
+fn work_lists(conn: &Connection, ctx: &Ctx, keys: &[String]) -> Result<Page> {
+    use crate::model::work_state as ws;
+    let lists = ws::fold(&work_state::entries(conn, keys)?);
+    let (open, closed): (Vec<&ws::List>, Vec<&ws::List>) =
+        lists.iter().partition(|l| !l.is_closed());
+    let mut rows = Vec::new();
+    for (title, group) in [("Open lists", open), ("Closed lists", closed)] {
+        if group.is_empty() {
+            continue;
+        }
+        if !rows.is_empty() {
+            rows.push(Row::view(view::Line::blank()));
+        }
+        rows.push(Row::view(view::Line::new().push(title, Role::Heading(2))));
+        for list in group {
+            let target = Target::WorkList(list.project.clone(), list.name.clone());
+            for l in ws::lines(list, true) {
+                rows.push(Row::view(view::work_state::line(&l, ctx.now_ms)).to(target.clone()));
+            }
+        }
+    }
+    if rows.is_empty() {
+        rows.push(Row::view(view::Line::text(
+            "No work state yet: the agent keeps its to-do lists here with work_state_write.",
+        )));
+    }
+    let (section, _) = view::work_state::section(&lists, ctx.now_ms);
+    Ok(Page {
+        rows,
+        next: None,
+        total: None,
+        agent_text: Some(section.to_plain()),
+        focus: None,
+        times: Vec::new(),
+        files: Vec::new(),
+    })
+}
+
+fn work_history(conn: &Connection, ctx: &Ctx, project: &str, list: &str) -> Result<Page> {
+    let entries = work_state::entries(conn, &[project.to_string()])?;
+    let mine: Vec<&crate::model::work_state::Entry> =
+        entries.iter().filter(|e| e.list_name == list).collect();
+    let mut rows = vec![
+        Row::view(view::Line::new().push(format!("{list} · history"), Role::Heading(2))),
+        Row::view(view::Line::new().push(
+            format!("{} entries in {project}, oldest first", mine.len()),
+            Role::Muted,
+        )),
+        Row::view(view::Line::blank()),
+    ];
+    rows.extend(
+        view::work_state::history(&mine, &ctx.tz)
+            .into_iter()
+            .map(Row::view),
+    );
+    let agent_text = rows
+        .iter()
+        .filter_map(|r| match &r.text {
+            RowText::View(l) => Some(l.plain()),
+            RowText::Code { .. } => None,
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    Ok(Page {
+        rows,
+        next: None,
+        total: None,
+        agent_text: Some(agent_text),
+        focus: None,
+        times: Vec::new(),
+        files: Vec::new(),
+    })
+}

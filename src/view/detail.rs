@@ -1,0 +1,212 @@
+//! Layer 3: every field of an observation or a summary (the TUI detail layer and the
+//! `get_observations` tool).
+
+use super::doc::{Block, BlockKind, Doc, Line, Role, escape_controls, one_line};
+use super::time::{Tz, thousands};
+use crate::model::{ObsType, Observation, Prompt, Summary, ToolUse};
+
+fn field(label: &str, value: &str) -> Vec<Line> {
+    let mut lines = vec![Line::new().push(label, Role::Label)];
+    for l in escape_controls(value).lines() {
+        lines.push(Line::text(l));
+    }
+    lines
+}
+
+fn list(label: &str, items: &[String]) -> Option<Vec<Line>> {
+    if items.is_empty() {
+        return None;
+    }
+    let mut lines = vec![Line::new().push(label, Role::Label)];
+    for i in items {
+        lines.push(
+            Line::new()
+                .push("- ", Role::Muted)
+                .push(escape_controls(&one_line(i)), Role::Text),
+        );
+    }
+    Some(lines)
+}
+
+/// One line per tool use an observation was built from (what `get_tool_uses` can fetch).
+pub fn tool_use_line(t: &ToolUse, tz: &Tz) -> Line {
+    let status = if t.failed { "failed" } else { "ok" };
+    Line::new()
+        .push(format!("#{}", t.id), Role::Id)
+        .push(" ", Role::Text)
+        .push(tz.row(t.created_at), Role::Time)
+        .push(" ", Role::Text)
+        .push(&t.tool_name, Role::Label)
+        .push(
+            format!(" {}", one_line(&super::raw::summary_of_input(t))),
+            Role::Text,
+        )
+        .push(
+            format!(
+                " · {status} · {} in / {} out",
+                human_bytes(t.input_bytes),
+                human_bytes(t.response_bytes)
+            ),
+            if t.failed { Role::Warning } else { Role::Muted },
+        )
+}
+
+pub fn human_bytes(n: i64) -> String {
+    match n {
+        n if n < 1024 => format!("{n} B"),
+        n if n < 1024 * 1024 => format!("{:.1} KB", n as f64 / 1024.0),
+        n => format!("{:.1} MB", n as f64 / (1024.0 * 1024.0)),
+    }
+}
+
+/// Every field of an observation, then the tool uses it came from.
+pub fn observation(o: &Observation, tool_uses: &[ToolUse], tz: &Tz) -> Doc {
+    let t = ObsType::parse(&o.obs_type);
+    let mut head = Block::new(BlockKind::Observation(o.id)).line(
+        Line::new()
+            .push(format!("#{}", o.id), Role::Id)
+            .push(" ", Role::Text)
+            .push(
+                t.map_or('·', ObsType::symbol).to_string(),
+                Role::TypeSymbol(t),
+            )
+            .push(" ", Role::Text)
+            .push(
+                escape_controls(&one_line(o.title.as_deref().unwrap_or("Untitled"))),
+                Role::Heading(2),
+            ),
+    );
+    let mut meta = vec![
+        format!("{} · {}", o.obs_type, o.project),
+        tz.header(o.created_at),
+    ];
+    if let Some(p) = o.prompt_number {
+        meta.push(format!("prompt {p}"));
+    }
+    if let Some(s) = o.session_id {
+        meta.push(format!("session {s}"));
+    }
+    meta.push(format!("~{}t to read", thousands(o.read_tokens())));
+    if o.discovery_tokens > 0 {
+        meta.push(format!("{}t of work", thousands(o.discovery_tokens)));
+    }
+    meta.push(format!("source {}", o.source));
+    head.lines
+        .push(Line::new().push(meta.join(" · "), Role::Muted));
+    let mut body = Block::new(BlockKind::Other);
+    let mut section = |lines: Vec<Line>| {
+        body.lines.push(Line::blank());
+        body.lines.extend(lines);
+    };
+    if let Some(s) = o.subtitle.as_deref().filter(|s| !s.trim().is_empty()) {
+        section(field("Subtitle", s));
+    }
+    if let Some(n) = o.narrative.as_deref().filter(|s| !s.trim().is_empty()) {
+        section(field("Narrative", n));
+    }
+    for (label, items) in [
+        ("Facts", &o.facts),
+        ("Files read", &o.files_read),
+        ("Files modified", &o.files_modified),
+    ] {
+        if let Some(lines) = list(label, items) {
+            section(lines);
+        }
+    }
+    if !o.concepts.is_empty() {
+        section(field("Concepts", &o.concepts.join(", ")));
+    }
+    if !tool_uses.is_empty() {
+        let mut lines = vec![Line::new().push("Built from tool uses", Role::Label)];
+        lines.extend(tool_uses.iter().map(|t| tool_use_line(t, tz)));
+        section(lines);
+    }
+    let mut doc = Doc::default();
+    doc.push(head);
+    doc.push(body);
+    doc
+}
+
+/// Every field of a summary.
+pub fn summary(s: &Summary, tz: &Tz) -> Doc {
+    let title = s.request.as_deref().map(one_line).filter(|r| !r.is_empty());
+    let mut head = Block::new(BlockKind::Summary(s.id)).line(
+        Line::new()
+            .push(format!("#S{}", s.id), Role::Id)
+            .push(" ", Role::Text)
+            .push(
+                crate::model::SESSION_SYMBOL.to_string(),
+                Role::TypeSymbol(None),
+            )
+            .push(" ", Role::Text)
+            .push(
+                escape_controls(title.as_deref().unwrap_or("Session summary")),
+                Role::Heading(2),
+            ),
+    );
+    let mut meta = vec![format!("summary · {}", s.project), tz.header(s.created_at)];
+    if let Some(p) = s.prompt_number {
+        meta.push(format!("prompt {p}"));
+    }
+    if let Some(id) = s.session_id {
+        meta.push(format!("session {id}"));
+    }
+    head.lines
+        .push(Line::new().push(meta.join(" · "), Role::Muted));
+    let mut body = Block::new(BlockKind::Other);
+    for (label, value) in [
+        ("Request", &s.request),
+        ("Investigated", &s.investigated),
+        ("Learned", &s.learned),
+        ("Completed", &s.completed),
+        ("Next steps", &s.next_steps),
+        ("Notes", &s.notes),
+    ] {
+        if let Some(v) = value.as_deref().filter(|v| !v.trim().is_empty()) {
+            body.lines.push(Line::blank());
+            body.lines.extend(field(label, v));
+        }
+    }
+    for (label, items) in [
+        ("Files read", &s.files_read),
+        ("Files edited", &s.files_edited),
+    ] {
+        if let Some(lines) = list(label, items) {
+            body.lines.push(Line::blank());
+            body.lines.extend(lines);
+        }
+    }
+    let mut doc = Doc::default();
+    doc.push(head);
+    doc.push(body);
+    doc
+}
+
+/// A prompt as the user wrote it (privacy-stripped).
+pub fn prompt(p: &Prompt, tz: &Tz) -> Doc {
+    let mut doc = Doc::default();
+    doc.push(
+        Block::new(BlockKind::Prompt(p.id))
+            .line(
+                Line::new()
+                    .push(format!("#P{}", p.id), Role::Id)
+                    .push(" ", Role::Text)
+                    .push(super::timeline::PROMPT_SYMBOL.to_string(), Role::Muted)
+                    .push(
+                        format!(" prompt {} of session {}", p.prompt_number, p.session_id),
+                        Role::Heading(2),
+                    ),
+            )
+            .line(Line::new().push(
+                format!("{} · {}", p.project, tz.header(p.created_at)),
+                Role::Muted,
+            ))
+            .line(Line::blank()),
+    );
+    let mut body = Block::new(BlockKind::Other);
+    for l in escape_controls(&p.text).lines() {
+        body.lines.push(Line::text(l));
+    }
+    doc.push(body);
+    doc
+}

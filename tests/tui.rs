@@ -1,0 +1,440 @@
+//! The browser driven like a user would: real demo database, real key presses through the
+//! keymap, frames drawn into a TestBackend. State tests for every action, and insta
+//! snapshots (text and style runs) of every layer at 80×24 and 140×40 in two themes.
+
+use cmem::tui::app::{Effect, Input, LayerKind, Overlay, Scope};
+use cmem::tui::data::Target;
+use cmem::tui::harness::{DEMO_NOW_MS, Harness};
+use cmem::tui::keymap::{ACTIONS, Action};
+use std::sync::OnceLock;
+
+fn demo_db() -> &'static std::path::Path {
+    static DB: OnceLock<(tempfile::TempDir, std::path::PathBuf)> = OnceLock::new();
+    &DB.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let db = cmem::demo::ensure(dir.path(), DEMO_NOW_MS, false).unwrap();
+        (dir, db)
+    })
+    .1
+}
+
+fn open(theme: &str, w: u16, h: u16) -> Harness {
+    Harness::open(demo_db(), cmem::demo::PROJECT, theme, (w, h), DEMO_NOW_MS).unwrap()
+}
+
+fn kinds(h: &Harness) -> Vec<LayerKind> {
+    h.app.stack.iter().map(|l| l.kind).collect()
+}
+
+#[test]
+fn drill_down_and_back_up() {
+    let mut h = open("default", 100, 30);
+    assert_eq!(kinds(&h), vec![LayerKind::Index]);
+    assert!(h.app.top().total.unwrap().0 > 50);
+    assert!(matches!(
+        h.app.top().selected_target(),
+        Some(Target::Record(..))
+    ));
+    h.keys("j enter").unwrap();
+    assert_eq!(kinds(&h), vec![LayerKind::Index, LayerKind::Timeline]);
+    assert!(h.screen().contains("› Timeline "));
+    h.keys("enter").unwrap();
+    assert_eq!(h.app.top().kind, LayerKind::Detail);
+    h.keys("esc esc").unwrap();
+    assert_eq!(kinds(&h), vec![LayerKind::Index]);
+    h.keys("backspace").unwrap();
+    assert_eq!(kinds(&h), vec![LayerKind::Index], "the index never pops");
+}
+
+#[test]
+fn detail_leads_to_highlighted_raw_io() {
+    let mut h = open("default", 120, 40);
+    let (tool, obs) = h.demo_code_tool_use().unwrap();
+    h.keys(":").unwrap();
+    h.type_text(&obs.to_string());
+    h.keys("enter").unwrap();
+    assert_eq!(h.app.top().kind, LayerKind::Detail);
+    assert_eq!(h.app.top().selected_target(), Some(&Target::ToolUse(tool)));
+    h.keys("enter").unwrap();
+    assert_eq!(h.app.top().kind, LayerKind::Raw);
+    let code_rows = h
+        .app
+        .top()
+        .rows
+        .iter()
+        .filter(|r| matches!(r.text, cmem::tui::data::RowText::Code { .. }))
+        .count();
+    assert!(code_rows > 20, "only {code_rows} highlighted rows");
+    assert!(
+        h.app
+            .top()
+            .rows
+            .iter()
+            .any(|r| r.display().contains("pub fn verify_signature"))
+    );
+}
+
+#[test]
+fn moving_keys() {
+    let mut h = open("default", 80, 24);
+    let first = h.app.top().cursor;
+    h.keys("j").unwrap();
+    let second = h.app.top().cursor;
+    assert!(second > first);
+    h.keys("k").unwrap();
+    assert_eq!(h.app.top().cursor, first);
+    h.keys("ctrl-d").unwrap();
+    assert!(h.app.top().cursor >= first + 15);
+    h.keys("ctrl-u").unwrap();
+    assert!(h.app.top().cursor < first + 5);
+    h.keys("G").unwrap();
+    assert!(h.app.top().cursor + 1 >= h.app.top().visible_len() - 1);
+    h.keys("g g").unwrap();
+    assert_eq!(h.app.top().cursor, first);
+    h.keys("end").unwrap();
+    h.keys("home").unwrap();
+    assert_eq!(h.app.top().cursor, first);
+    // The selection stays on screen.
+    h.keys("pagedown pagedown").unwrap();
+    let l = h.app.top();
+    assert!(l.cursor >= l.offset && l.cursor < l.offset + 20);
+}
+
+#[test]
+fn fuzzy_filter_is_live_and_esc_clears_it() {
+    let mut h = open("default", 100, 30);
+    let all = h.app.top().visible_len();
+    h.keys("/").unwrap();
+    assert!(matches!(h.app.input, Some(Input::Filter(_))));
+    h.type_text("tokref");
+    let f = h.app.top().filter.clone().unwrap();
+    assert!(!f.visible.is_empty() && f.visible.len() < all);
+    assert!(
+        f.visible.iter().any(|(_, m)| m.len() == 6),
+        "match positions kept"
+    );
+    assert!(h.screen().contains("/tokref"));
+    h.keys("enter").unwrap();
+    assert!(h.app.input.is_none() && h.app.top().filter.is_some());
+    h.keys("esc").unwrap();
+    assert!(h.app.top().filter.is_none());
+    assert_eq!(h.app.top().visible_len(), all);
+}
+
+#[test]
+fn full_text_search_opens_a_layer() {
+    let mut h = open("default", 100, 30);
+    h.keys("s").unwrap();
+    h.type_text("connection pooling");
+    h.keys("enter").unwrap();
+    assert_eq!(h.app.top().kind, LayerKind::Search);
+    assert!(
+        h.app
+            .top()
+            .rows
+            .iter()
+            .filter(|r| r.target.is_some())
+            .count()
+            > 3
+    );
+    h.keys("enter").unwrap();
+    assert_eq!(h.app.top().kind, LayerKind::Detail);
+}
+
+#[test]
+fn jump_to_ids_and_unknown_ones() {
+    let mut h = open("default", 100, 30);
+    h.keys(":").unwrap();
+    h.type_text("S3");
+    h.keys("enter").unwrap();
+    assert_eq!(h.app.top().kind, LayerKind::Detail);
+    assert!(h.screen().contains("#S3"));
+    h.keys(":").unwrap();
+    h.type_text("999999");
+    h.keys("enter").unwrap();
+    assert_eq!(
+        h.app.top().kind,
+        LayerKind::Detail,
+        "a missing id pushes nothing"
+    );
+    assert!(
+        h.app
+            .status
+            .as_ref()
+            .unwrap()
+            .0
+            .contains("no observation 999999")
+    );
+    h.keys(":").unwrap();
+    h.type_text("hello");
+    h.keys("enter").unwrap();
+    assert!(h.app.status.as_ref().unwrap().1, "an error");
+}
+
+#[test]
+fn work_state_agent_view_and_history() {
+    let mut h = open("default", 100, 30);
+    h.keys("w").unwrap();
+    assert_eq!(h.app.top().kind, LayerKind::WorkState);
+    assert!(h.screen().contains("Open lists"));
+    h.keys("enter").unwrap();
+    assert_eq!(h.app.top().kind, LayerKind::WorkHistory);
+    h.keys("esc esc a").unwrap();
+    let l = h.app.top();
+    assert_eq!(l.kind, LayerKind::Agent);
+    let c = l.context.clone().unwrap();
+    assert_eq!(c.limit, 10_000);
+    assert!(c.chars <= 10_000 && c.chars > 1000);
+    // Exactly what the session-start hook injects for this project.
+    let conn = rusqlite::Connection::open(demo_db()).unwrap();
+    let settings = cmem::config::ContextSettings {
+        timezone: "UTC".into(),
+        ..Default::default()
+    };
+    let expected = cmem::view::context::load(
+        &conn,
+        "acme-api",
+        &["acme-api".into()],
+        &settings,
+        DEMO_NOW_MS,
+        false,
+    )
+    .unwrap();
+    assert_eq!(c.text, expected.text);
+    assert!(h.screen().contains("/ 10,000 characters"));
+    h.keys("Y").unwrap();
+    assert_eq!(h.app.effects.last(), Some(&Effect::Copy(expected.text)));
+}
+
+#[test]
+fn agent_view_of_any_layer_is_its_plain_text() {
+    let mut h = open("default", 100, 30);
+    h.keys("j enter enter a").unwrap();
+    let l = h.app.top();
+    assert_eq!(l.kind, LayerKind::Agent);
+    let text = l.context.as_ref().unwrap().text.clone();
+    assert!(text.starts_with('#'), "{text}");
+    assert_eq!(l.context.as_ref().unwrap().limit, 0);
+}
+
+#[test]
+fn projects_scope_and_filters() {
+    let mut h = open("default", 100, 30);
+    h.keys("p").unwrap();
+    let Some(Overlay::Projects { list, .. }) = h.app.overlay.clone() else {
+        panic!("no switcher")
+    };
+    assert_eq!(list.len(), 3);
+    assert!(list.iter().all(|p| p.observations > 50));
+    let target = list.iter().position(|p| p.name == "orbit-web").unwrap();
+    for _ in 0..target {
+        h.keys("j").unwrap();
+    }
+    h.keys("enter").unwrap();
+    assert_eq!(h.app.project, "orbit-web");
+    assert!(h.screen().contains("orbit-web"));
+    h.keys("S").unwrap();
+    assert_eq!(h.app.scope, Scope::Group);
+    h.keys("S").unwrap();
+    assert_eq!(h.app.scope, Scope::All);
+    assert_eq!(h.app.top().total.unwrap().0, 270);
+    h.keys("f").unwrap();
+    assert_eq!(h.app.obs_type.map(|t| t.id()), Some("bugfix"));
+    let bugfixes = h.app.top().total.unwrap().0;
+    assert!(bugfixes > 0 && bugfixes < 270);
+    assert_eq!(h.app.top().total.unwrap().1, 0, "summaries have no type");
+    h.keys("c").unwrap();
+    assert_eq!(h.app.concept, Some("how-it-works"));
+}
+
+#[test]
+fn help_copy_edit_delete_theme_refresh_quit() {
+    let mut h = open("default", 100, 30);
+    h.keys("?").unwrap();
+    assert!(matches!(h.app.overlay, Some(Overlay::Help { .. })));
+    let screen = h.screen();
+    for (a, _, desc, _) in ACTIONS {
+        if *a != Action::Bottom {
+            assert!(
+                screen.contains(desc) || h.app.size.1 < 40,
+                "help lacks {desc}"
+            );
+        }
+    }
+    h.keys("esc").unwrap();
+    assert!(h.app.overlay.is_none());
+    h.keys("y").unwrap();
+    assert!(matches!(h.app.effects.last(), Some(Effect::Copy(_))));
+    h.keys("d").unwrap();
+    assert!(matches!(h.app.overlay, Some(Overlay::Confirm { .. })));
+    h.keys("n").unwrap();
+    assert!(h.app.overlay.is_none());
+    h.keys("x").unwrap();
+    assert!(matches!(h.app.overlay, Some(Overlay::Confirm { .. })));
+    h.keys("esc").unwrap();
+    h.keys("e").unwrap();
+    assert!(h.app.status.as_ref().unwrap().1, "no file on an index row");
+    let (_, obs) = h.demo_code_tool_use().unwrap();
+    h.keys(":").unwrap();
+    h.type_text(&obs.to_string());
+    h.keys("enter e").unwrap();
+    assert!(
+        matches!(h.app.effects.last(), Some(Effect::Edit(p)) if p.ends_with("src/auth/token.rs"))
+    );
+    let before = h.app.theme.name.clone();
+    h.keys("T").unwrap();
+    assert_ne!(h.app.theme.name, before);
+    h.keys("R").unwrap();
+    assert_eq!(kinds(&h), vec![LayerKind::Index]);
+    h.keys("tab").unwrap();
+    h.keys("q").unwrap();
+    assert_eq!(h.app.effects.last(), Some(&Effect::Quit));
+}
+
+#[test]
+fn wide_terminals_preview_and_tab_switches_panes() {
+    let mut h = open("default", 140, 40);
+    assert!(
+        h.app
+            .preview
+            .as_ref()
+            .is_some_and(|p| !p.layer.rows.is_empty())
+    );
+    h.keys("tab").unwrap();
+    assert_eq!(h.app.focus, cmem::tui::app::Focus::Preview);
+    h.keys("tab").unwrap();
+    assert_eq!(h.app.focus, cmem::tui::app::Focus::List);
+    h.resize(80, 24);
+    assert!(!h.app.preview_visible());
+    h.resize(30, 8);
+    h.screen();
+    h.resize(10, 3);
+    assert!(h.screen().contains("too small"));
+}
+
+#[test]
+fn mouse_wheel_click_and_breadcrumbs() {
+    use crossterm::event::{KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
+    let mut h = open("default", 100, 30);
+    let m = |kind, column, row| MouseEvent {
+        kind,
+        column,
+        row,
+        modifiers: KeyModifiers::NONE,
+    };
+    let before = h.app.top().cursor;
+    h.app.handle_mouse(m(MouseEventKind::ScrollDown, 10, 10));
+    assert!(h.app.top().cursor > before);
+    // Click a row, then click it again to open it.
+    let y = 2 + (h.app.top().cursor - h.app.top().offset) as u16;
+    h.app
+        .handle_mouse(m(MouseEventKind::Down(MouseButton::Left), 10, y));
+    h.settle();
+    assert_eq!(h.app.top().kind, LayerKind::Timeline);
+    // Click the first breadcrumb after "cmem ›" to pop back.
+    h.app
+        .handle_mouse(m(MouseEventKind::Down(MouseButton::Left), 9, 0));
+    assert_eq!(kinds(&h), vec![LayerKind::Index]);
+}
+
+#[test]
+fn index_pages_through_a_large_database_without_loading_it_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("big.db");
+    let mut store = cmem::store::Store::open(&db).unwrap();
+    cmem::synth::generate(
+        &mut store.conn,
+        &cmem::synth::Plan {
+            observations: 3000,
+            seed: 1,
+            end_ms: DEMO_NOW_MS,
+            days: 60,
+            projects: vec!["cmem".into()],
+            wide: false,
+        },
+    )
+    .unwrap();
+    drop(store);
+    let mut h = Harness::open(&db, "cmem", "default", (100, 30), DEMO_NOW_MS).unwrap();
+    let items = |h: &Harness| {
+        h.app
+            .top()
+            .rows
+            .iter()
+            .filter(|r| r.target.is_some())
+            .count()
+    };
+    assert_eq!(items(&h), cmem::tui::data::PAGE);
+    for _ in 0..30 {
+        h.keys("pagedown").unwrap();
+    }
+    assert!(
+        items(&h) > cmem::tui::data::PAGE && items(&h) < 3000,
+        "{}",
+        items(&h)
+    );
+    // Pages join without gaps or repeats: ids of observations strictly descending in time.
+    let mut seen = std::collections::HashSet::new();
+    for r in &h.app.top().rows {
+        if let Some(Target::Record(k, id)) = &r.target {
+            assert!(seen.insert((*k, *id)), "{k:?} {id} twice");
+        }
+    }
+    h.keys("G").unwrap();
+    h.keys("G").unwrap();
+    assert!(items(&h) < 3000 + 400);
+}
+
+#[test]
+fn control_bytes_in_raw_output_are_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("c.db");
+    let store = cmem::store::Store::open(&db).unwrap();
+    store.conn.execute(
+        "INSERT INTO tool_uses (tool_use_id, content_session_id, project, tool_name, tool_input, tool_response, content_hash, created_at_epoch)
+         VALUES ('t1', 's', 'p', 'Bash', '{\"command\":\"ls\"}', ?1, 'h', 1)",
+        [serde_json::json!({"stdout": "a\u{1b}[31mred\u{0}b"}).to_string()],
+    ).unwrap();
+    drop(store);
+    let mut h = Harness::open(&db, "p", "default", (100, 30), DEMO_NOW_MS).unwrap();
+    h.keys(":").unwrap();
+    h.type_text("T1");
+    h.keys("enter").unwrap();
+    let buf = h.draw().clone();
+    let all: String = buf.content().iter().map(|c| c.symbol()).collect();
+    assert!(!all.contains('\u{1b}') && !all.contains('\0'));
+    assert!(all.contains("[31mred"), "escaped text is shown");
+}
+
+fn snapshot(name: &str, theme: &str, w: u16, h: u16, script: &str) {
+    let mut harness = open(theme, w, h);
+    let script = script.replace(
+        "{code}",
+        &harness.demo_code_tool_use().unwrap().1.to_string(),
+    );
+    harness.script(&script).unwrap();
+    let buf = harness.draw().clone();
+    insta::assert_snapshot!(format!("{name}_{theme}_{w}x{h}"), format!("{buf:?}"));
+}
+
+const LAYERS: &[(&str, &str)] = &[
+    ("index", "j"),
+    ("timeline", "j enter"),
+    ("detail", "j enter enter"),
+    ("raw", ": '{code} enter enter"),
+    ("work_state", "w"),
+    ("agent", "a"),
+    ("search", "s 'pooling enter"),
+    ("help", "?"),
+];
+
+#[test]
+fn snapshots_of_every_layer() {
+    for (name, script) in LAYERS {
+        for theme in ["default", "light"] {
+            for (w, h) in [(80, 24), (140, 40)] {
+                snapshot(name, theme, w, h, script);
+            }
+        }
+    }
+}
