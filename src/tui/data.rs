@@ -242,6 +242,7 @@ pub fn doc_page(doc: &Doc) -> Page {
             }
             view::BlockKind::Summary(id) => Some(Target::Record(Kind::Summary, id)),
             view::BlockKind::Prompt(id) => Some(Target::Record(Kind::Prompt, id)),
+            view::BlockKind::ToolUse(id) => Some(Target::ToolUse(id)),
             _ => None,
         };
         for l in &b.lines {
@@ -311,17 +312,16 @@ fn detail(conn: &Connection, ctx: &Ctx, kind: Kind, id: i64) -> Result<Option<Pa
                 let uses = tool_uses::by_observation(conn, id)?;
                 let doc = view::detail::observation(o, &uses, &ctx.tz);
                 let mut page = doc_page(&doc);
+                // Only the tool-use lines lead somewhere (to the raw layer).
                 for r in page.rows.iter_mut() {
-                    r.target = None;
-                }
-                // The view ends with one line per tool use, in the order given.
-                let n = page.rows.len();
-                for (i, t) in uses.iter().enumerate() {
-                    if let Some(row) = page.rows.get_mut(n - uses.len() + i) {
-                        row.target = Some(Target::ToolUse(t.id));
+                    if !matches!(r.target, Some(Target::ToolUse(_))) {
+                        r.target = None;
                     }
                 }
-                page.focus = uses.first().map(|_| n - uses.len());
+                page.focus = page
+                    .rows
+                    .iter()
+                    .position(|r| matches!(r.target, Some(Target::ToolUse(_))));
                 let cwd = uses.iter().find_map(|t| t.cwd.clone());
                 page.files = o
                     .files_modified

@@ -8,6 +8,8 @@ use std::sync::OnceLock;
 
 use tree_sitter_highlight::{HighlightConfiguration, HighlightEvent, Highlighter};
 
+use crate::code::lang::Lang;
+
 /// The capture scopes cmem asks grammars for; `configure` maps every capture of a query to
 /// the longest matching prefix here, the theme then falls back along the dots.
 pub const SCOPES: &[&str] = &[
@@ -47,189 +49,113 @@ pub const SCOPES: &[&str] = &[
 /// A line of highlighted source: text pieces with their scope (`None`: plain).
 pub type HlLine = Vec<(String, Option<&'static str>)>;
 
-struct Lang {
-    name: &'static str,
-    extensions: &'static [&'static str],
-    build: fn() -> Option<HighlightConfiguration>,
-    config: OnceLock<Option<HighlightConfiguration>>,
+/// The highlight queries of a language, from its grammar crate. TypeScript's and C++'s
+/// queries only add to JavaScript's and C's: the base goes first (rust-ecosystem §1.3).
+/// Kotlin's crate ships no query and Markdown's is split over two grammars: those stay plain.
+fn queries(lang: Lang) -> Option<(String, &'static str, &'static str)> {
+    let js = tree_sitter_javascript::HIGHLIGHT_QUERY;
+    Some(match lang {
+        Lang::Rust => (
+            tree_sitter_rust::HIGHLIGHTS_QUERY.into(),
+            tree_sitter_rust::INJECTIONS_QUERY,
+            "",
+        ),
+        Lang::Python => (tree_sitter_python::HIGHLIGHTS_QUERY.into(), "", ""),
+        Lang::JavaScript => (
+            format!("{js}\n{}", tree_sitter_javascript::JSX_HIGHLIGHT_QUERY),
+            "",
+            tree_sitter_javascript::LOCALS_QUERY,
+        ),
+        Lang::TypeScript => (
+            format!("{js}\n{}", tree_sitter_typescript::HIGHLIGHTS_QUERY),
+            "",
+            tree_sitter_typescript::LOCALS_QUERY,
+        ),
+        Lang::Tsx => (
+            format!(
+                "{js}\n{}\n{}",
+                tree_sitter_javascript::JSX_HIGHLIGHT_QUERY,
+                tree_sitter_typescript::HIGHLIGHTS_QUERY
+            ),
+            "",
+            tree_sitter_typescript::LOCALS_QUERY,
+        ),
+        Lang::Go => (tree_sitter_go::HIGHLIGHTS_QUERY.into(), "", ""),
+        Lang::Java => (tree_sitter_java::HIGHLIGHTS_QUERY.into(), "", ""),
+        Lang::Scala => (
+            tree_sitter_scala::HIGHLIGHTS_QUERY.into(),
+            "",
+            tree_sitter_scala::LOCALS_QUERY,
+        ),
+        Lang::Swift => (
+            tree_sitter_swift::HIGHLIGHTS_QUERY.into(),
+            "",
+            tree_sitter_swift::LOCALS_QUERY,
+        ),
+        Lang::C => (tree_sitter_c::HIGHLIGHT_QUERY.into(), "", ""),
+        Lang::Cpp => (
+            format!(
+                "{}\n{}",
+                tree_sitter_c::HIGHLIGHT_QUERY,
+                tree_sitter_cpp::HIGHLIGHT_QUERY
+            ),
+            "",
+            "",
+        ),
+        Lang::Php => (tree_sitter_php::HIGHLIGHTS_QUERY.into(), "", ""),
+        Lang::Lua => (
+            tree_sitter_lua::HIGHLIGHTS_QUERY.into(),
+            "",
+            tree_sitter_lua::LOCALS_QUERY,
+        ),
+        Lang::Haskell => (
+            tree_sitter_haskell::HIGHLIGHTS_QUERY.into(),
+            "",
+            tree_sitter_haskell::LOCALS_QUERY,
+        ),
+        Lang::Zig => (tree_sitter_zig::HIGHLIGHTS_QUERY.into(), "", ""),
+        Lang::Ruby => (
+            tree_sitter_ruby::HIGHLIGHTS_QUERY.into(),
+            "",
+            tree_sitter_ruby::LOCALS_QUERY,
+        ),
+        Lang::Bash => (tree_sitter_bash::HIGHLIGHT_QUERY.into(), "", ""),
+        Lang::Css => (tree_sitter_css::HIGHLIGHTS_QUERY.into(), "", ""),
+        Lang::Scss => (tree_sitter_scss::HIGHLIGHTS_QUERY.into(), "", ""),
+        Lang::Sql => (tree_sitter_sequel::HIGHLIGHTS_QUERY.into(), "", ""),
+        Lang::Json => (tree_sitter_json::HIGHLIGHTS_QUERY.into(), "", ""),
+        Lang::Yaml => (tree_sitter_yaml::HIGHLIGHTS_QUERY.into(), "", ""),
+        Lang::Toml => (tree_sitter_toml_ng::HIGHLIGHTS_QUERY.into(), "", ""),
+        Lang::Kotlin | Lang::Markdown => return None,
+    })
 }
 
-fn make(
-    language: tree_sitter::Language,
-    name: &str,
-    highlights: &str,
-    injections: &str,
-    locals: &str,
-) -> Option<HighlightConfiguration> {
-    let mut c = HighlightConfiguration::new(language, name, highlights, injections, locals).ok()?;
+fn build(lang: Lang) -> Option<HighlightConfiguration> {
+    let (highlights, injections, locals) = queries(lang)?;
+    let mut c =
+        HighlightConfiguration::new(lang.grammar(), lang.name(), &highlights, injections, locals)
+            .ok()?;
     c.configure(SCOPES);
     Some(c)
 }
 
-// TypeScript's query only adds to JavaScript's: the base goes first (rust-ecosystem §1.3).
-fn typescript_query() -> String {
-    format!(
-        "{}\n{}",
-        tree_sitter_javascript::HIGHLIGHT_QUERY,
-        tree_sitter_typescript::HIGHLIGHTS_QUERY
-    )
-}
+/// One lazily built configuration per language (compiling the queries is the slow part).
+static CONFIGS: [OnceLock<Option<HighlightConfiguration>>; Lang::ALL.len()] =
+    [const { OnceLock::new() }; Lang::ALL.len()];
 
-static LANGS: [Lang; 9] = [
-    Lang {
-        name: "rust",
-        extensions: &["rs"],
-        build: || {
-            make(
-                tree_sitter_rust::LANGUAGE.into(),
-                "rust",
-                tree_sitter_rust::HIGHLIGHTS_QUERY,
-                tree_sitter_rust::INJECTIONS_QUERY,
-                "",
-            )
-        },
-        config: OnceLock::new(),
-    },
-    Lang {
-        name: "typescript",
-        extensions: &["ts", "mts", "cts"],
-        build: || {
-            make(
-                tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
-                "typescript",
-                &typescript_query(),
-                "",
-                tree_sitter_typescript::LOCALS_QUERY,
-            )
-        },
-        config: OnceLock::new(),
-    },
-    Lang {
-        name: "tsx",
-        extensions: &["tsx"],
-        build: || {
-            make(
-                tree_sitter_typescript::LANGUAGE_TSX.into(),
-                "tsx",
-                &format!(
-                    "{}\n{}",
-                    typescript_query(),
-                    tree_sitter_javascript::JSX_HIGHLIGHT_QUERY
-                ),
-                "",
-                tree_sitter_typescript::LOCALS_QUERY,
-            )
-        },
-        config: OnceLock::new(),
-    },
-    Lang {
-        name: "javascript",
-        extensions: &["js", "mjs", "cjs", "jsx"],
-        build: || {
-            make(
-                tree_sitter_javascript::LANGUAGE.into(),
-                "javascript",
-                &format!(
-                    "{}\n{}",
-                    tree_sitter_javascript::HIGHLIGHT_QUERY,
-                    tree_sitter_javascript::JSX_HIGHLIGHT_QUERY
-                ),
-                "",
-                tree_sitter_javascript::LOCALS_QUERY,
-            )
-        },
-        config: OnceLock::new(),
-    },
-    Lang {
-        name: "python",
-        extensions: &["py", "pyi"],
-        build: || {
-            make(
-                tree_sitter_python::LANGUAGE.into(),
-                "python",
-                tree_sitter_python::HIGHLIGHTS_QUERY,
-                "",
-                "",
-            )
-        },
-        config: OnceLock::new(),
-    },
-    Lang {
-        name: "go",
-        extensions: &["go"],
-        build: || {
-            make(
-                tree_sitter_go::LANGUAGE.into(),
-                "go",
-                tree_sitter_go::HIGHLIGHTS_QUERY,
-                "",
-                "",
-            )
-        },
-        config: OnceLock::new(),
-    },
-    Lang {
-        name: "c",
-        extensions: &["c", "h"],
-        build: || {
-            make(
-                tree_sitter_c::LANGUAGE.into(),
-                "c",
-                tree_sitter_c::HIGHLIGHT_QUERY,
-                "",
-                "",
-            )
-        },
-        config: OnceLock::new(),
-    },
-    Lang {
-        name: "json",
-        extensions: &["json"],
-        build: || {
-            make(
-                tree_sitter_json::LANGUAGE.into(),
-                "json",
-                tree_sitter_json::HIGHLIGHTS_QUERY,
-                "",
-                "",
-            )
-        },
-        config: OnceLock::new(),
-    },
-    Lang {
-        name: "bash",
-        extensions: &["sh", "bash", "zsh"],
-        build: || {
-            make(
-                tree_sitter_bash::LANGUAGE.into(),
-                "bash",
-                tree_sitter_bash::HIGHLIGHT_QUERY,
-                "",
-                "",
-            )
-        },
-        config: OnceLock::new(),
-    },
-];
-
-/// The language of a view's hint (a file name, an extension, or `diff`).
+/// The language of a view's hint (a file name, an extension, or `diff`), by the same table
+/// the code tools use.
 pub fn language_of(hint: &str) -> Option<&'static str> {
     if hint == "diff" || hint.ends_with(".diff") || hint.ends_with(".patch") {
         return Some("diff");
     }
-    let ext = hint
-        .rsplit_once('.')
-        .map_or(hint, |(_, e)| e)
-        .to_ascii_lowercase();
-    LANGS
-        .iter()
-        .find(|l| l.extensions.contains(&ext.as_str()))
-        .map(|l| l.name)
+    let ext = hint.rsplit_once('.').map_or(hint, |(_, e)| e);
+    Lang::from_extension(ext).map(Lang::name)
 }
 
 fn config(name: &str) -> Option<&'static HighlightConfiguration> {
-    let lang = LANGS.iter().find(|l| l.name == name)?;
-    lang.config.get_or_init(lang.build).as_ref()
+    let i = Lang::ALL.iter().position(|l| l.name() == name)?;
+    CONFIGS[i].get_or_init(|| build(Lang::ALL[i])).as_ref()
 }
 
 /// Highlights `source` as `language` (a name from `language_of`). `None` when the language is
@@ -310,6 +236,14 @@ mod tests {
             ("x.c", "int main(void) { return 0; }"),
             ("x.json", "{\"a\": [1, true, null]}"),
             ("x.sh", "echo \"$HOME\" | grep -v x"),
+            ("X.java", "class X { int f() { return 1; } }"),
+            ("x.rb", "def f(x)\n  \"a\" # c\nend"),
+            ("x.cpp", "int main() { auto x = 1; return x; }"),
+            ("x.css", ".a { color: red; }"),
+            ("x.yaml", "a: [1, \"b\"]"),
+            ("x.toml", "[a]\nb = \"c\""),
+            ("x.sql", "SELECT a FROM t WHERE b = 'c';"),
+            ("x.lua", "local x = 'a' -- c"),
         ];
         for (file, src) in samples {
             let lang = language_of(file).unwrap_or_else(|| panic!("{file}"));

@@ -116,14 +116,20 @@ pub fn observation(o: &Observation, tool_uses: &[ToolUse], tz: &Tz) -> Doc {
     if !o.concepts.is_empty() {
         section(field("Concepts", &o.concepts.join(", ")));
     }
-    if !tool_uses.is_empty() {
-        let mut lines = vec![Line::new().push("Built from tool uses", Role::Label)];
-        lines.extend(tool_uses.iter().map(|t| tool_use_line(t, tz)));
-        section(lines);
-    }
     let mut doc = Doc::default();
     doc.push(head);
     doc.push(body);
+    if !tool_uses.is_empty() {
+        doc.push(
+            Block::new(BlockKind::Other)
+                .line(Line::blank())
+                .line(Line::new().push("Built from tool uses", Role::Label)),
+        );
+        // One block per tool use, so a face can tell which line stands for which call.
+        for t in tool_uses {
+            doc.push(Block::new(BlockKind::ToolUse(t.id)).line(tool_use_line(t, tz)));
+        }
+    }
     doc
 }
 
