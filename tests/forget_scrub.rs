@@ -204,6 +204,34 @@ fn forgetting_an_observation_takes_its_raw_io_with_it() {
 }
 
 #[test]
+fn forgetting_a_prompt_takes_its_turns_raw_io_with_it() {
+    let env = Env::new();
+    marked_session(&env, "s1", MARK);
+    let prompt: i64 = env
+        .db()
+        .query_row("SELECT id FROM user_prompts", [], |r| r.get(0))
+        .unwrap();
+    let tool_uses = env.count("tool_uses");
+    assert!(tool_uses >= 2, "the Read and the Grep");
+    let out = run(&env, &["forget", &format!("P{prompt}")]);
+    assert_eq!(
+        out.trim(),
+        format!(
+            "removed {} rows: 1 user_prompts, {tool_uses} tool_uses",
+            tool_uses + 1
+        )
+    );
+    assert_eq!(env.count("tool_uses"), 0);
+    assert!(
+        env.count("observations") > 0,
+        "observations are forgotten by their own ids"
+    );
+    let bad = env.cmd().args(["forget", "Q9"]).output().unwrap();
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("P7 for a prompt"));
+}
+
+#[test]
 fn forgetting_by_query_and_by_age() {
     let env = Env::new();
     marked_session(&env, "s1", MARK);

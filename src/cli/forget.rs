@@ -11,7 +11,7 @@ use crate::store::forget::{self, Pattern, Selection};
 
 #[derive(Args)]
 pub struct ForgetArgs {
-    /// Observation ids (`123`) and summary ids (`S12`), as the index shows them
+    /// Observation ids (`123`), summary ids (`S12`) and prompt ids (`P7`), as the index shows them
     ids: Vec<String>,
     /// Everything of this project: sessions, prompts, observations, summaries, tool uses, work state
     #[arg(long, short)]
@@ -83,13 +83,7 @@ pub fn run_forget(args: &ForgetArgs) -> Result<ExitCode> {
         ..Selection::default()
     };
     for id in &args.ids {
-        let (list, digits) = match id.strip_prefix(['S', 's']) {
-            Some(rest) => (&mut sel.summary_ids, rest),
-            None => (&mut sel.observation_ids, id.trim_start_matches('#')),
-        };
-        list.push(digits.parse().with_context(|| {
-            format!("{id:?} is not an id (123 for an observation, S12 for a summary)")
-        })?);
+        sel.add_id(id)?;
     }
     let mut store = Store::open_existing(&settings.db_path())?;
     let counts = forget::forget(&mut store, &sel, args.dry_run)?;
@@ -123,29 +117,26 @@ pub fn run_scrub(args: &ScrubArgs) -> Result<ExitCode> {
         Pattern::Literal(args.pattern.clone())
     };
     let mut store = Store::open_existing(&settings.db_path())?;
-    let counts = forget::scrub(&mut store, &pattern, &args.replacement, args.dry_run)?;
+    let report = forget::scrub_everywhere(
+        &mut store,
+        &settings.data_dir(),
+        &pattern,
+        &args.replacement,
+        args.dry_run,
+    )?;
     let verb = if args.dry_run {
         "would scrub"
     } else {
         "scrubbed"
     };
-    if counts.is_empty() {
+    if report.rows.is_empty() {
         println!("not found in the database");
     }
-    for (table, col, n) in &counts {
+    for (table, col, n) in &report.rows {
         println!("{verb} {n} {table}.{col}");
     }
-    if !args.dry_run {
-        let data = settings.data_dir();
-        for file in [
-            crate::paths::spool_path(&data),
-            data.join("spool.rejected.jsonl"),
-            crate::logging::log_file(&data),
-        ] {
-            if forget::scrub_file(&file, &pattern, &args.replacement)? {
-                println!("scrubbed {}", file.display());
-            }
-        }
+    for file in &report.files {
+        println!("scrubbed {}", file.display());
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -11,9 +11,11 @@ use super::transfer::TABLES;
 /// Which rows `forget` removes. Criteria combine with AND; at least one is required.
 #[derive(Debug, Clone, Default)]
 pub struct Selection {
-    /// Observation ids (`123`) and summary ids (`S12`), as the index shows them.
+    /// Observation ids (`123`), summary ids (`S12`) and prompt ids (`P7`), as the index and
+    /// the browser show them. A prompt goes with its turn's raw tool uses.
     pub observation_ids: Vec<i64>,
     pub summary_ids: Vec<i64>,
+    pub prompt_ids: Vec<i64>,
     pub projects: Vec<String>,
     /// A full-text query (FTS5 syntax) over observations, summaries and prompts.
     pub query: Option<String>,
@@ -25,13 +27,36 @@ impl Selection {
     pub fn is_empty(&self) -> bool {
         self.observation_ids.is_empty()
             && self.summary_ids.is_empty()
+            && self.prompt_ids.is_empty()
             && self.projects.is_empty()
             && self.query.is_none()
             && self.before_ms.is_none()
     }
 
     fn by_id(&self) -> bool {
-        !self.observation_ids.is_empty() || !self.summary_ids.is_empty()
+        !self.observation_ids.is_empty()
+            || !self.summary_ids.is_empty()
+            || !self.prompt_ids.is_empty()
+    }
+
+    /// Adds an id as the index shows it: `123`, `S12`, `P7` (also `#123`).
+    pub fn add_id(&mut self, text: &str) -> Result<()> {
+        let Some((kind, id)) = crate::model::Kind::parse_id(text) else {
+            bail!(
+                "{text:?} is not an id (123 for an observation, S12 for a summary, P7 for a prompt)"
+            );
+        };
+        self.add(kind, id);
+        Ok(())
+    }
+
+    pub fn add(&mut self, kind: crate::model::Kind, id: i64) {
+        use crate::model::Kind;
+        match kind {
+            Kind::Observation => self.observation_ids.push(id),
+            Kind::Summary => self.summary_ids.push(id),
+            Kind::Prompt => self.prompt_ids.push(id),
+        }
     }
 }
 
@@ -146,14 +171,14 @@ fn forget_in(tx: &Transaction, sel: &Selection) -> Result<Counts> {
         summaries.matching("session_summaries_fts", q);
     }
 
-    // Prompts: never by id; by project through their session.
+    // Prompts: by id, or by project through their session.
     let mut prompts = base(
         sel,
         "created_at_epoch",
         "session_id IN (SELECT id FROM sessions WHERE project COLLATE NOCASE IN ({}))",
     );
     if sel.by_id() {
-        prompts.push("0".into(), []);
+        prompts.ids(&sel.prompt_ids);
     }
     if let Some(q) = &sel.query {
         prompts.matching("user_prompts_fts", q);
@@ -381,6 +406,37 @@ pub fn scrub(
     tx.commit()?;
     leave_no_trace(&store.conn)?;
     Ok(counts)
+}
+
+/// Where `scrub_everywhere` replaced something: rows per table and column, and files.
+pub struct ScrubReport {
+    pub rows: ScrubCounts,
+    pub files: Vec<std::path::PathBuf>,
+}
+
+/// `scrub` over the database, then (unless `dry_run`) over the data dir's text files that can
+/// hold captured text: the spool, the rejected spool and the log.
+pub fn scrub_everywhere(
+    store: &mut Store,
+    data_dir: &std::path::Path,
+    pattern: &Pattern,
+    with: &str,
+    dry_run: bool,
+) -> Result<ScrubReport> {
+    let rows = scrub(store, pattern, with, dry_run)?;
+    let mut files = Vec::new();
+    if !dry_run {
+        for file in [
+            crate::paths::spool_path(data_dir),
+            data_dir.join("spool.rejected.jsonl"),
+            crate::logging::log_file(data_dir),
+        ] {
+            if scrub_file(&file, pattern, with)? {
+                files.push(file);
+            }
+        }
+    }
+    Ok(ScrubReport { rows, files })
 }
 
 /// Scrubs a text file in the data dir (spool, log) in place; returns whether it changed.
