@@ -3,6 +3,7 @@
 
     scripts/bench.py post-tool-use [--runs N] [--tool-uses N] [--payload-kib N] [--bin PATH]
     scripts/bench.py session-start [--runs N] [--sizes 1000,10000,100000] [--bin PATH]
+    scripts/bench.py stop [--runs N] [--bin PATH]
     scripts/bench.py mcp [--runs N] [--bin PATH]   (handshake round trip; mem_search step 1 at 100k)
     scripts/bench.py tui [--runs N] [--keys N] [--bin PATH]
     scripts/bench.py pre-tool-use [--runs N] [--bin PATH]
@@ -131,6 +132,86 @@ def bench_session_start(args, cmem):
     summary("harness spawn overhead (/bin/true)", baseline)
 
 
+def turn_payloads(session, work, source_path, source):
+    """The tool events of one realistic turn: read a 400-line Rust file, a failing test run,
+    an edit of one function in that file, a passing run, a search, a look-around command."""
+    base = {"session_id": session, "cwd": str(work), "prompt_id": f"{session}-p"}
+    old, new = "fn parse_all(", "fn parse_every("
+    events = [
+        ("user-prompt-submit", {"prompt": "rename parse_all and make the tests pass"}),
+        ("post-tool-use", {"tool_name": "Read", "tool_input": {"file_path": str(source_path)},
+                           "tool_response": {"type": "text", "file": {"filePath": str(source_path), "content": source,
+                                                                       "numLines": source.count("\n"), "startLine": 1,
+                                                                       "totalLines": source.count("\n")}}}),
+        ("post-tool-use-failure", {"tool_name": "Bash", "tool_input": {"command": "cargo test observe::"},
+                                   "error": "Exit code 101\ntest observe::event::tests::relative_paths ... FAILED\n\ntest result: FAILED. 3 passed; 1 failed"}),
+        ("post-tool-use", {"tool_name": "Edit",
+                           "tool_input": {"file_path": str(source_path), "old_string": old, "new_string": new},
+                           "tool_response": {"filePath": str(source_path), "oldString": old, "newString": new,
+                                             "originalFile": source, "structuredPatch": [
+                                                 {"oldStart": 1, "oldLines": 1, "newStart": 1, "newLines": 1,
+                                                  "lines": [f"-{old}", f"+{new}"]}]}}),
+        ("post-tool-use", {"tool_name": "Bash", "tool_input": {"command": "cargo test observe::"},
+                           "tool_response": {"stdout": "test result: ok. 4 passed; 0 failed", "stderr": "",
+                                             "interrupted": False, "isImage": False}}),
+        ("post-tool-use", {"tool_name": "Grep", "tool_input": {"pattern": "parse_all", "path": str(work)},
+                           "tool_response": {"mode": "files_with_matches", "filenames": ["src/a.rs", "src/b.rs"],
+                                             "numFiles": 2}}),
+        ("post-tool-use", {"tool_name": "Bash", "tool_input": {"command": "git status --short"},
+                           "tool_response": {"stdout": " M src/event.rs", "stderr": "", "interrupted": False}}),
+    ]
+    out = []
+    for i, (event, extra) in enumerate(events):
+        p = dict(base, **extra)
+        p["tool_use_id"] = f"toolu_{session}_{i}"
+        out.append((event, p))
+    return out
+
+
+def bench_stop(args, cmem):
+    tmp = pathlib.Path(tempfile.mkdtemp(prefix="cmem-bench-stop-"))
+    data, work = tmp / "data", tmp / "acme-api"
+    (work / "src").mkdir(parents=True)
+    source = (REPO / "src" / "observe" / "event.rs").read_text()
+    source_path = work / "src" / "event.rs"
+    source_path.write_text(source)
+    env = {k: v for k, v in os.environ.items() if k.startswith("CMEM_")}
+    env.update({"PATH": os.environ.get("PATH", ""), "HOME": str(tmp), "CMEM_DATA_DIR": str(data)})
+    subprocess.run([str(cmem), "dev", "generate", "--observations", "10000", "--projects", "acme-api"],
+                   env=env, check=True, stdout=subprocess.DEVNULL)
+    baseline = []
+    samples = {"on": [], "off": []}
+    for i in range(args.runs + 10):
+        for mode in ("on", "off"):
+            session = f"bench-{mode}-{i}"
+            run_env = dict(env, CMEM_OBSERVER_RULES="true" if mode == "on" else "false")
+            for event, payload in turn_payloads(session, work, source_path, source):
+                f = tmp / "payload.json"
+                f.write_text(json.dumps(payload))
+                spawn_timed([str(cmem), "hook", event], f, run_env)
+            stop = tmp / "stop.json"
+            stop.write_text(json.dumps({"session_id": session, "cwd": str(work), "prompt_id": f"{session}-p",
+                                        "last_assistant_message": "Renamed. Next steps: update the docs."}))
+            ms = spawn_timed([str(cmem), "hook", "stop"], stop, run_env)
+            if i >= 10:  # the first runs warm the page cache
+                samples[mode].append(ms)
+    con = sqlite3.connect(data / "cmem.db")
+    observed = con.execute("SELECT COUNT(*) FROM user_prompts WHERE content_session_id LIKE 'bench-on-%'"
+                           " AND observed_at_epoch IS NOT NULL").fetchone()[0]
+    if observed != args.runs + 10:
+        sys.exit(f"expected {args.runs + 10} observed turns, found {observed}")
+    titles = [r[0] for r in con.execute("SELECT title FROM observations o JOIN sessions s ON s.id = o.session_id"
+                                         " WHERE s.content_session_id = 'bench-on-10' ORDER BY o.id")]
+    baseline = [spawn_timed(["/bin/true"], stop, env) for _ in range(50)]
+    print(f"cmem hook stop: a turn of 6 tool uses (400-line Rust file read and edited), "
+          f"DB with 10,000 observations, {os.cpu_count()} cores")
+    print("  observations of one turn:", "; ".join(titles))
+    summary("stop, rule-based observer on", samples["on"])
+    summary("stop, observer off (CMEM_OBSERVER_RULES=false)", samples["off"])
+    on, off = statistics.median(samples["on"]), statistics.median(samples["off"])
+    print(f"{'observer cost per turn (difference of medians)':<44} {on - off:6.2f} ms")
+
+
 def bench_mcp(args, cmem):
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="cmem-bench-mcp-"))
     data, work = tmp / "data", tmp / "acme-api"
@@ -222,6 +303,8 @@ def bench_tui(args, cmem):
     summary("tui start to first full frame, 100,000 obs", starts)
     summary(f"tui key press to frame while scrolling", keys)
     print(f"{'tui peak RSS':<44} max {max(rss):6.1f} MB   median {statistics.median(rss):6.1f} MB   (n={len(rss)})")
+
+
 def rust_source(lines):
     """A realistic Rust file of about `lines` lines: doc comments, structs, impls, functions."""
     out, i = ["//! Generated for the cmem benchmarks.", "", "use std::collections::HashMap;", ""], 0
@@ -335,8 +418,7 @@ def bench_outline(args, cmem):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("bench", choices=["post-tool-use", "session-start", "mcp", "tui"])
-    ap.add_argument("bench", choices=["post-tool-use", "session-start", "pre-tool-use", "outline"])
+    ap.add_argument("bench", choices=["post-tool-use", "session-start", "pre-tool-use", "outline", "mcp", "tui", "stop"])
     ap.add_argument("--sizes", type=lambda s: [int(x) for x in s.split(",")], default=[1_000, 10_000, 100_000],
                     help="session-start: observation counts (comma-separated)")
     ap.add_argument("--runs", type=int, default=310)
@@ -362,6 +444,10 @@ def main():
         if args.runs == 310:
             args.runs = 200
         bench_session_start(args, cmem)
+    elif args.bench == "stop":
+        if args.runs == 310:
+            args.runs = 200
+        bench_stop(args, cmem)
     elif args.bench == "tui":
         if args.runs == 310:
             args.runs = 10

@@ -34,8 +34,32 @@ pub struct Settings {
     pub capture: CaptureSettings,
     pub hook: HookSettings,
     pub context: ContextSettings,
+    pub observer: ObserverSettings,
     pub tui: TuiSettings,
     pub gate: GateSettings,
+}
+
+/// Turning captured tool I/O into observations.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ObserverSettings {
+    /// The rule-based observer runs when a turn ends (no model calls).
+    pub rules: bool,
+    /// An external command that rewrites each turn's observations in the background: it gets
+    /// the turn on stdin and answers with observation/summary XML. Unset: off.
+    pub command: Option<String>,
+    /// The command is killed after this many seconds (the rule-based result stays).
+    pub timeout_secs: u64,
+}
+
+impl Default for ObserverSettings {
+    fn default() -> Self {
+        ObserverSettings {
+            rules: true,
+            command: None,
+            timeout_secs: 120,
+        }
+    }
 }
 
 /// The terminal browser (`cmem tui`).
@@ -151,6 +175,7 @@ impl Default for Settings {
             capture: CaptureSettings::default(),
             hook: HookSettings::default(),
             context: ContextSettings::default(),
+            observer: ObserverSettings::default(),
             tui: TuiSettings::default(),
             gate: GateSettings::default(),
         }
@@ -265,6 +290,9 @@ env_keys! {
     "CMEM_CONTEXT_SHOW_LAST_SUMMARY" => "context.show_last_summary" => context.show_last_summary;
     "CMEM_CONTEXT_LIMIT" => "context.limit" => context.limit;
     "CMEM_CONTEXT_TIMEZONE" => "context.timezone" => context.timezone;
+    "CMEM_OBSERVER_RULES" => "observer.rules" => observer.rules;
+    "CMEM_OBSERVER_COMMAND" => "observer.command" => observer.command;
+    "CMEM_OBSERVER_TIMEOUT_SECS" => "observer.timeout_secs" => observer.timeout_secs;
     "CMEM_TUI_THEME" => "tui.theme" => tui.theme;
     "CMEM_GATE_ENABLED" => "gate.enabled" => gate.enabled;
     "CMEM_GATE_DENY_MIN_BYTES" => "gate.deny_min_bytes" => gate.deny_min_bytes;
@@ -332,6 +360,9 @@ impl Settings {
         }
         if let Err(why) = crate::clock::load_zone(&self.context.timezone) {
             return Err(("context.timezone".into(), why));
+        }
+        if self.observer.timeout_secs == 0 {
+            return Err(("observer.timeout_secs".into(), "must be at least 1".into()));
         }
         if self.hook.deadline_ms == 0 || self.hook.deadline_ms > 1900 {
             return Err((

@@ -11,6 +11,7 @@ pub mod hook;
 pub mod logging;
 pub mod mcp;
 pub mod model;
+pub mod observe;
 pub mod paths;
 pub mod privacy;
 pub mod project;

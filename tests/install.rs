@@ -216,7 +216,8 @@ fn doctor_reports_what_install_did() {
     assert_eq!(after.status.code(), Some(0), "{text}");
     assert!(text.contains("user scope: all 7 events"), "{text}");
     assert!(text.contains("sessions 1, user_prompts 1"), "{text}");
-    assert!(text.contains("schema v1"), "{text}");
+    let schema = format!("schema v{}", cmem::store::SCHEMA_VERSION);
+    assert!(text.contains(&schema), "{text}");
 }
 
 #[test]

@@ -270,8 +270,9 @@ fn help_copy_edit_delete_theme_refresh_quit() {
     h.keys("n").unwrap();
     assert!(h.app.overlay.is_none());
     h.keys("x").unwrap();
-    assert!(matches!(h.app.overlay, Some(Overlay::Confirm { .. })));
+    assert!(matches!(h.app.input, Some(Input::Scrub(_))));
     h.keys("esc").unwrap();
+    assert!(h.app.input.is_none());
     h.keys("e").unwrap();
     assert!(h.app.status.as_ref().unwrap().1, "no file on an index row");
     let (_, obs) = h.demo_code_tool_use().unwrap();
@@ -289,6 +290,117 @@ fn help_copy_edit_delete_theme_refresh_quit() {
     h.keys("tab").unwrap();
     h.keys("q").unwrap();
     assert_eq!(h.app.effects.last(), Some(&Effect::Quit));
+}
+
+/// Deleting and scrubbing change the real database file (a copy of the demo's: the other
+/// tests share theirs), through the same code as `cmem forget` and `cmem scrub`.
+#[test]
+fn delete_and_scrub_change_the_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = cmem::demo::ensure(dir.path(), DEMO_NOW_MS, false).unwrap();
+    let sql = rusqlite::Connection::open(&db).unwrap();
+    let count = |q: &str, id: i64| -> i64 { sql.query_row(q, [id], |r| r.get(0)).unwrap() };
+    let mut h = Harness::open(&db, cmem::demo::PROJECT, "default", (120, 40), DEMO_NOW_MS).unwrap();
+
+    // An observation with raw tool I/O, selected in the index.
+    let (_, obs) = h.demo_code_tool_use().unwrap();
+    let linked = "SELECT COUNT(*) FROM tool_uses WHERE observation_id = ?1";
+    assert!(count(linked, obs) > 0);
+    h.keys(":").unwrap();
+    h.type_text(&obs.to_string());
+    h.keys("enter").unwrap();
+    assert_eq!(kinds(&h), vec![LayerKind::Index, LayerKind::Detail]);
+    h.keys("d").unwrap();
+    assert!(h.screen().contains(&format!("Delete observation {obs}?")));
+    h.keys("n").unwrap();
+    assert_eq!(h.app.status.as_ref().unwrap().0, "Nothing changed");
+    assert_eq!(
+        count("SELECT COUNT(*) FROM observations WHERE id = ?1", obs),
+        1
+    );
+    // From its detail layer (the cursor is on a tool use): the record the layer is about.
+    h.keys("d y").unwrap();
+    let status = h.app.status.clone().unwrap();
+    assert!(
+        !status.1
+            && status
+                .0
+                .starts_with(&format!("deleted observation {obs} (1 observations")),
+        "{status:?}"
+    );
+    assert_eq!(
+        count("SELECT COUNT(*) FROM observations WHERE id = ?1", obs),
+        0
+    );
+    assert_eq!(count(linked, obs), 0, "its raw tool I/O went with it");
+    assert_eq!(
+        kinds(&h),
+        vec![LayerKind::Index],
+        "the layer about it closed"
+    );
+
+    // From the index: the row goes, the count drops, the cursor stays on a record.
+    h.keys("g g").unwrap();
+    let total = h.app.top().total.unwrap().0;
+    let Some(Target::Record(kind, id)) = h.app.top().selected_target().cloned() else {
+        panic!("the index starts on a record")
+    };
+    h.keys("d y").unwrap();
+    let leads_to = |h: &Harness| {
+        h.app
+            .top()
+            .rows
+            .iter()
+            .any(|r| r.target == Some(Target::Record(kind, id)))
+    };
+    assert!(!leads_to(&h));
+    if kind == cmem::model::Kind::Observation {
+        assert_eq!(h.app.top().total.unwrap().0, total - 1);
+    }
+    assert!(matches!(
+        h.app.top().selected_target(),
+        Some(Target::Record(..))
+    ));
+
+    // Scrub: counted first, replaced after a yes, gone from the database file's bytes.
+    let word = "verify_signature";
+    let mentions = "SELECT (SELECT COUNT(*) FROM observations WHERE title || narrative || facts LIKE '%' || 'verify_signature' || '%')
+                          + (SELECT COUNT(*) FROM tool_uses WHERE tool_input || tool_response LIKE '%verify_signature%') + ?1";
+    assert!(count(mentions, 0) > 0, "the demo mentions {word}");
+    h.keys("x").unwrap();
+    h.type_text(word);
+    h.keys("enter").unwrap();
+    let screen = h.screen();
+    assert!(
+        screen.contains(&format!("Replace “{word}” with [SCRUBBED] in")),
+        "{screen}"
+    );
+    h.keys("y").unwrap();
+    let status = h.app.status.clone().unwrap();
+    assert!(!status.1 && status.0.starts_with("scrubbed "), "{status:?}");
+    assert_eq!(count(mentions, 0), 0);
+    drop(h);
+    for f in ["cmem.db", "cmem.db-wal", "cmem.db-shm"] {
+        let bytes = std::fs::read(db.with_file_name(f)).unwrap_or_default();
+        assert!(
+            !bytes.windows(word.len()).any(|w| w == word.as_bytes()),
+            "{word} in {f}"
+        );
+    }
+
+    let mut h = Harness::open(&db, cmem::demo::PROJECT, "default", (120, 40), DEMO_NOW_MS).unwrap();
+    h.keys("x").unwrap();
+    h.type_text(word);
+    h.keys("enter").unwrap();
+    assert!(h.app.overlay.is_none());
+    assert!(
+        h.app
+            .status
+            .as_ref()
+            .unwrap()
+            .0
+            .contains("nothing to scrub")
+    );
 }
 
 #[test]

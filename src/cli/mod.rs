@@ -5,8 +5,11 @@ mod config_cmd;
 mod context;
 mod dev;
 mod doctor;
+mod forget;
 pub mod install;
 pub mod jsonfile;
+mod observe;
+mod transfer;
 mod tui;
 
 use std::process::ExitCode;
@@ -57,6 +60,17 @@ enum Command {
     Unfold(code::UnfoldArgs),
     /// Search the symbols of the source files under a path
     Symbols(code::SymbolsArgs),
+    /// Turn closed prompt turns into observations and summaries now (the hooks do this after
+    /// every turn)
+    Observe(observe::ObserveArgs),
+    /// Import memory: a claude-mem database, or a cmem JSONL export
+    Import(transfer::ImportArgs),
+    /// Export memory: lossless JSONL, or a Claude-Code-auto-memory markdown folder
+    Export(transfer::ExportArgs),
+    /// Remove memory by id, project, full-text query or age, leaving no trace in the files
+    Forget(forget::ForgetArgs),
+    /// Replace a string (or regex) everywhere cmem stored it, leaving no trace in the files
+    Scrub(forget::ScrubArgs),
     /// Developer tools (synthetic data for tests and benchmarks)
     #[command(hide = true)]
     Dev(dev::DevArgs),
@@ -72,6 +86,11 @@ pub fn main() -> ExitCode {
         Command::Doctor(args) => doctor::run(&args),
         Command::Context(args) => context::run(&args),
         Command::Config(args) => config_cmd::run(&args),
+        Command::Observe(args) => observe::run(&args),
+        Command::Import(args) => transfer::import(&args),
+        Command::Export(args) => transfer::export(&args),
+        Command::Forget(args) => forget::run_forget(&args),
+        Command::Scrub(args) => forget::run_scrub(&args),
         Command::Tui(args) => tui::run(&args),
         Command::Demo(args) => tui::demo(&args),
         Command::Dev(args) => dev::run(&args),

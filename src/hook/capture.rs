@@ -144,7 +144,20 @@ pub fn build(
         HookEvent::PostToolUse | HookEvent::PostToolUseFailure => {
             let tool_name = payload.required_id("tool_name")?.to_string();
             let tool_use_id = payload.required_id("tool_use_id")?.to_string();
-            if settings.capture.skip_tools.iter().any(|t| t == &tool_name) {
+            // A to-do tool becomes work state even when its raw I/O is noise; a subagent's
+            // to-dos are its own scratch list and stay out of the session's.
+            let todo = (event == HookEvent::PostToolUse
+                && payload.agent_field("agent_id").is_none())
+            .then(|| {
+                crate::observe::todo::change(
+                    &tool_name,
+                    payload.0.get("tool_input"),
+                    payload.0.get("tool_response"),
+                )
+            })
+            .flatten();
+            let noise = settings.capture.skip_tools.iter().any(|t| t == &tool_name);
+            if noise && todo.is_none() {
                 return Ok(Err(Skip::NoiseTool(tool_name)));
             }
             if is_own_memory_tool(&tool_name) {
@@ -165,25 +178,35 @@ pub fn build(
                 let text = payload.str("error").unwrap_or("tool call failed");
                 fields::store_text(text, max).text
             });
-            Capture::ToolUse {
-                session,
-                tool: Box::new(ToolUse {
-                    tool_use_id,
-                    input_bytes: io.input.as_ref().map_or(0, |s| s.original_bytes),
-                    response_bytes: io.response.as_ref().map_or(0, |s| s.original_bytes),
-                    tool_input: io.input.map(|s| s.text),
-                    tool_response: io.response.map(|s| s.text),
-                    content_hash: io.content_hash,
-                    failed,
-                    error,
-                    is_interrupt: payload.bool("is_interrupt"),
-                    prompt_id: payload.str("prompt_id").map(String::from),
-                    agent_id: payload.agent_field("agent_id"),
-                    agent_type: payload.agent_field("agent_type"),
-                    duration_ms: payload.i64("duration_ms"),
-                    tool_name,
-                }),
-                at_ms: now_ms,
+            let tool = Box::new(ToolUse {
+                tool_use_id,
+                input_bytes: io.input.as_ref().map_or(0, |s| s.original_bytes),
+                response_bytes: io.response.as_ref().map_or(0, |s| s.original_bytes),
+                tool_input: io.input.map(|s| s.text),
+                tool_response: io.response.map(|s| s.text),
+                content_hash: io.content_hash,
+                failed,
+                error,
+                is_interrupt: payload.bool("is_interrupt"),
+                prompt_id: payload.str("prompt_id").map(String::from),
+                agent_id: payload.agent_field("agent_id"),
+                agent_type: payload.agent_field("agent_type"),
+                duration_ms: payload.i64("duration_ms"),
+                tool_name,
+            });
+            match todo {
+                Some(change) => Capture::WorkState {
+                    prompt_id: tool.prompt_id.clone(),
+                    tool: (!noise).then_some(tool),
+                    session,
+                    change,
+                    at_ms: now_ms,
+                },
+                None => Capture::ToolUse {
+                    session,
+                    tool,
+                    at_ms: now_ms,
+                },
             }
         }
         HookEvent::Stop => Capture::TurnEnd {

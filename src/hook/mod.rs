@@ -33,6 +33,8 @@ use payload::Payload;
 pub const MAX_PAYLOAD_BYTES: u64 = 256 * 1024 * 1024;
 /// The watchdog answers no later than this after start, well inside the 2 s promise.
 const HARD_DEADLINE: Duration = Duration::from_millis(1850);
+/// How long a hook may spend starting to observe closed turns.
+const OBSERVE_BUDGET: Duration = Duration::from_millis(200);
 
 static ANSWERED: AtomicBool = AtomicBool::new(false);
 static NOOP: OnceLock<&'static str> = OnceLock::new();
@@ -169,7 +171,17 @@ fn handle(event: HookEvent, settings: &Settings, deadline: Instant) -> Result<Op
             match capture::build(event, payload, settings, clock::now_ms())
                 .context("invalid hook payload")?
             {
-                Ok(capture) => persist(capture, settings, deadline),
+                Ok(capture) => {
+                    let store = persist(capture, settings, deadline);
+                    // These events close a turn (the next prompt closes one left open).
+                    let closes_turn = matches!(
+                        event,
+                        HookEvent::Stop | HookEvent::SessionEnd | HookEvent::UserPromptSubmit
+                    );
+                    if let Some(store) = store.filter(|_| closes_turn) {
+                        observe_closed_turns(store, settings, deadline);
+                    }
+                }
                 Err(skip) => logging::debug(format!("not stored: {skip:?}")),
             }
             Ok(None)
@@ -177,11 +189,46 @@ fn handle(event: HookEvent, settings: &Settings, deadline: Instant) -> Result<Op
     }
 }
 
+/// Runs the rule-based observer over the turns that just closed (and any left waiting), then
+/// starts the external observer in the background when one is configured. Never fails the hook.
+fn observe_closed_turns(mut store: Store, settings: &Settings, deadline: Instant) {
+    if !settings.observer.rules {
+        return;
+    }
+    // Usually one turn, a few milliseconds. A backlog (turns captured before an upgrade, or
+    // while observing was off) is worked off a slice at a time, never at the hook's expense.
+    let limits = crate::observe::Limits {
+        max_turns: 8,
+        until: Some(deadline.min(Instant::now() + OBSERVE_BUDGET)),
+    };
+    match crate::observe::observe_pending(&mut store, limits, clock::now_ms()) {
+        Ok(r) if r.turns > 0 => {
+            logging::debug(format!(
+                "observed {} turn(s): {} observation(s), {} summary(ies)",
+                r.turns, r.observations, r.summaries
+            ));
+            let external = settings
+                .observer
+                .command
+                .as_deref()
+                .is_some_and(|c| !c.trim().is_empty());
+            if external && let Err(e) = crate::observe::external::spawn_worker(settings) {
+                logging::warn(format!("{e:#}"));
+            }
+        }
+        Ok(_) => {}
+        Err(e) => logging::warn(format!(
+            "observer: {e:#}; the turn stays waiting for the next run"
+        )),
+    }
+}
+
 /// Writes a capture (after any spooled ones), or spools it when the database is unavailable.
-fn persist(capture: Capture, settings: &Settings, deadline: Instant) {
+/// Returns the open store when the capture was written.
+fn persist(capture: Capture, settings: &Settings, deadline: Instant) -> Option<Store> {
     let data_dir = settings.data_dir();
     *PENDING.lock().unwrap_or_else(|e| e.into_inner()) = Some((capture.clone(), data_dir.clone()));
-    let result = (|| -> Result<ingest::Outcome> {
+    let result = (|| -> Result<(ingest::Outcome, Store)> {
         let mut store = Store::open_with(&settings.db_path(), Wait::Until(deadline))?;
         match spool::ingest(&mut store, &data_dir) {
             Ok(r) if r.applied + r.rejected > 0 => logging::info(format!(
@@ -191,17 +238,24 @@ fn persist(capture: Capture, settings: &Settings, deadline: Instant) {
             Ok(_) => {}
             Err(e) => logging::warn(format!("spool not ingested yet: {e:#}")),
         }
-        store.write(|tx| ingest::apply(tx, &capture))
+        let outcome = store.write(|tx| ingest::apply(tx, &capture))?;
+        Ok((outcome, store))
     })();
     let Some((capture, data_dir)) = take_pending() else {
-        return; // the watchdog already spooled it
+        return None; // the watchdog already spooled it
     };
     match result {
-        Ok(outcome) => logging::debug(format!("{outcome:?}")),
-        Err(e) => spool_or_log(
-            &capture,
-            &data_dir,
-            &format!("database unavailable ({e:#})"),
-        ),
+        Ok((outcome, store)) => {
+            logging::debug(format!("{outcome:?}"));
+            Some(store)
+        }
+        Err(e) => {
+            spool_or_log(
+                &capture,
+                &data_dir,
+                &format!("database unavailable ({e:#})"),
+            );
+            None
+        }
     }
 }

@@ -63,6 +63,15 @@ pub enum Capture {
         reason: Option<String>,
         at_ms: i64,
     },
+    /// A to-do tool call (TodoWrite, TaskCreate, TaskUpdate): its change to the session's
+    /// work-state list, and the raw tool use when that is stored too.
+    WorkState {
+        session: SessionRef,
+        prompt_id: Option<String>,
+        change: super::todos::TodoChange,
+        tool: Option<Box<ToolUse>>,
+        at_ms: i64,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -169,7 +178,50 @@ pub fn apply(tx: &Transaction, capture: &Capture) -> Result<Outcome> {
             reason,
             at_ms,
         } => apply_session_end(tx, session, reason.as_deref(), *at_ms),
+        Capture::WorkState {
+            session,
+            prompt_id,
+            change,
+            tool,
+            at_ms,
+        } => apply_work_state(
+            tx,
+            session,
+            prompt_id.as_deref(),
+            change,
+            tool.as_deref(),
+            *at_ms,
+        ),
     }
+}
+
+fn apply_work_state(
+    tx: &Transaction,
+    session: &SessionRef,
+    prompt_id: Option<&str>,
+    change: &super::todos::TodoChange,
+    tool: Option<&ToolUse>,
+    at_ms: i64,
+) -> Result<Outcome> {
+    let s = upsert_session(tx, session, at_ms)?;
+    if s.in_private_turn(prompt_id) {
+        return Ok(Outcome::SkippedPrivate);
+    }
+    if let Some(tool) = tool {
+        apply_tool_use(tx, session, tool, at_ms)?;
+    }
+    let request: Option<String> = tx.query_row(
+        "SELECT user_prompt FROM sessions WHERE id = ?1",
+        params![s.id],
+        |r| r.get(0),
+    )?;
+    let list = super::todos::list_name(request.as_deref(), &session.content_session_id);
+    let written = super::todos::apply(tx, s.id, &session.project, &list, change, at_ms)?;
+    Ok(if written == 0 {
+        Outcome::Duplicate
+    } else {
+        Outcome::Updated
+    })
 }
 
 fn apply_prompt(

@@ -6,7 +6,10 @@ use anyhow::{Context, Result, bail};
 use rusqlite::{Connection, TransactionBehavior};
 
 /// Step N brings the schema from version N-1 to N.
-const STEPS: &[&str] = &[include_str!("sql/001_init.sql")];
+const STEPS: &[&str] = &[
+    include_str!("sql/001_init.sql"),
+    include_str!("sql/002_origin.sql"),
+];
 
 pub const SCHEMA_VERSION: i64 = STEPS.len() as i64;
 

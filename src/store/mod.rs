@@ -5,7 +5,10 @@
 //! in `BEGIN IMMEDIATE` transactions, and migrations that re-check the schema version inside
 //! their own write transaction so concurrent first runs are safe.
 
+pub mod claude_mem;
+pub mod forget;
 pub mod ingest;
+pub mod jsonl;
 mod migrations;
 pub mod observations;
 pub mod prompts;
@@ -13,7 +16,10 @@ pub mod search;
 pub mod spool;
 pub mod summaries;
 pub mod timeline;
+pub mod todos;
 pub mod tool_uses;
+pub mod transfer;
+pub mod turns;
 pub mod work_state;
 
 use std::path::{Path, PathBuf};

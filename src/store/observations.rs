@@ -173,6 +173,19 @@ pub fn insert(conn: &Connection, o: &NewObservation) -> Result<Option<i64>> {
     Ok((n > 0).then(|| conn.last_insert_rowid()))
 }
 
+/// The observation a session already has with this content (what `insert` deduplicated to).
+pub fn id_by_content(conn: &Connection, o: &NewObservation) -> Result<Option<i64>> {
+    use rusqlite::OptionalExtension;
+    let hash = content_hash(o.session_id, &o.title, o.narrative.as_deref());
+    Ok(conn
+        .query_row(
+            "SELECT id FROM observations WHERE IFNULL(session_id, -1) = IFNULL(?1, -1) AND content_hash = ?2",
+            params![o.session_id, hash],
+            |r| r.get(0),
+        )
+        .optional()?)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -87,6 +87,8 @@ pub struct Layer {
     pub last_day: Option<i32>,
     pub files: Vec<PathBuf>,
     pub error: Option<String>,
+    /// The record a timeline or detail layer is about (deleting it closes the layer).
+    pub about: Option<(Kind, i64)>,
 }
 
 impl Layer {
@@ -107,6 +109,7 @@ impl Layer {
             last_day: None,
             files: Vec::new(),
             error: None,
+            about: None,
         }
     }
 
@@ -225,6 +228,35 @@ impl Layer {
         }
     }
 
+    /// Drops the rows that lead to a deleted record, keeping the cursor near where it was;
+    /// returns how many went.
+    fn remove_record(&mut self, kind: Kind, id: i64, matcher: &SkimMatcherV2) -> usize {
+        let target = Some(Target::Record(kind, id));
+        let before = self.rows.len();
+        self.rows.retain(|r| r.target != target);
+        let removed = before - self.rows.len();
+        if removed == 0 {
+            return 0;
+        }
+        if let Some((obs, sums)) = &mut self.total {
+            match kind {
+                Kind::Observation => *obs -= 1,
+                Kind::Summary => *sums -= 1,
+                Kind::Prompt => {}
+            }
+        }
+        self.refilter(matcher);
+        let len = self.visible_len();
+        self.cursor = self.cursor.min(len.saturating_sub(1));
+        if !self.selectable(self.cursor) {
+            self.step(1);
+            if !self.selectable(self.cursor) {
+                self.step(-1);
+            }
+        }
+        removed
+    }
+
     fn refilter(&mut self, matcher: &SkimMatcherV2) {
         let Some(f) = &mut self.filter else { return };
         let list = self.kind.is_list();
@@ -265,6 +297,8 @@ pub enum Input {
     Filter(String),
     Search(String),
     Jump(String),
+    /// Text to scrub everywhere (`x`).
+    Scrub(String),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -278,9 +312,11 @@ pub enum Overlay {
         loading: bool,
         ticket: u64,
     },
+    /// A question answered with `y`; yes sends `request` (a change to the database).
     Confirm {
-        action: Action,
-        what: String,
+        question: String,
+        detail: String,
+        request: Request,
     },
 }
 
@@ -348,6 +384,8 @@ pub struct App {
     pub effects: Vec<Effect>,
     /// The terminal size (width, height), from start-up and resize events.
     pub size: (u16, u16),
+    /// The ticket of the delete or scrub in flight.
+    pub change_ticket: Option<u64>,
     next_ticket: u64,
     matcher: SkimMatcherV2,
 }
@@ -386,6 +424,7 @@ impl App {
             outbox: Vec::new(),
             effects: Vec::new(),
             size: o.size,
+            change_ticket: None,
             next_ticket: 1,
             matcher: SkimMatcherV2::default(),
         };
@@ -468,7 +507,11 @@ impl App {
 
     fn push(&mut self, kind: LayerKind, title: String, req: Request) {
         let t = self.ticket();
-        self.stack.push(Layer::new(kind, title, t));
+        let mut layer = Layer::new(kind, title, t);
+        if let Request::Timeline { kind, id } | Request::Detail { kind, id } = req {
+            layer.about = Some((kind, id));
+        }
+        self.stack.push(layer);
         self.outbox.push((t, req));
         self.focus = Focus::List;
     }
@@ -485,20 +528,10 @@ impl App {
             return;
         }
         let press = Press::from_event(&key);
-        if let Some(Overlay::Confirm { action, what }) = self.overlay.clone() {
+        if let Some(Overlay::Confirm { request, .. }) = self.overlay.clone() {
             self.overlay = None;
             if matches!(press.code, KeyCode::Char('y') | KeyCode::Char('Y')) {
-                let verb = if action == Action::Delete {
-                    "Deleting"
-                } else {
-                    "Redacting"
-                };
-                self.status = Some((
-                    format!(
-                        "{verb} {what} from the browser needs `cmem forget`/`cmem scrub`, which this build does not have yet"
-                    ),
-                    true,
-                ));
+                self.send_change(request);
             } else {
                 self.status = Some(("Nothing changed".into(), false));
             }
@@ -528,6 +561,7 @@ impl App {
             Input::Filter(t) => (t.clone(), 0),
             Input::Search(t) => (t.clone(), 1),
             Input::Jump(t) => (t.clone(), 2),
+            Input::Scrub(t) => (t.clone(), 3),
         };
         let ctrl = key
             .modifiers
@@ -554,7 +588,8 @@ impl App {
                         }
                     }
                     1 => self.start_search(text),
-                    _ => self.jump(&text),
+                    2 => self.jump(&text),
+                    _ => self.plan_scrub(text),
                 }
                 return;
             }
@@ -588,7 +623,8 @@ impl App {
                 self.request_preview();
             }
             1 => self.input = Some(Input::Search(text)),
-            _ => self.input = Some(Input::Jump(text)),
+            2 => self.input = Some(Input::Jump(text)),
+            _ => self.input = Some(Input::Scrub(text)),
         }
     }
 
@@ -823,20 +859,14 @@ impl App {
                 }
             }
             Action::Edit => self.edit(),
-            Action::Delete | Action::Redact => match self.top().selected_target().cloned() {
-                Some(Target::Record(k, id)) => {
-                    self.overlay = Some(Overlay::Confirm {
-                        action: a,
-                        what: format!("{} {}", k.label(), k.display_id(id)),
-                    })
+            Action::Delete => self.confirm_delete(),
+            Action::Redact => {
+                if self.change_ticket.is_some() {
+                    self.status = Some(("a change is still running".into(), true));
+                } else {
+                    self.input = Some(Input::Scrub(String::new()));
                 }
-                _ => {
-                    self.status = Some((
-                        "select an observation, summary or prompt first".into(),
-                        true,
-                    ))
-                }
-            },
+            }
             Action::Theme => {
                 let i = self
                     .themes
@@ -857,6 +887,128 @@ impl App {
                 }
             }
             Action::Refresh => self.refresh(),
+        }
+    }
+
+    /// `d`: the selected record, or the record the layer is about, after a yes.
+    fn confirm_delete(&mut self) {
+        if self.change_ticket.is_some() {
+            self.status = Some(("a change is still running".into(), true));
+            return;
+        }
+        let top = self.top();
+        let record = match top.selected_target() {
+            Some(Target::Record(k, id)) => Some((*k, *id)),
+            _ => top.about,
+        };
+        let Some((kind, id)) = record else {
+            self.status = Some((
+                "select an observation, summary or prompt first".into(),
+                true,
+            ));
+            return;
+        };
+        let what = format!("{} {}", kind.label(), kind.display_id(id));
+        let takes = match kind {
+            Kind::Observation => "with the raw tool I/O it was built from",
+            Kind::Summary => "the turn's summary only",
+            Kind::Prompt => "with its turn's raw tool I/O",
+        };
+        self.overlay = Some(Overlay::Confirm {
+            question: format!("Delete {what}?"),
+            detail: format!("{takes}; like `cmem forget {}`", kind.display_id(id)),
+            request: Request::Forget { kind, id },
+        });
+    }
+
+    /// `x` then Enter: count where the text occurs first; the answer asks for a yes.
+    fn plan_scrub(&mut self, text: String) {
+        if text.is_empty() {
+            return;
+        }
+        self.send_change(Request::Scrub {
+            pattern: text,
+            dry_run: true,
+        });
+    }
+
+    fn send_change(&mut self, request: Request) {
+        let t = self.ticket();
+        self.change_ticket = Some(t);
+        let doing = match &request {
+            Request::Forget { kind, id } => format!("deleting {}…", kind.display_id(*id)),
+            Request::Scrub { dry_run: true, .. } => "looking for it…".to_string(),
+            _ => "scrubbing…".to_string(),
+        };
+        self.status = Some((doing, false));
+        self.outbox.push((t, request));
+    }
+
+    /// The answer to a delete or scrub.
+    fn handle_change(&mut self, reply: Reply) {
+        self.change_ticket = None;
+        match reply {
+            Reply::Forgotten { kind, id, removed } => {
+                // Layers about the record close; rows leading to it go everywhere else.
+                if let Some(pos) = self.stack.iter().position(|l| l.about == Some((kind, id))) {
+                    self.stack.truncate(pos.max(1));
+                }
+                let matcher = std::mem::take(&mut self.matcher);
+                let height = self.list_height();
+                for l in &mut self.stack {
+                    l.remove_record(kind, id, &matcher);
+                    l.scroll_into_view(height);
+                }
+                self.matcher = matcher;
+                self.preview = None;
+                self.request_preview();
+                self.status = Some((
+                    format!(
+                        "deleted {} {} ({removed})",
+                        kind.label(),
+                        kind.display_id(id)
+                    ),
+                    false,
+                ));
+            }
+            Reply::Scrubbed {
+                pattern,
+                dry_run: true,
+                rows,
+                places,
+            } => {
+                if rows == 0 {
+                    self.status = Some((
+                        format!("“{pattern}” is not in the database: nothing to scrub"),
+                        false,
+                    ));
+                } else {
+                    self.status = None;
+                    self.overlay = Some(Overlay::Confirm {
+                        question: format!(
+                            "Replace “{pattern}” with {} in {rows} rows?",
+                            super::data::SCRUBBED
+                        ),
+                        detail: places,
+                        request: Request::Scrub {
+                            pattern,
+                            dry_run: false,
+                        },
+                    });
+                }
+            }
+            Reply::Scrubbed { rows, places, .. } => {
+                self.refresh();
+                self.status = Some((format!("scrubbed {rows} rows: {places}"), false));
+            }
+            Reply::Missing(m) => self.status = Some((m, true)),
+            Reply::Error(m) => {
+                // A failure after the commit (the WAL could not be emptied) still changed
+                // rows: show the database as it is now.
+                self.refresh();
+                self.status = Some((m, true));
+            }
+            _ => {}
         }
     }
 
@@ -1098,6 +1250,10 @@ impl App {
 
     /// A worker's answer for `ticket`; answers nobody waits for any more are dropped.
     pub fn handle_reply(&mut self, ticket: u64, reply: Reply) {
+        if self.change_ticket == Some(ticket) {
+            self.handle_change(reply);
+            return;
+        }
         if let Some(Overlay::Projects {
             list,
             loading,
@@ -1163,7 +1319,7 @@ impl App {
                 layer.error = Some(m.clone());
                 self.status = Some((m, true));
             }
-            Reply::Projects(_) => {}
+            Reply::Projects(_) | Reply::Forgotten { .. } | Reply::Scrubbed { .. } => {}
         }
         self.matcher = matcher;
         if pos + 1 == self.stack.len() {

@@ -4,12 +4,16 @@
 //! comes from `src/view/`; this module only decides which view to call and marks which rows
 //! lead somewhere.
 
+use std::path::PathBuf;
+
 use anyhow::Result;
 use rusqlite::{Connection, params_from_iter, types::Value as SqlValue};
 
 use crate::config::ContextSettings;
 use crate::model::{IndexRow, Kind};
-use crate::store::{observations, prompts, search, summaries, timeline, tool_uses, work_state};
+use crate::store::{
+    Store, forget, observations, prompts, search, summaries, timeline, tool_uses, work_state,
+};
 use crate::view::{self, Doc, Role, time::Tz};
 
 use super::highlight::{self, HlLine};
@@ -79,7 +83,7 @@ pub struct IndexQuery {
 /// Keyset position after the last row of a page: `(time, kind, id)` descending.
 pub type Cursor = (i64, Kind, i64);
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Request {
     IndexPage {
         query: IndexQuery,
@@ -119,6 +123,17 @@ pub enum Request {
     Search {
         text: String,
         keys: Vec<String>,
+    },
+    /// Deletes a record the way `cmem forget ID` does (with its raw tool I/O).
+    Forget {
+        kind: Kind,
+        id: i64,
+    },
+    /// Replaces a string everywhere cmem stored it, the way `cmem scrub` does; `dry_run`
+    /// only counts.
+    Scrub {
+        pattern: String,
+        dry_run: bool,
     },
 }
 
@@ -162,6 +177,20 @@ pub enum Reply {
     /// The thing asked for does not exist (a jump to an unknown id).
     Missing(String),
     Error(String),
+    /// A record was deleted; `removed` says what went ("1 observations, 2 tool_uses").
+    Forgotten {
+        kind: Kind,
+        id: i64,
+        removed: String,
+    },
+    /// Where a scrub replaced (or, on a dry run, would replace) the pattern: `rows` rows,
+    /// `places` naming the table columns and files.
+    Scrubbed {
+        pattern: String,
+        dry_run: bool,
+        rows: usize,
+        places: String,
+    },
 }
 
 /// Everything the worker needs besides the connection.
@@ -170,16 +199,72 @@ pub struct Ctx {
     pub tz: Tz,
     pub now_ms: i64,
     pub context: ContextSettings,
+    /// The data dir: a scrub also rewrites its spool and log.
+    pub data_dir: PathBuf,
 }
 
-pub fn serve(conn: &Connection, ctx: &Ctx, req: &Request) -> Reply {
-    match serve_inner(conn, ctx, req) {
+pub fn serve(store: &mut Store, ctx: &Ctx, req: &Request) -> Reply {
+    match serve_inner(store, ctx, req) {
         Ok(r) => r,
         Err(e) => Reply::Error(format!("{e:#}")),
     }
 }
 
-fn serve_inner(conn: &Connection, ctx: &Ctx, req: &Request) -> Result<Reply> {
+fn forget_record(store: &mut Store, kind: Kind, id: i64) -> Result<Reply> {
+    let mut sel = forget::Selection::default();
+    sel.add(kind, id);
+    let counts = forget::forget(store, &sel, false)?;
+    let removed: Vec<String> = counts
+        .iter()
+        .filter(|(_, n)| *n > 0)
+        .map(|(t, n)| format!("{n} {t}"))
+        .collect();
+    if removed.is_empty() {
+        return Ok(Reply::Missing(format!(
+            "no {} {}: nothing deleted",
+            kind.label(),
+            kind.display_id(id)
+        )));
+    }
+    Ok(Reply::Forgotten {
+        kind,
+        id,
+        removed: removed.join(", "),
+    })
+}
+
+fn scrub(store: &mut Store, ctx: &Ctx, pattern: &str, dry_run: bool) -> Result<Reply> {
+    let report = forget::scrub_everywhere(
+        store,
+        &ctx.data_dir,
+        &forget::Pattern::Literal(pattern.to_string()),
+        SCRUBBED,
+        dry_run,
+    )?;
+    let mut places: Vec<String> = report
+        .rows
+        .iter()
+        .map(|(table, col, n)| format!("{table}.{col} {n}"))
+        .collect();
+    places.extend(
+        report
+            .files
+            .iter()
+            .filter_map(|f| f.file_name().map(|n| n.to_string_lossy().into_owned())),
+    );
+    Ok(Reply::Scrubbed {
+        pattern: pattern.to_string(),
+        dry_run,
+        rows: report.rows.iter().map(|(_, _, n)| n).sum(),
+        places: places.join(", "),
+    })
+}
+
+/// What a scrub from the browser writes in place of the text (as `cmem scrub` does).
+pub const SCRUBBED: &str = "[SCRUBBED]";
+
+fn serve_inner(store: &mut Store, ctx: &Ctx, req: &Request) -> Result<Reply> {
+    let conn = &store.conn;
     Ok(match req {
         Request::IndexPage {
             query,
@@ -229,6 +314,8 @@ fn serve_inner(conn: &Connection, ctx: &Ctx, req: &Request) -> Result<Reply> {
             None => Reply::Missing(format!("no tool use #{id}")),
         },
         Request::Search { text, keys } => Reply::Page(search_page(conn, ctx, text, keys)?),
+        Request::Forget { kind, id } => forget_record(store, *kind, *id)?,
+        Request::Scrub { pattern, dry_run } => scrub(store, ctx, pattern, *dry_run)?,
     })
 }
 

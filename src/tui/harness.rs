@@ -41,6 +41,7 @@ impl Harness {
                 timezone: "UTC".into(),
                 ..Default::default()
             },
+            data_dir: db.parent().map(Path::to_path_buf).unwrap_or_default(),
         };
         let app = App::new(Options {
             theme: super::theme::load(theme)?,
@@ -70,7 +71,7 @@ impl Harness {
                 return;
             }
             for (ticket, req) in batch {
-                let reply = data::serve(&self.store.conn, &self.ctx, &req);
+                let reply = data::serve(&mut self.store, &self.ctx, &req);
                 self.app.handle_reply(ticket, reply);
             }
         }

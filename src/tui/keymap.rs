@@ -155,13 +155,13 @@ pub const ACTIONS: &[(Action, &str, &str, Section)] = &[
     (
         Action::Delete,
         "delete",
-        "delete (asks first)",
+        "delete the record, like cmem forget (asks)",
         Section::Act,
     ),
     (
         Action::Redact,
         "redact",
-        "redact secrets (asks first)",
+        "scrub a text everywhere, like cmem scrub (asks)",
         Section::Act,
     ),
     (Action::Theme, "theme", "next theme", Section::Act),

@@ -69,6 +69,11 @@ pub fn run(launch: Launch) -> Result<()> {
         tz: tz.clone(),
         now_ms,
         context: launch.settings.context.clone(),
+        data_dir: launch
+            .db
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default(),
     };
     let trace = Trace::from_env();
 
@@ -152,7 +157,7 @@ fn flush_outbox(app: &mut App, req_tx: &mpsc::Sender<(u64, Request)>) {
 }
 
 fn spawn_worker(
-    store: crate::store::Store,
+    mut store: crate::store::Store,
     ctx: Ctx,
     rx: mpsc::Receiver<(u64, Request)>,
     tx: mpsc::Sender<Event>,
@@ -171,7 +176,7 @@ fn spawn_worker(
                 if matches!(req, Request::Preview { .. }) && last_preview != Some(i) {
                     continue;
                 }
-                let reply = data::serve(&store.conn, &ctx, &req);
+                let reply = data::serve(&mut store, &ctx, &req);
                 if tx.send(Event::Reply(ticket, reply)).is_err() {
                     return;
                 }

@@ -5,7 +5,7 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph};
+use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph, Wrap};
 use unicode_width::UnicodeWidthStr;
 
 use super::app::{App, Focus, Input, Layer, LayerKind, Overlay};
@@ -123,7 +123,9 @@ pub fn draw(app: &App, f: &mut Frame) {
             loading,
             ..
         }) => draw_projects(app, f, area, list, *cursor, *loading),
-        Some(Overlay::Confirm { action, what }) => draw_confirm(app, f, area, *action, what),
+        Some(Overlay::Confirm {
+            question, detail, ..
+        }) => draw_confirm(app, f, area, question, detail),
         None => {}
     }
 }
@@ -479,6 +481,7 @@ fn draw_status(app: &App, f: &mut Frame, area: Rect) {
             Input::Filter(t) => (" / ", t),
             Input::Search(t) => (" search ", t),
             Input::Jump(t) => (" jump to ", t),
+            Input::Scrub(t) => (" scrub everywhere ", t),
         };
         let line = Line::from(vec![
             Span::styled(label, theme.get("ui.statusline.mode")),
@@ -683,30 +686,42 @@ fn draw_projects(
     }
 }
 
-fn draw_confirm(app: &App, f: &mut Frame, area: Rect, action: Action, what: &str) {
+fn draw_confirm(app: &App, f: &mut Frame, area: Rect, question: &str, detail: &str) {
     let theme = &app.theme;
-    let verb = if action == Action::Delete {
-        "Delete"
-    } else {
-        "Redact secrets in"
-    };
-    let text = format!("{verb} {what}?");
-    let rect = centered(area, text.width() as u16 + 8, 5);
+    let widest = question.width().max(detail.width()).max(28) as u16 + 4;
+    let width = widest.min(area.width.saturating_sub(2)).max(10);
+    let inner_width = width.saturating_sub(4).max(1) as usize;
+    // The detail (where a scrub would write) may be long: wrap it under the question.
+    let wrap = |text: &str| text.width().div_ceil(inner_width).max(1) as u16;
+    let detail_lines = if detail.is_empty() { 0 } else { wrap(detail) };
+    let height = 2 + wrap(question) + detail_lines + 2;
+    let rect = centered(area, width, height);
     f.render_widget(Clear, rect);
     let block = frame_block(theme, " Confirm ", true).style(theme.get("ui.popup"));
     let inner = block.inner(rect);
     f.render_widget(block, rect);
+    let mut lines = vec![Line::styled(
+        question.to_string(),
+        theme.get("ui.text").add_modifier(Modifier::BOLD),
+    )];
+    if !detail.is_empty() {
+        lines.push(Line::styled(detail.to_string(), theme.get("ui.muted")));
+    }
+    lines.push(Line::raw(""));
+    lines.push(Line::from(vec![
+        Span::styled("y", theme.get("ui.help.key")),
+        Span::styled(" yes   ", theme.get("ui.text")),
+        Span::styled("any other key", theme.get("ui.help.key")),
+        Span::styled(" no", theme.get("ui.text")),
+    ]));
     f.render_widget(
-        Paragraph::new(vec![
-            Line::styled(text, theme.get("ui.text").add_modifier(Modifier::BOLD)),
-            Line::from(vec![
-                Span::styled("y", theme.get("ui.help.key")),
-                Span::styled(" yes   ", theme.get("ui.text")),
-                Span::styled("any other key", theme.get("ui.help.key")),
-                Span::styled(" no", theme.get("ui.text")),
-            ]),
-        ])
-        .style(theme.get("ui.popup")),
-        inner,
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: false })
+            .style(theme.get("ui.popup")),
+        Rect {
+            x: inner.x + 1,
+            width: inner.width.saturating_sub(2),
+            ..inner
+        },
     );
 }

@@ -9,6 +9,7 @@ pub mod detail;
 pub mod doc;
 pub mod file_history;
 pub mod index;
+pub mod memory_md;
 pub mod raw;
 pub mod search;
 pub mod time;

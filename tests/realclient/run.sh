@@ -48,24 +48,24 @@ check "the session's Read tool use is in the database, with the file's content" 
 check "the session was closed by SessionEnd" \
   test "$(sql "$db" "SELECT status FROM sessions")" = completed
 
-# --- Context: the next session starts with cmem's index of the first one. Until the observer
-# lands, the observation of the first session's Read is written by hand, linked to its tool use.
-sql "$db" "INSERT INTO observations (session_id, project, type, title, narrative, files_read, created_at_epoch, source, discovery_tokens)
-           SELECT session_id, project, 'discovery', 'Read src/lib.rs: answer() returns 42 (CMEM_CHAIN_MARKER)',
-                  'src/lib.rs defines answer(), which returns 42.', '[\"src/lib.rs\"]', created_at_epoch + 1, 'test', 2400
-           FROM tool_uses WHERE tool_name = 'Read' LIMIT 1;
-           UPDATE tool_uses SET observation_id = last_insert_rowid() WHERE tool_name = 'Read';"
+# --- Context: the rule-based observer turned the first session's Read into an observation
+# linked to its tool use; the next session starts with cmem's index of it.
+obs_title=$(sql "$db" "SELECT o.title FROM observations o JOIN tool_uses t ON t.observation_id = o.id
+                       WHERE t.tool_name = 'Read' AND o.type = 'discovery' AND o.source = 'rules'")
+echo "  observation of the Read: ${obs_title:-none}"
+check "the observer turned the Read into a discovery naming src/lib.rs and answer" \
+  bash -c '[[ "$1" == *src/lib.rs* && "$1" == *answer* ]]' _ "$obs_title"
 run2=$out/context
 check "second claude -p session gets cmem's index as SessionStart context" \
-  env SCENARIO_EXTRA='{"expect_in_request": ["SessionStart hook additional context:", "CMEM_CHAIN_MARKER"]}' \
+  env SCENARIO_EXTRA="{\"expect_in_request\": [\"SessionStart hook additional context:\", \"$obs_title\"]}" \
   "$kit/run_claude_session.sh" "$kit/settings.cmem.json" "$kit/scenarios/cmem-basic-capture.json" "$run2" >"$out/context.log" 2>&1
-check "the injected text is cmem's index for the project (header, legend, the row)" python3 - "$run2/stub/bodies" <<'PY'
+check "the injected text is cmem's index for the project (header, legend, the row)" python3 - "$run2/stub/bodies" "$obs_title" <<'PY'
 import json, pathlib, re, sys
 bodies = [p.read_text() for p in sorted(pathlib.Path(sys.argv[1]).glob("*.json"))]
 text = "\n".join(json.dumps(json.loads(b)) for b in bodies)
 found = re.search(r"SessionStart hook additional context: (.{0,4000})", json.loads(json.dumps(text)))
 ctx = bytes(found.group(1), "utf-8").decode("unicode_escape") if found else ""
-need = ["# Work state:", "# [work] recent context", "Legend:", "Read src/lib.rs: answer() returns 42"]
+need = ["# Work state:", "# [work] recent context", "Legend:", sys.argv[2]]
 missing = [n for n in need if n not in ctx]
 print(f"  context starts: {ctx[:80]!r}; missing: {missing}")
 sys.exit(1 if missing or not found else 0)
@@ -86,7 +86,7 @@ check "claude mcp list reports cmem Connected" \
   "$kit/claude_mcp_check.sh" -e CMEM_DATA_DIR="$REUSE_DATA_DIR" -- "$CMEM_BIN" mcp
 run3=$out/mcp-call
 check "a claude -p session's model calls mcp__cmem__mem_search and gets cmem's index back" \
-  env SCENARIO_EXTRA='{"expect_in_request": ["mem-search step 1 of 3", "Read src/lib.rs: answer() returns 42 (CMEM_CHAIN_MARKER)", "Continue with: ms_"]}' \
+  env SCENARIO_EXTRA="{\"expect_in_request\": [\"mem-search step 1 of 3\", \"$obs_title\", \"Continue with: ms_\"]}" \
   "$kit/run_claude_session.sh" "$kit/settings.cmem.json" "$kit/scenarios/cmem-mcp-call.json" "$run3" >"$out/mcp-call.log" 2>&1
 
 check "no errors in cmem's log" \

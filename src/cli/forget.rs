@@ -1,0 +1,156 @@
+//! `cmem forget` and `cmem scrub`: remove memory, or a string, so that nothing is left in the
+//! database, its WAL or its free pages.
+
+use std::process::ExitCode;
+
+use anyhow::{Context, Result, bail};
+use clap::Args;
+
+use crate::store::Store;
+use crate::store::forget::{self, Pattern, Selection};
+
+#[derive(Args)]
+pub struct ForgetArgs {
+    /// Observation ids (`123`), summary ids (`S12`) and prompt ids (`P7`), as the index shows them
+    ids: Vec<String>,
+    /// Everything of this project: sessions, prompts, observations, summaries, tool uses, work state
+    #[arg(long, short)]
+    project: Vec<String>,
+    /// Observations, summaries and prompts matching this full-text query (and their tool uses)
+    #[arg(long, short)]
+    query: Option<String>,
+    /// Only what is older: a date (2026-01-31) or an age (90d, 12w)
+    #[arg(long)]
+    older_than: Option<String>,
+    /// Print what would be removed and change nothing
+    #[arg(long)]
+    dry_run: bool,
+}
+
+/// `2026-01-31` (UTC midnight), an RFC 3339 instant, or an age like `90d` / `12w` / `36h`.
+fn cutoff(text: &str, now_ms: i64) -> Result<i64> {
+    let t = text.trim();
+    let unit = |s: &str, ms: i64| s.parse::<i64>().ok().map(|n| now_ms - n * ms);
+    let age = match t.chars().last() {
+        Some('d') => unit(&t[..t.len() - 1], 86_400_000),
+        Some('w') => unit(&t[..t.len() - 1], 7 * 86_400_000),
+        Some('h') => unit(&t[..t.len() - 1], 3_600_000),
+        _ => None,
+    };
+    if let Some(ms) = age {
+        return Ok(ms);
+    }
+    if let Ok(ts) = t.parse::<jiff::Timestamp>() {
+        return Ok(ts.as_millisecond());
+    }
+    if let Ok(date) = t.parse::<jiff::civil::Date>() {
+        let ts = date
+            .to_zoned_datetime(jiff::tz::TimeZone::UTC)
+            .context("date out of range")?
+            .timestamp();
+        return Ok(ts.as_millisecond());
+    }
+    bail!(
+        "--older-than {t:?}: give a date (2026-01-31), an instant (2026-01-31T12:00:00Z) or an age (90d, 12w, 36h)"
+    )
+}
+
+fn print_counts(counts: &[(&str, usize)], dry_run: bool) {
+    let total: usize = counts.iter().map(|(_, n)| n).sum();
+    let verb = if dry_run { "would remove" } else { "removed" };
+    let parts: Vec<String> = counts
+        .iter()
+        .filter(|(_, n)| *n > 0)
+        .map(|(t, n)| format!("{n} {t}"))
+        .collect();
+    if total == 0 {
+        println!("nothing matches: {verb} 0 rows");
+    } else {
+        println!("{verb} {total} rows: {}", parts.join(", "));
+    }
+}
+
+pub fn run_forget(args: &ForgetArgs) -> Result<ExitCode> {
+    let settings = crate::config::load()?.settings;
+    let mut sel = Selection {
+        projects: args.project.clone(),
+        query: args.query.clone(),
+        before_ms: args
+            .older_than
+            .as_deref()
+            .map(|t| cutoff(t, crate::clock::now_ms()))
+            .transpose()?,
+        ..Selection::default()
+    };
+    for id in &args.ids {
+        sel.add_id(id)?;
+    }
+    let mut store = Store::open_existing(&settings.db_path())?;
+    let counts = forget::forget(&mut store, &sel, args.dry_run)?;
+    print_counts(&counts, args.dry_run);
+    Ok(ExitCode::SUCCESS)
+}
+
+#[derive(Args)]
+pub struct ScrubArgs {
+    /// The string to remove everywhere it was stored
+    pattern: String,
+    /// PATTERN is a regular expression (ASCII classes: \d, \w, \s)
+    #[arg(long)]
+    regex: bool,
+    /// What replaces each match
+    #[arg(long, default_value = "[SCRUBBED]")]
+    replacement: String,
+    /// Print where it occurs and change nothing
+    #[arg(long)]
+    dry_run: bool,
+}
+
+pub fn run_scrub(args: &ScrubArgs) -> Result<ExitCode> {
+    let settings = crate::config::load()?.settings;
+    if args.pattern.is_empty() {
+        bail!("give a non-empty PATTERN");
+    }
+    let pattern = if args.regex {
+        Pattern::regex(&args.pattern)?
+    } else {
+        Pattern::Literal(args.pattern.clone())
+    };
+    let mut store = Store::open_existing(&settings.db_path())?;
+    let report = forget::scrub_everywhere(
+        &mut store,
+        &settings.data_dir(),
+        &pattern,
+        &args.replacement,
+        args.dry_run,
+    )?;
+    let verb = if args.dry_run {
+        "would scrub"
+    } else {
+        "scrubbed"
+    };
+    if report.rows.is_empty() {
+        println!("not found in the database");
+    }
+    for (table, col, n) in &report.rows {
+        println!("{verb} {n} {table}.{col}");
+    }
+    for file in &report.files {
+        println!("scrubbed {}", file.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cutoffs() {
+        let now = 10 * 86_400_000;
+        assert_eq!(cutoff("3d", now).unwrap(), 7 * 86_400_000);
+        assert_eq!(cutoff("1970-01-02", now).unwrap(), 86_400_000);
+        assert_eq!(cutoff("1970-01-01T00:00:01Z", now).unwrap(), 1000);
+        assert!(cutoff("soon", now).is_err());
+    }
+}

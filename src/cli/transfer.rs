@@ -1,0 +1,201 @@
+//! `cmem import` and `cmem export`: claude-mem databases and cmem's own JSONL in, JSONL or a
+//! Claude-Code-auto-memory markdown folder out.
+
+use std::collections::BTreeMap;
+use std::io::{BufReader, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, Subcommand, ValueEnum};
+
+use crate::store::transfer::Report;
+use crate::store::{Store, claude_mem, jsonl, observations, summaries};
+use crate::view::memory_md;
+
+#[derive(Args)]
+pub struct ImportArgs {
+    #[command(subcommand)]
+    source: ImportSource,
+}
+
+#[derive(Subcommand)]
+enum ImportSource {
+    /// A claude-mem database (opened read-only; running it again imports only new rows)
+    ClaudeMem {
+        /// Default: $CLAUDE_MEM_DATA_DIR/claude-mem.db, else ~/.claude-mem/claude-mem.db
+        db: Option<PathBuf>,
+        /// Print what would be imported, per table and project, and change nothing
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// A file written by `cmem export --format jsonl` (rows already there are skipped)
+    Jsonl {
+        file: PathBuf,
+        #[arg(long)]
+        dry_run: bool,
+    },
+}
+
+fn print_report(what: &str, report: &Report, dry_run: bool) {
+    let verb = if dry_run { "would import" } else { "imported" };
+    println!("{what}");
+    println!(
+        "{:<20} {:>8} {:>12} {:>8} {:>8}",
+        "table",
+        "source",
+        if dry_run { "would import" } else { "imported" },
+        "already",
+        "skipped"
+    );
+    let mut per_project: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for (table, t) in report.ordered() {
+        println!(
+            "{table:<20} {:>8} {:>12} {:>8} {:>8}",
+            t.source, t.imported, t.already, t.skipped
+        );
+        for (p, n) in &t.by_project {
+            per_project
+                .entry(p.clone())
+                .or_default()
+                .push(format!("{n} {table}"));
+        }
+    }
+    if per_project.is_empty() {
+        println!("nothing new: {verb} 0 rows");
+    } else {
+        println!("{verb} per project:");
+        for (p, parts) in per_project {
+            let name = if p.is_empty() {
+                "(no project)".into()
+            } else {
+                p
+            };
+            println!("  {name}: {}", parts.join(", "));
+        }
+    }
+}
+
+pub fn import(args: &ImportArgs) -> Result<ExitCode> {
+    let settings = crate::config::load()?.settings;
+    let now = crate::clock::now_ms();
+    match &args.source {
+        ImportSource::ClaudeMem { db, dry_run } => {
+            let path = db.clone().unwrap_or_else(claude_mem::default_path);
+            let mut store = Store::open(&settings.db_path())?;
+            let report = claude_mem::import(&mut store, &path, *dry_run, now)?;
+            if !dry_run {
+                store.checkpoint()?;
+            }
+            let version = report
+                .schema_version
+                .map(|v| format!(" (claude-mem schema v{v})"))
+                .unwrap_or_default();
+            print_report(
+                &format!("claude-mem database {}{version}", path.display()),
+                &report,
+                *dry_run,
+            );
+        }
+        ImportSource::Jsonl { file, dry_run } => {
+            let f = std::fs::File::open(file)
+                .with_context(|| format!("cannot open {}", file.display()))?;
+            let mut store = Store::open(&settings.db_path())?;
+            let report = jsonl::import(&mut store, &mut BufReader::new(f), *dry_run)?;
+            if !dry_run {
+                store.checkpoint()?;
+            }
+            print_report(
+                &format!("cmem export {}", file.display()),
+                &report,
+                *dry_run,
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Format {
+    /// Every row of every table, one JSON object a line (lossless; `cmem import jsonl` reads it)
+    Jsonl,
+    /// A folder per project with MEMORY.md and topic files, like Claude Code's auto memory
+    Markdown,
+}
+
+#[derive(Args)]
+pub struct ExportArgs {
+    #[arg(long, value_enum, default_value = "jsonl")]
+    format: Format,
+    /// jsonl: the file to write (default: standard output). markdown: the folder to write
+    /// into (one subfolder per project).
+    #[arg(long, short)]
+    out: Option<PathBuf>,
+    /// Only these projects (repeat for several; default: all)
+    #[arg(long, short)]
+    project: Vec<String>,
+}
+
+pub fn export(args: &ExportArgs) -> Result<ExitCode> {
+    let settings = crate::config::load()?.settings;
+    let store = Store::open_existing(&settings.db_path())?;
+    match args.format {
+        Format::Jsonl => {
+            let filter = jsonl::Filter {
+                projects: args.project.clone(),
+            };
+            let counts = match &args.out {
+                Some(path) => {
+                    let mut f = std::io::BufWriter::new(
+                        std::fs::File::create(path)
+                            .with_context(|| format!("cannot create {}", path.display()))?,
+                    );
+                    let c = jsonl::export(&store.conn, &filter, &mut f)?;
+                    f.flush()?;
+                    c
+                }
+                None => jsonl::export(&store.conn, &filter, &mut std::io::stdout().lock())?,
+            };
+            let total: usize = counts.iter().map(|(_, n)| n).sum();
+            let parts: Vec<String> = counts.iter().map(|(t, n)| format!("{n} {t}")).collect();
+            eprintln!("exported {total} rows: {}", parts.join(", "));
+        }
+        Format::Markdown => {
+            let Some(dir) = &args.out else {
+                bail!("--format markdown writes a folder: give it with --out DIR");
+            };
+            let tz = crate::view::time::Tz::from_setting(&settings.context.timezone)?;
+            let projects = if args.project.is_empty() {
+                let mut stmt = store
+                    .conn
+                    .prepare("SELECT DISTINCT project FROM observations UNION SELECT DISTINCT project FROM session_summaries ORDER BY 1")?;
+                stmt.query_map([], |r| r.get::<_, String>(0))?
+                    .collect::<rusqlite::Result<Vec<_>>>()?
+            } else {
+                args.project.clone()
+            };
+            for project in projects {
+                let keys = vec![project.clone()];
+                let obs = observations::recent(&store.conn, &keys, usize::MAX >> 1)?;
+                let sums = summaries::recent(&store.conn, &keys, usize::MAX >> 1)?;
+                let folder = dir.join(memory_md::folder_name(&project));
+                std::fs::create_dir_all(&folder)
+                    .with_context(|| format!("cannot create {}", folder.display()))?;
+                let files = memory_md::render(&project, &obs, &sums, &tz);
+                for f in &files {
+                    std::fs::write(folder.join(&f.name), &f.text).with_context(|| {
+                        format!("cannot write {}", folder.join(&f.name).display())
+                    })?;
+                }
+                println!(
+                    "{}: MEMORY.md + {} topic file(s), {} observations, {} summaries",
+                    folder.display(),
+                    files.len() - 1,
+                    obs.len(),
+                    sums.len()
+                );
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

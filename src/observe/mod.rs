@@ -1,0 +1,239 @@
+//! Observers: turning the raw tool I/O of a prompt turn into observations and a summary.
+//!
+//! The rule-based observer runs in the hooks that close a turn (Stop, SessionEnd, and the next
+//! UserPromptSubmit for a turn left open), right after the capture is written: deterministic,
+//! no model calls, a few milliseconds a turn. An optional external command (`observer.command`)
+//! can then rewrite a turn's observations in the background (`external`).
+
+pub mod ascii;
+pub mod draft;
+pub mod event;
+pub mod external;
+pub mod outcome;
+pub mod prompt;
+pub mod rules;
+pub mod summary;
+pub mod symbols;
+pub mod todo;
+pub mod xml;
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::Result;
+use rusqlite::Connection;
+
+use crate::model::work_state;
+use crate::store::observations::{self, NewObservation};
+use crate::store::summaries::{self, NewSummary};
+use crate::store::turns::{self, ToolRow, TurnRow};
+use crate::store::{Store, todos};
+use draft::Draft;
+use event::{Event, Place};
+
+/// The `source` of what the rule-based observer writes.
+pub const SOURCE_RULES: &str = "rules";
+
+/// How much one run may do.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    pub max_turns: usize,
+    /// Stop starting new turns after this instant (hooks answer within their deadline).
+    pub until: Option<Instant>,
+}
+
+impl Limits {
+    pub fn unlimited() -> Limits {
+        Limits {
+            max_turns: usize::MAX,
+            until: None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Report {
+    pub turns: usize,
+    pub observations: usize,
+    pub summaries: usize,
+    /// Prompt row ids of the turns observed.
+    pub turn_ids: Vec<i64>,
+}
+
+/// A turn read back and run through the rules (not stored yet).
+pub struct Analysis {
+    pub tools: Vec<ToolRow>,
+    pub events: Vec<Event>,
+    pub drafts: Vec<Draft>,
+    pub summary: summary::TurnSummary,
+}
+
+fn place_of(turn: &TurnRow, tools: &[ToolRow]) -> Place {
+    let cwd = tools
+        .iter()
+        .find_map(|t| t.cwd.clone())
+        .or_else(|| turn.cwd.clone())
+        .map(PathBuf::from)
+        .unwrap_or_default();
+    let root = if cwd.as_os_str().is_empty() {
+        PathBuf::new()
+    } else {
+        crate::project::resolve(&cwd).root
+    };
+    Place { root, cwd }
+}
+
+/// Open items of the session's to-do list, as `task (status)`.
+fn open_items(conn: &Connection, turn: &TurnRow) -> Result<Vec<String>> {
+    let list = todos::list_name(turn.session_request.as_deref(), &turn.content_session_id);
+    let entries: Vec<_> =
+        crate::store::work_state::entries(conn, std::slice::from_ref(&turn.project))?
+            .into_iter()
+            .filter(|e| e.list_name == list)
+            .collect();
+    Ok(work_state::fold(&entries)
+        .iter()
+        .flat_map(|l| l.tasks.iter())
+        .filter(|t| !t.is_closed())
+        .map(|t| match t.status() {
+            Some(s) if !s.is_empty() => format!("{} ({s})", t.key),
+            _ => t.key.clone(),
+        })
+        .collect())
+}
+
+/// Reads a turn's tool uses and runs the rules over them.
+pub fn analyze(conn: &Connection, turn: &TurnRow) -> Result<Analysis> {
+    let tools = turns::tool_uses(conn, turn)?;
+    let place = place_of(turn, &tools);
+    let events = event::parse_all(&tools, &place);
+    let drafts = rules::observe(&rules::TurnInput {
+        prompt: &turn.prompt_text,
+        events: &events,
+        tools: &tools,
+    });
+    let open = open_items(conn, turn)?;
+    let summary = summary::build(turn, &events, &drafts, &open);
+    Ok(Analysis {
+        tools,
+        events,
+        drafts,
+        summary,
+    })
+}
+
+/// The stored form of a draft.
+pub fn new_observation(
+    d: &Draft,
+    turn: &TurnRow,
+    tools: &[ToolRow],
+    source: &str,
+) -> NewObservation {
+    let linked: Vec<&ToolRow> = d.tools.iter().filter_map(|&i| tools.get(i)).collect();
+    NewObservation {
+        session_id: Some(turn.session_id),
+        project: turn.project.clone(),
+        obs_type: d.obs_type.id().to_string(),
+        title: d.title.clone(),
+        subtitle: Some(d.subtitle.clone()).filter(|s| !s.is_empty()),
+        narrative: Some(d.narrative.clone()).filter(|s| !s.is_empty()),
+        facts: d.facts.clone(),
+        concepts: d.concepts.iter().map(|c| c.to_string()).collect(),
+        files_read: d.files_read.clone(),
+        files_modified: d.files_modified.clone(),
+        prompt_number: Some(turn.prompt_number),
+        discovery_tokens: linked.iter().map(|t| t.raw_tokens()).sum(),
+        created_at: linked
+            .iter()
+            .map(|t| t.created_at)
+            .max()
+            .or(turn.ended_at)
+            .unwrap_or(turn.created_at),
+        source: source.to_string(),
+    }
+}
+
+/// Inserts an observation (or finds the same one already in the session) and links its tool
+/// uses to it.
+pub fn store_observation(
+    conn: &Connection,
+    o: &NewObservation,
+    tool_row_ids: &[i64],
+) -> Result<i64> {
+    let id = match observations::insert(conn, o)? {
+        Some(id) => id,
+        None => observations::id_by_content(conn, o)?
+            .ok_or_else(|| anyhow::anyhow!("observation deduplicated but not found"))?,
+    };
+    turns::link(conn, tool_row_ids, id)?;
+    Ok(id)
+}
+
+pub fn new_summary(
+    s: &summary::TurnSummary,
+    turn: &TurnRow,
+    tools: &[ToolRow],
+    source: &str,
+) -> NewSummary {
+    NewSummary {
+        session_id: Some(turn.session_id),
+        project: turn.project.clone(),
+        request: Some(s.request.clone()).filter(|r| !r.is_empty()),
+        investigated: s.investigated.clone(),
+        learned: s.learned.clone(),
+        completed: s.completed.clone(),
+        next_steps: s.next_steps.clone(),
+        notes: s.notes.clone(),
+        files_read: s.files_read.clone(),
+        files_edited: s.files_edited.clone(),
+        prompt_number: Some(turn.prompt_number),
+        discovery_tokens: tools.iter().map(ToolRow::raw_tokens).sum(),
+        created_at: turn.ended_at.unwrap_or(turn.created_at),
+        source: source.to_string(),
+    }
+}
+
+/// Observes one turn: stores its observations and summary and marks it observed.
+pub fn observe_turn(conn: &Connection, turn: &TurnRow, now_ms: i64) -> Result<(usize, usize)> {
+    let a = analyze(conn, turn)?;
+    let mut stored = 0;
+    for d in &a.drafts {
+        let o = new_observation(d, turn, &a.tools, SOURCE_RULES);
+        let ids: Vec<i64> = d
+            .tools
+            .iter()
+            .filter_map(|&i| a.tools.get(i))
+            .map(|t| t.id)
+            .collect();
+        store_observation(conn, &o, &ids)?;
+        stored += 1;
+    }
+    summaries::insert(conn, &new_summary(&a.summary, turn, &a.tools, SOURCE_RULES))?;
+    turns::mark_observed(conn, turn.id, now_ms)?;
+    Ok((stored, 1))
+}
+
+/// Observes the closed turns that wait for it, oldest first, within `limits`. Each turn is its
+/// own write transaction, re-checked inside it, so concurrent hooks never observe a turn twice.
+pub fn observe_pending(store: &mut Store, limits: Limits, now_ms: i64) -> Result<Report> {
+    let mut report = Report::default();
+    let pending = turns::unobserved(&store.conn, limits.max_turns.min(10_000))?;
+    for turn in pending {
+        if limits.until.is_some_and(|u| Instant::now() >= u) {
+            break;
+        }
+        let done = store.write(|tx| {
+            if !turns::is_unobserved(tx, turn.id)? {
+                return Ok(None);
+            }
+            observe_turn(tx, &turn, now_ms).map(Some)
+        })?;
+        if let Some((observations, summaries)) = done {
+            report.turns += 1;
+            report.observations += observations;
+            report.summaries += summaries;
+            report.turn_ids.push(turn.id);
+        }
+    }
+    Ok(report)
+}

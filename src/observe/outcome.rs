@@ -1,0 +1,339 @@
+//! Reading shell commands and their output: what kind of command it was, how it ended, and the
+//! one line of output worth remembering (a failing test, an error, a test summary).
+
+use std::sync::LazyLock;
+
+use super::ascii::AsciiRegex;
+
+use crate::view::doc::{clip, one_line};
+
+/// What a shell command does, as far as memory is concerned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CommandClass {
+    /// Looks around without changing anything (`ls`, `cat`, `git status`, `grep`).
+    Inspect,
+    /// Tests, builds, lints, type checks: the commands whose pass/fail is the news.
+    Check,
+    /// Changes the project or its environment (`git commit`, `mv`, `npm install`).
+    Mutate,
+    Other,
+}
+
+/// `cd <dir> && cmd` → `cmd`; the part of a command worth showing.
+pub fn strip_cd(command: &str) -> &str {
+    let mut rest = command.trim();
+    while let Some(after) = rest.strip_prefix("cd ") {
+        match after.find("&&") {
+            Some(i) => rest = after[i + 2..].trim_start(),
+            None => break,
+        }
+    }
+    rest
+}
+
+/// A command for a title: its first line, whitespace collapsed, at most `max` characters.
+pub fn show_command(command: &str, max: usize) -> String {
+    let first = one_line(strip_cd(command).lines().next().unwrap_or(""));
+    let multi_line = command.trim().lines().nth(1).is_some();
+    if crate::model::utf16_len(&first) <= max {
+        return if multi_line {
+            format!("{first} …")
+        } else {
+            first
+        };
+    }
+    // Too long: the first command of the chain says what ran, if it fits.
+    let head = first_segment(command);
+    if crate::model::utf16_len(&head) + 2 <= max {
+        return format!("{head} …");
+    }
+    clip(&first, max)
+}
+
+/// The first command of a chain or pipeline, whitespace collapsed (`grep -q x f || …` →
+/// `grep -q x f`).
+pub fn first_segment(command: &str) -> String {
+    let cmd = strip_cd(command);
+    let end = ["&&", "||", "|", ";", "\n"]
+        .iter()
+        .filter_map(|sep| cmd.find(sep))
+        .min()
+        .unwrap_or(cmd.len());
+    one_line(&cmd[..end])
+}
+
+/// Program and subcommand, used to pair a failing run with a later passing one
+/// (`cargo test store::` and `cargo test` are the same check).
+pub fn command_key(command: &str) -> String {
+    let words: Vec<&str> = strip_cd(command)
+        .split_whitespace()
+        .filter(|w| !w.contains('=') || w.starts_with('-'))
+        .take(3)
+        .collect();
+    let take = match words.first().copied() {
+        Some("npm" | "pnpm" | "yarn" | "bun") if words.get(1) == Some(&"run") => 3,
+        Some(
+            "cargo" | "go" | "npm" | "pnpm" | "yarn" | "bun" | "make" | "dotnet" | "mvn" | "gradle"
+            | "./gradlew" | "mix" | "deno" | "uv" | "poetry" | "bundle" | "git",
+        ) => 2,
+        Some("python" | "python3") if words.get(1) == Some(&"-m") => 3,
+        _ => 1,
+    };
+    words
+        .iter()
+        .take(take)
+        .copied()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+const INSPECT: &[&str] = &[
+    "ls", "cat", "head", "tail", "less", "more", "find", "grep", "rg", "ag", "wc", "tree", "pwd",
+    "which", "whereis", "file", "stat", "du", "df", "echo", "printf", "env", "printenv", "whoami",
+    "date", "uname", "ps", "diff", "sed -n", "awk", "jq", "sort", "uniq", "cut", "nl", "realpath",
+    "readlink", "type", "id", "hostname",
+];
+const INSPECT_SUB: &[&str] = &[
+    "git status",
+    "git log",
+    "git diff",
+    "git show",
+    "git branch",
+    "git remote",
+    "git blame",
+    "git rev-parse",
+    "git ls-files",
+    "cargo tree",
+    "cargo metadata",
+    "npm ls",
+    "npm view",
+    "pip show",
+    "pip list",
+];
+const CHECK_WORDS: &[&str] = &[
+    "test",
+    "tests",
+    "check",
+    "clippy",
+    "lint",
+    "build",
+    "pytest",
+    "jest",
+    "vitest",
+    "mocha",
+    "tsc",
+    "mypy",
+    "ruff",
+    "eslint",
+    "rspec",
+    "phpunit",
+    "ctest",
+    "bench",
+    "vet",
+    "fmt",
+    "typecheck",
+    "compile",
+    "verify",
+];
+const MUTATE: &[&str] = &[
+    "mv", "cp", "rm", "mkdir", "touch", "chmod", "chown", "ln", "sed -i", "patch", "tee",
+];
+const MUTATE_SUB: &[&str] = &[
+    "git commit",
+    "git add",
+    "git push",
+    "git merge",
+    "git rebase",
+    "git checkout",
+    "git switch",
+    "git reset",
+    "git stash",
+    "git tag",
+    "git rm",
+    "git mv",
+    "cargo add",
+    "cargo remove",
+    "cargo install",
+    "cargo update",
+    "npm install",
+    "npm i",
+    "npm uninstall",
+    "pnpm add",
+    "pnpm install",
+    "yarn add",
+    "pip install",
+    "uv add",
+    "uv pip",
+    "poetry add",
+    "go get",
+    "go mod",
+    "apt-get install",
+    "brew install",
+];
+
+pub fn classify(command: &str) -> CommandClass {
+    let cmd = strip_cd(command);
+    // The first command of a pipeline or chain decides, except that a check anywhere in it
+    // makes it a check (`cargo build && cargo test`).
+    let lower = cmd.to_ascii_lowercase();
+    let words: Vec<&str> = lower.split_whitespace().collect();
+    let first = words.first().copied().unwrap_or("");
+    let two = words.iter().take(2).copied().collect::<Vec<_>>().join(" ");
+    let is_check = words.iter().any(|w| {
+        let w = w.trim_matches(|c: char| !c.is_ascii_alphanumeric() && c != '-');
+        CHECK_WORDS.contains(&w)
+    }) && !INSPECT_SUB.contains(&two.as_str());
+    if is_check && !matches!(first, "grep" | "rg" | "cat" | "echo" | "ls" | "find") {
+        return CommandClass::Check;
+    }
+    if MUTATE_SUB.contains(&two.as_str())
+        || MUTATE.contains(&first)
+        || MUTATE.contains(&two.as_str())
+    {
+        return CommandClass::Mutate;
+    }
+    if INSPECT_SUB.contains(&two.as_str())
+        || INSPECT.contains(&first)
+        || INSPECT.contains(&two.as_str())
+    {
+        return CommandClass::Inspect;
+    }
+    CommandClass::Other
+}
+
+/// `Exit code 1\n…` (Claude Code's failure text) → 1.
+pub fn exit_code(error: &str) -> Option<i64> {
+    let first = error.lines().next()?.trim();
+    first.strip_prefix("Exit code ")?.trim().parse().ok()
+}
+
+static FAILING_TEST: LazyLock<AsciiRegex> = LazyLock::new(|| {
+    AsciiRegex::new(
+        r"(?m)^(?:test ([^ \t\r\n]+) \.\.\. FAILED|--- FAIL: ([^ \t\r\n]+)|FAILED ([^ \t\r\n]+?)(?: - |$)|[ \t]*(?:✕|×) (.+)$|FAIL ([^ \t\r\n]+\.(?:test|spec)\.[^ \t\r\n]+))",
+    )
+});
+
+static ERROR_LINE: LazyLock<AsciiRegex> = LazyLock::new(|| {
+    AsciiRegex::new(
+        r"(?i)(\berror\b|\bpanicked\b|\bexception\b|traceback|\bfailed\b|\bfailure\b|\bfatal\b|cannot |can't |not found|no such file|permission denied|assert|undefined|unexpected|refused|timed out)",
+    )
+});
+
+static SUMMARY_LINE: LazyLock<AsciiRegex> = LazyLock::new(|| {
+    AsciiRegex::new(
+        r"(?m)^[ \t]*(test result: .*|=+ .*(?:passed|failed).* =+|(?i-u:tests?):[ \t]+.*(?:passed|failed).*|ok[ \t]+[^ \t\r\n]+[ \t]+[0-9.]+s|[0-9]+ (?:passing|passed|tests? passed).*|Ran [0-9]+ tests? in .*|OK(?: \(.*\))?|FAILED \(.*\))[ \t]*$",
+    )
+});
+
+/// Names of failing tests in a test runner's output.
+pub fn failing_tests(output: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for c in FAILING_TEST.captures_iter(output) {
+        if let Some(name) = (1..=5).find_map(|i| c.get(i).copied().flatten()) {
+            let name = name.trim().to_string();
+            if !out.contains(&name) {
+                out.push(name);
+            }
+        }
+    }
+    out
+}
+
+fn meaningful_lines(output: &str) -> impl Iterator<Item = &str> {
+    output
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && exit_code(l).is_none())
+}
+
+/// The line that says what went wrong: a failing test, else the first error-looking line,
+/// else the last line of output.
+pub fn error_line(output: &str) -> Option<String> {
+    let line = output
+        .lines()
+        .find(|l| FAILING_TEST.is_match(l))
+        .map(str::trim)
+        .or_else(|| meaningful_lines(output).find(|l| ERROR_LINE.is_match(l)))
+        .or_else(|| meaningful_lines(output).last())?;
+    Some(clip(&one_line(line), 160))
+}
+
+/// The line that says how a passing command went: a test summary, else the last line.
+pub fn result_line(output: &str) -> Option<String> {
+    let line = SUMMARY_LINE
+        .find_iter(output)
+        .last()
+        .map(str::trim)
+        .or_else(|| meaningful_lines(output).last())?;
+    Some(clip(&one_line(line), 160))
+}
+
+/// A test summary line only (never an arbitrary last line).
+pub fn summary_line(output: &str) -> Option<String> {
+    SUMMARY_LINE
+        .find_iter(output)
+        .last()
+        .map(|m| clip(&one_line(m.trim()), 160))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classifies_commands() {
+        assert_eq!(classify("cargo test store::"), CommandClass::Check);
+        assert_eq!(classify("cd /w && npm run lint"), CommandClass::Check);
+        assert_eq!(classify("git status"), CommandClass::Inspect);
+        assert_eq!(classify("ls -la src"), CommandClass::Inspect);
+        assert_eq!(classify("grep -rn test src"), CommandClass::Inspect);
+        assert_eq!(classify("git commit -m 'x'"), CommandClass::Mutate);
+        assert_eq!(classify("npm install left-pad"), CommandClass::Mutate);
+        assert_eq!(classify("./deploy.sh"), CommandClass::Other);
+    }
+
+    #[test]
+    fn keys_pair_narrow_and_wide_runs() {
+        assert_eq!(command_key("cargo test store::"), "cargo test");
+        assert_eq!(command_key("cd /x && cargo test"), "cargo test");
+        assert_eq!(command_key("npm run test -- -u"), "npm run test");
+        assert_eq!(command_key("pytest tests/a.py -k x"), "pytest");
+    }
+
+    #[test]
+    fn finds_the_line_that_matters() {
+        let cargo = "running 2 tests\ntest a::b ... ok\ntest auth::refresh_window ... FAILED\n\ntest result: FAILED. 1 passed; 1 failed";
+        assert_eq!(failing_tests(cargo), vec!["auth::refresh_window"]);
+        assert_eq!(
+            error_line(cargo).unwrap(),
+            "test auth::refresh_window ... FAILED"
+        );
+        assert_eq!(
+            result_line("running 2 tests\n\ntest result: ok. 2 passed; 0 failed; 0 ignored\n")
+                .unwrap(),
+            "test result: ok. 2 passed; 0 failed; 0 ignored"
+        );
+        assert_eq!(
+            error_line("Exit code 1\nsrc/a.rs:3: error[E0425]: cannot find value `x`").unwrap(),
+            "src/a.rs:3: error[E0425]: cannot find value `x`"
+        );
+        assert_eq!(
+            failing_tests("FAILED tests/test_a.py::test_b - AssertionError: 1 != 2"),
+            vec!["tests/test_a.py::test_b"]
+        );
+        assert_eq!(exit_code("Exit code 127\nsh: foo: not found"), Some(127));
+    }
+
+    #[test]
+    fn shows_commands_short() {
+        assert_eq!(show_command("cd /a/b && cargo test", 40), "cargo test");
+        assert_eq!(show_command("echo a\necho b", 40), "echo a …");
+        assert_eq!(
+            show_command(
+                "grep -q '    300' src/auth.rs || { echo 'test auth ... FAILED' >&2; exit 1; }",
+                30
+            ),
+            "grep -q ' 300' src/auth.rs …"
+        );
+    }
+}

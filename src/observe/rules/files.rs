@@ -1,0 +1,418 @@
+//! Files: edits and writes become one observation per file (which symbols changed, how many
+//! lines); reads of a turn, with the look-around shell commands, become one discovery.
+
+use std::sync::LazyLock;
+
+use super::super::ascii::AsciiRegex;
+use super::super::draft::{Draft, code, delta, first_line, fit_list, plural, push_unique};
+use super::super::event::{Event, FileEdit, Kind};
+use super::super::outcome::{self, CommandClass};
+use super::super::symbols;
+use super::{Claims, TurnInput, asked, edited_paths};
+use crate::model::ObsType;
+use crate::view::doc::one_line;
+
+/// How much read text one turn parses for what it defines (parsing costs the hook about
+/// half a millisecond a kilobyte; files past the budget are listed without their symbols).
+const READ_PARSE_BUDGET: usize = 24 * 1024;
+
+static REFACTOR: LazyLock<AsciiRegex> = LazyLock::new(|| {
+    AsciiRegex::new(
+        r"(?i)\b(refactor|rename|restructur|reorganiz|clean ?up|extract|simplif|tidy|deduplicat|split (?:up|out))",
+    )
+});
+
+/// What the edits of one file in a turn amount to.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct FileChange {
+    pub path: String,
+    pub created: bool,
+    pub symbols: Vec<String>,
+    pub added: usize,
+    pub removed: usize,
+    pub edits: usize,
+    /// A one-line replacement short enough to quote: (old, new).
+    pub quote: Option<(String, String)>,
+    pub lines_total: Option<usize>,
+}
+
+impl FileChange {
+    /// `refresh_window in src/auth.rs`, or just the path.
+    pub fn what(&self, max_symbols: usize) -> String {
+        if self.symbols.is_empty() {
+            self.path.clone()
+        } else {
+            format!("{} in {}", fit_list(&self.symbols, max_symbols), self.path)
+        }
+    }
+
+    pub fn fact(&self) -> String {
+        let mut f = if self.created {
+            format!(
+                "{} created ({})",
+                self.path,
+                plural(self.lines_total.unwrap_or(self.added), "line", "lines")
+            )
+        } else {
+            format!(
+                "{}: {} added, {} removed in {}",
+                self.path,
+                plural(self.added, "line", "lines"),
+                self.removed,
+                plural(self.edits, "edit", "edits")
+            )
+        };
+        if !self.symbols.is_empty() {
+            let verb = if self.created { "defines" } else { "changed" };
+            f.push_str(&format!("; {verb} {}", self.symbols.join(", ")));
+        }
+        f
+    }
+}
+
+/// Summarises the edits of one file (in the order they happened).
+pub fn file_change(edits: &[&FileEdit]) -> FileChange {
+    let Some(first) = edits.first() else {
+        return FileChange::default();
+    };
+    let last = edits[edits.len() - 1];
+    let path = first.path.clone();
+    let created = first.created;
+    let symbols = if created {
+        let text = last.after.as_deref().unwrap_or(&last.new_snippet);
+        symbols::defined(&path, text)
+    } else if let (Some(before), Some(after)) = (first.before.as_deref(), last.after.as_deref())
+        && edits
+            .iter()
+            .all(|e| e.before.is_some() && e.after.is_some())
+    {
+        symbols::changed(&path, before, after)
+    } else {
+        let mut out: Vec<String> = Vec::new();
+        for e in edits {
+            let found = match (e.before.as_deref(), e.after.as_deref()) {
+                (Some(b), Some(a)) => symbols::changed(&path, b, a),
+                _ => symbols::defined(&path, &e.new_snippet),
+            };
+            for s in found {
+                push_unique(&mut out, &s);
+            }
+        }
+        out
+    };
+    let quote = (edits.len() == 1 && !created)
+        .then(|| {
+            let (old, new) = match &first.line_swap {
+                Some((o, n)) => (o.as_str(), n.as_str()),
+                None => (first.old_snippet.trim(), first.new_snippet.trim()),
+            };
+            let short = |s: &str| !s.is_empty() && !s.contains('\n') && s.chars().count() <= 30;
+            (short(old) && short(new)).then(|| (old.to_string(), new.to_string()))
+        })
+        .flatten();
+    FileChange {
+        path,
+        created,
+        symbols,
+        added: edits.iter().map(|e| e.added).sum(),
+        removed: edits.iter().map(|e| e.removed).sum(),
+        edits: edits.len(),
+        quote,
+        lines_total: last.after.as_deref().map(|a| a.lines().count()),
+    }
+}
+
+/// Groups unclaimed edit events by file, in first-seen order.
+pub fn group_edits<'a>(
+    events: &'a [Event],
+    take: &dyn Fn(usize) -> bool,
+) -> Vec<(String, Vec<&'a Event>)> {
+    let mut groups: Vec<(String, Vec<&Event>)> = Vec::new();
+    for e in events {
+        let Kind::Edit(edit) = &e.kind else { continue };
+        if e.failed || !take(e.idx) {
+            continue;
+        }
+        match groups.iter_mut().find(|(p, _)| *p == edit.path) {
+            Some((_, list)) => list.push(e),
+            None => groups.push((edit.path.clone(), vec![e])),
+        }
+    }
+    groups
+}
+
+pub fn edit_of(e: &Event) -> Option<&FileEdit> {
+    match &e.kind {
+        Kind::Edit(edit) => Some(edit),
+        _ => None,
+    }
+}
+
+pub fn edits(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
+    let groups = group_edits(input.events, &|i| claims.is_free(i));
+    let refactor = REFACTOR.is_match(input.prompt);
+    let mut out = Vec::new();
+    for (path, events) in groups {
+        let file_edits: Vec<&FileEdit> = events.iter().filter_map(|e| edit_of(e)).collect();
+        let change = file_change(&file_edits);
+        let mut d = if change.created {
+            let size = if change.symbols.is_empty() {
+                plural(change.lines_total.unwrap_or(change.added), "line", "lines")
+            } else {
+                fit_list(&change.symbols, 40)
+            };
+            Draft::new(ObsType::Feature, format!("Created {path} ({size})"))
+                .subtitle(format!(
+                    "Created {path} with {}",
+                    plural(change.lines_total.unwrap_or(change.added), "line", "lines")
+                ))
+                .concepts(&["what-changed"])
+        } else {
+            let kind = if refactor {
+                ObsType::Refactor
+            } else {
+                ObsType::Change
+            };
+            let verb = if refactor { "Refactored" } else { "Changed" };
+            let title = match &change.quote {
+                Some((old, new)) => {
+                    let t = format!(
+                        "{verb} {}: {} \u{2192} {}",
+                        change.what(30),
+                        code(old, 30),
+                        code(new, 30)
+                    );
+                    if crate::model::utf16_len(&t) <= super::super::draft::TITLE_MAX {
+                        t
+                    } else {
+                        format!(
+                            "{verb} {} ({})",
+                            change.what(30),
+                            delta(change.added, change.removed)
+                        )
+                    }
+                }
+                None => format!(
+                    "{verb} {} ({})",
+                    change.what(30),
+                    delta(change.added, change.removed)
+                ),
+            };
+            Draft::new(kind, title)
+                .subtitle(format!(
+                    "Edited {}: {} added, {} removed",
+                    change.what(60),
+                    plural(change.added, "line", "lines"),
+                    change.removed
+                ))
+                .concepts(if refactor {
+                    &["what-changed", "pattern"]
+                } else {
+                    &["what-changed"]
+                })
+        };
+        d.fact(change.fact());
+        if let Some((old, new)) = &change.quote {
+            d.fact(format!("{} became {}", code(old, 60), code(new, 60)));
+        }
+        d.modified(&path);
+        for e in &events {
+            d.tool(e.idx);
+            claims.take(e.idx);
+        }
+        // Reads of the file in the same turn were part of making the change.
+        for e in input.events {
+            if let Kind::Read {
+                path: p,
+                error: None,
+                ..
+            } = &e.kind
+                && *p == path
+                && claims.is_free(e.idx)
+            {
+                d.read(p);
+                d.tool(e.idx);
+                claims.take(e.idx);
+            }
+        }
+        let narrative = format!("{}.{}", change.fact(), asked(input.prompt));
+        out.push(d.narrative(narrative));
+    }
+    out
+}
+
+/// One discovery for the files read and the look-around commands of a turn.
+pub fn reads(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
+    let edited = edited_paths(input.events);
+    let mut read_ok: Vec<String> = Vec::new();
+    let mut first_defines: Option<Vec<String>> = None;
+    let mut first_lines: Option<u64> = None;
+    let mut read_failed: Vec<(String, String)> = Vec::new();
+    let mut looked: Vec<(String, Option<String>)> = Vec::new();
+    let mut facts: Vec<String> = Vec::new();
+    let mut tools = Vec::new();
+    let mut parse_budget = READ_PARSE_BUDGET;
+    for e in input.events {
+        if !claims.is_free(e.idx) {
+            continue;
+        }
+        match &e.kind {
+            Kind::Read {
+                path,
+                content,
+                lines,
+                error,
+            } => {
+                if edited.contains(&path.as_str()) && error.is_none() {
+                    continue;
+                }
+                tools.push(e.idx);
+                if let Some(err) = error {
+                    let why = first_line(err, 100).unwrap_or_else(|| "failed".into());
+                    if !read_failed.iter().any(|(p, _)| p == path) {
+                        read_failed.push((path.clone(), why));
+                    }
+                    continue;
+                }
+                if read_ok.contains(path) {
+                    continue;
+                }
+                read_ok.push(path.clone());
+                let lines = lines.or_else(|| content.as_ref().map(|c| c.lines().count() as u64));
+                let cost = content
+                    .as_deref()
+                    .map_or(0, |c| c.len().min(symbols::MAX_DEFINED_BYTES));
+                let defines = match content.as_deref() {
+                    Some(c) if cost <= parse_budget => {
+                        parse_budget -= cost;
+                        symbols::defined(path, c)
+                    }
+                    _ => Vec::new(),
+                };
+                let mut f = match lines {
+                    Some(n) => format!("{path}: {}", plural(n as usize, "line", "lines")),
+                    None => path.clone(),
+                };
+                if !defines.is_empty() {
+                    f.push_str(&format!("; defines {}", fit_list(&defines, 200)));
+                }
+                if read_ok.len() == 1 {
+                    first_defines = Some(defines);
+                    first_lines = lines;
+                }
+                facts.push(f);
+            }
+            Kind::Shell(sh) if outcome::classify(&sh.command) == CommandClass::Inspect => {
+                tools.push(e.idx);
+                let result = if sh.ok {
+                    outcome::result_line(&sh.output).or(sh.interpretation.clone())
+                } else {
+                    outcome::error_line(&sh.output).map(|l| format!("failed: {l}"))
+                };
+                let shown = outcome::show_command(&sh.command, 60);
+                if !looked.iter().any(|(c, _)| *c == shown) {
+                    facts.push(match &result {
+                        Some(r) => format!("`{shown}`: {r}"),
+                        None => format!("`{shown}` printed nothing"),
+                    });
+                    looked.push((shown, result));
+                }
+            }
+            _ => {}
+        }
+    }
+    if tools.is_empty() {
+        return Vec::new();
+    }
+    for (path, why) in &read_failed {
+        facts.push(format!("{path} could not be read: {why}"));
+    }
+    let commands: Vec<String> = looked.iter().map(|(c, _)| format!("`{c}`")).collect();
+    let title = if read_ok.len() == 1 {
+        let path = &read_ok[0];
+        match (first_defines.filter(|d| !d.is_empty()), first_lines) {
+            (Some(defs), _) => format!("Read {path}: defines {}", fit_list(&defs, 60)),
+            (None, Some(n)) => format!("Read {path} ({})", plural(n as usize, "line", "lines")),
+            (None, None) => format!("Read {path}"),
+        }
+    } else if !read_ok.is_empty() {
+        format!("Read {}", fit_list(&read_ok, 70))
+    } else if let Some((path, why)) = read_failed.first() {
+        if why.contains("does not exist") || why.contains("No such file") {
+            format!("{path} does not exist")
+        } else {
+            format!("Could not read {path}: {why}")
+        }
+    } else if looked.len() == 1 {
+        match &looked[0].1 {
+            Some(r) => format!("`{}`: {r}", looked[0].0),
+            None => format!("Ran `{}`", looked[0].0),
+        }
+    } else {
+        format!("Looked around with {}", fit_list(&commands, 60))
+    };
+    let title = match read_failed.first() {
+        Some((path, why)) if !read_ok.is_empty() => {
+            let missing = why.contains("does not exist") || why.contains("No such file");
+            let with = format!(
+                "{title}; {path} {}",
+                if missing {
+                    "does not exist"
+                } else {
+                    "unreadable"
+                }
+            );
+            if crate::model::utf16_len(&with) <= super::super::draft::TITLE_MAX {
+                with
+            } else {
+                title
+            }
+        }
+        _ => title,
+    };
+    let mut subtitle_parts = Vec::new();
+    if !read_ok.is_empty() {
+        subtitle_parts.push(format!("read {}", plural(read_ok.len(), "file", "files")));
+    }
+    if !read_failed.is_empty() {
+        subtitle_parts.push(format!(
+            "{} could not be read",
+            plural(read_failed.len(), "file", "files")
+        ));
+    }
+    if !looked.is_empty() {
+        subtitle_parts.push(format!(
+            "ran {}",
+            plural(looked.len(), "look-around command", "look-around commands")
+        ));
+    }
+    let subtitle = capitalize(&subtitle_parts.join(", "));
+    let mut d = Draft::new(ObsType::Discovery, title)
+        .subtitle(&subtitle)
+        .concepts(&["how-it-works"]);
+    for f in facts {
+        d.fact(f);
+    }
+    for p in &read_ok {
+        d.read(p);
+    }
+    for i in tools {
+        d.tool(i);
+        claims.take(i);
+    }
+    let narrative = format!(
+        "{}: {}.{}",
+        subtitle,
+        one_line(&d.facts.join("; ")),
+        asked(input.prompt)
+    );
+    vec![d.narrative(narrative)]
+}
+
+pub fn capitalize(text: &str) -> String {
+    let mut c = text.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().chain(c).collect(),
+        None => String::new(),
+    }
+}

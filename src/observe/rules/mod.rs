@@ -1,0 +1,87 @@
+//! The rule-based observer: a turn's tool events in, typed observations out. Deterministic,
+//! no model calls. One small file per tool family; this file decides the order in which the
+//! rules claim events (a tool use belongs to exactly one observation).
+
+mod agent;
+mod files;
+mod mcp;
+mod search;
+mod security;
+mod shell;
+mod web;
+
+use super::draft::Draft;
+use super::event::{Event, Kind};
+use crate::store::turns::ToolRow;
+
+/// What the rules see of a turn.
+pub struct TurnInput<'a> {
+    pub prompt: &'a str,
+    pub events: &'a [Event],
+    pub tools: &'a [ToolRow],
+}
+
+/// Which events a rule has already turned into an observation.
+pub struct Claims(Vec<bool>);
+
+impl Claims {
+    fn new(n: usize) -> Claims {
+        Claims(vec![false; n])
+    }
+
+    pub fn take(&mut self, idx: usize) {
+        self.0[idx] = true;
+    }
+
+    pub fn is_free(&self, idx: usize) -> bool {
+        !self.0[idx]
+    }
+}
+
+/// Turns the events of one turn into observations, most significant first.
+pub fn observe(input: &TurnInput) -> Vec<Draft> {
+    let mut claims = Claims::new(input.events.len());
+    for e in input.events {
+        if matches!(e.kind, Kind::WorkState | Kind::Ignored) {
+            claims.take(e.idx);
+        }
+    }
+    let mut drafts = Vec::new();
+    // A command that failed and later passed tells the whole story of the edits between.
+    drafts.extend(shell::fixes(input, &mut claims));
+    drafts.extend(files::edits(input, &mut claims));
+    drafts.extend(shell::commands(input, &mut claims));
+    drafts.extend(files::reads(input, &mut claims));
+    drafts.extend(search::searches(input, &mut claims));
+    drafts.extend(web::fetches(input, &mut claims));
+    drafts.extend(mcp::calls(input, &mut claims));
+    drafts.extend(agent::calls(input, &mut claims));
+    drafts.extend(security::notes(input));
+    drafts
+}
+
+/// Edited files of the turn, for rules that must not repeat them.
+pub fn edited_paths(events: &[Event]) -> Vec<&str> {
+    let mut out: Vec<&str> = Vec::new();
+    for e in events {
+        if let Kind::Edit(edit) = &e.kind
+            && !out.contains(&edit.path.as_str())
+        {
+            out.push(&edit.path);
+        }
+    }
+    out
+}
+
+/// The prompt, quoted and clipped, for narratives.
+pub fn asked(prompt: &str) -> String {
+    let p = crate::view::doc::one_line(prompt);
+    if p.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " Request: \u{201c}{}\u{201d}",
+            crate::view::doc::clip(&p, 160)
+        )
+    }
+}

@@ -1,0 +1,324 @@
+//! Shell commands: a check that failed and later passed is a bugfix that takes in the edits
+//! made in between; other commands are remembered by what they did and how they ended.
+
+use super::super::draft::{Draft, TITLE_MAX, code, fit_list, title_text};
+use super::super::event::{Event, Kind, Shell};
+use super::super::outcome::{self, CommandClass};
+use super::files::{FileChange, edit_of, file_change, group_edits};
+use super::{Claims, TurnInput, asked};
+use crate::model::{ObsType, utf16_len};
+
+fn shell(e: &Event) -> Option<&Shell> {
+    match &e.kind {
+        Kind::Shell(s) => Some(s),
+        _ => None,
+    }
+}
+
+fn failure_fact(sh: &Shell) -> String {
+    let exit = sh
+        .exit_code
+        .map(|c| format!(" (exit {c})"))
+        .unwrap_or_default();
+    match outcome::error_line(&sh.output) {
+        Some(line) => format!("{} failed{exit}: {line}", code(&sh.command, 200)),
+        None => format!("{} failed{exit}", code(&sh.command, 200)),
+    }
+}
+
+fn success_fact(sh: &Shell) -> String {
+    match outcome::result_line(&sh.output).or(sh.interpretation.clone()) {
+        Some(line) => format!("{} passed: {line}", code(&sh.command, 200)),
+        None => format!("{} passed", code(&sh.command, 200)),
+    }
+}
+
+/// `src/a.rs (f, g)` for a title.
+fn file_label(c: &FileChange, max_symbols: usize) -> String {
+    if c.symbols.is_empty() {
+        c.path.clone()
+    } else {
+        format!("{} ({})", c.path, fit_list(&c.symbols, max_symbols))
+    }
+}
+
+/// The longest title form that fits: the command and the symbol list shrink (the command
+/// first) before the title is cut.
+fn fit_title(make: impl Fn(usize, usize) -> String) -> String {
+    for (cmd, symbols) in [(30, 40), (30, 24), (24, 24), (18, 24), (18, 16), (14, 12)] {
+        let t = make(cmd, symbols);
+        if utf16_len(&t) <= TITLE_MAX {
+            return t;
+        }
+    }
+    title_text(&make(12, 8))
+}
+
+/// Failed → (edits) → passed runs of the same check become bugfix observations.
+pub fn fixes(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
+    let events = input.events;
+    let mut out = Vec::new();
+    for i in 0..events.len() {
+        let Some(fail) = shell(&events[i]) else {
+            continue;
+        };
+        if fail.ok || fail.interrupted || !claims.is_free(i) {
+            continue;
+        }
+        // A look-around command (`grep -q …`) used as a check counts only when files changed
+        // between its failing and its passing run, and only as the same command.
+        let inspect = outcome::classify(&fail.command) == CommandClass::Inspect;
+        let key_of = |c: &str| {
+            if inspect {
+                outcome::first_segment(c)
+            } else {
+                outcome::command_key(c)
+            }
+        };
+        let key = key_of(&fail.command);
+        let pass = (i + 1..events.len()).find(|&j| {
+            claims.is_free(j)
+                && shell(&events[j]).is_some_and(|s| s.ok && key_of(&s.command) == key)
+        });
+        let Some(j) = pass else { continue };
+        let Some(passed) = shell(&events[j]) else {
+            continue;
+        };
+        let between = &events[i + 1..j];
+        let groups = group_edits(between, &|k| claims.is_free(k));
+        if inspect && groups.is_empty() {
+            continue;
+        }
+        let changes: Vec<FileChange> = groups
+            .iter()
+            .map(|(_, evs)| {
+                let edits: Vec<_> = evs.iter().filter_map(|e| edit_of(e)).collect();
+                file_change(&edits)
+            })
+            .collect();
+        let fixers: Vec<&Event> = between
+            .iter()
+            .filter(|e| {
+                claims.is_free(e.idx)
+                    && shell(e).is_some_and(|s| {
+                        s.ok && outcome::classify(&s.command) == CommandClass::Mutate
+                    })
+            })
+            .collect();
+        let retries: Vec<&Event> = between
+            .iter()
+            .filter(|e| {
+                claims.is_free(e.idx)
+                    && shell(e).is_some_and(|s| !s.ok && key_of(&s.command) == key)
+            })
+            .collect();
+        let cmd = outcome::show_command(&fail.command, 30);
+        let mut d = if let Some(first) = changes.first() {
+            let more = match changes.len() {
+                1 => String::new(),
+                n => format!(" +{} files", n - 1),
+            };
+            let title = fit_title(|c, m| {
+                format!(
+                    "Fixed failing `{}` after editing {}{more}",
+                    outcome::show_command(&fail.command, c),
+                    file_label(first, m)
+                )
+            });
+            Draft::new(ObsType::Bugfix, title)
+                .subtitle(format!(
+                    "`{cmd}` failed, then passed after {} changed",
+                    fit_list(&changes.iter().map(|c| c.what(40)).collect::<Vec<_>>(), 120)
+                ))
+                .concepts(&["problem-solution", "what-changed"])
+        } else if let Some(fixer) = fixers.first().and_then(|e| shell(e)) {
+            let by = outcome::show_command(&fixer.command, 30);
+            Draft::new(
+                ObsType::Bugfix,
+                format!("Fixed failing `{cmd}` by running `{by}`"),
+            )
+            .subtitle(format!("`{cmd}` failed until `{by}` ran"))
+            .concepts(&["problem-solution"])
+        } else {
+            Draft::new(
+                ObsType::Discovery,
+                format!("`{cmd}` failed, then passed on a rerun"),
+            )
+            .subtitle(format!(
+                "`{cmd}` failed once and passed when run again with nothing changed in between"
+            ))
+            .concepts(&["gotcha"])
+        };
+        d.fact(failure_fact(fail));
+        let failing = outcome::failing_tests(&fail.output);
+        if !failing.is_empty() {
+            d.fact(format!("Failing tests: {}", fit_list(&failing, 200)));
+        }
+        for c in &changes {
+            d.fact(c.fact());
+            d.modified(&c.path);
+        }
+        for e in &fixers {
+            if let Some(s) = shell(e) {
+                d.fact(format!("{} ran in between", code(&s.command, 200)));
+            }
+        }
+        d.fact(success_fact(passed));
+        let error = outcome::error_line(&fail.output).unwrap_or_else(|| "an error".into());
+        let fixed_by = if changes.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " After {} changed",
+                fit_list(&changes.iter().map(|c| c.what(60)).collect::<Vec<_>>(), 200)
+            )
+        };
+        let narrative = format!(
+            "{} failed with \u{201c}{error}\u{201d}.{fixed_by}{}{} passed{}.{}",
+            code(&fail.command, 120),
+            if fixed_by.is_empty() { " " } else { ", " },
+            code(&passed.command, 120),
+            outcome::result_line(&passed.output)
+                .map(|l| format!(": {l}"))
+                .unwrap_or_default(),
+            asked(input.prompt)
+        );
+        for idx in [i, j]
+            .into_iter()
+            .chain(groups.iter().flat_map(|(_, evs)| evs.iter().map(|e| e.idx)))
+            .chain(fixers.iter().map(|e| e.idx))
+            .chain(retries.iter().map(|e| e.idx))
+        {
+            d.tool(idx);
+            claims.take(idx);
+        }
+        // Reads of the fixed files were part of the fix.
+        for e in events {
+            if let Kind::Read {
+                path, error: None, ..
+            } = &e.kind
+                && changes.iter().any(|c| c.path == *path)
+                && claims.is_free(e.idx)
+            {
+                d.read(path);
+                d.tool(e.idx);
+                claims.take(e.idx);
+            }
+        }
+        out.push(d.narrative(narrative));
+    }
+    out
+}
+
+/// Every other command (look-around commands go with the reads).
+pub fn commands(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
+    let mut groups: Vec<(String, bool, Vec<&Event>)> = Vec::new();
+    for e in input.events {
+        let Some(sh) = shell(e) else { continue };
+        if !claims.is_free(e.idx) || outcome::classify(&sh.command) == CommandClass::Inspect {
+            continue;
+        }
+        let shown = outcome::show_command(&sh.command, 40);
+        match groups
+            .iter_mut()
+            .find(|(c, ok, _)| *c == shown && *ok == sh.ok)
+        {
+            Some((_, _, list)) => list.push(e),
+            None => groups.push((shown, sh.ok, vec![e])),
+        }
+    }
+    let mut out = Vec::new();
+    for (shown, ok, events) in groups {
+        let Some(sh) = events.last().and_then(|e| shell(e)) else {
+            continue;
+        };
+        let class = outcome::classify(&sh.command);
+        let mut d = if sh.interrupted {
+            Draft::new(ObsType::Discovery, format!("`{shown}` was interrupted"))
+                .concepts(&["gotcha"])
+        } else if !ok {
+            let line = outcome::error_line(&sh.output);
+            let title = match (&line, class) {
+                (Some(l), CommandClass::Check) => format!("`{shown}` fails: {l}"),
+                (Some(l), _) => format!("`{shown}` failed: {l}"),
+                (None, _) => format!("`{shown}` failed"),
+            };
+            Draft::new(ObsType::Discovery, title).concepts(&["problem-solution", "gotcha"])
+        } else {
+            let result = outcome::result_line(&sh.output).or(sh.interpretation.clone());
+            match class {
+                CommandClass::Check => {
+                    let title = match outcome::summary_line(&sh.output) {
+                        Some(s) => format!("`{shown}` passes: {s}"),
+                        None => format!("`{shown}` passes"),
+                    };
+                    Draft::new(ObsType::Discovery, title).concepts(&["how-it-works"])
+                }
+                CommandClass::Mutate => {
+                    let title = match commit_message(&sh.command) {
+                        Some(msg) => format!("Committed: {msg}"),
+                        None => format!("Ran `{shown}`"),
+                    };
+                    Draft::new(ObsType::Change, title).concepts(&["what-changed"])
+                }
+                _ => {
+                    let title = match &result {
+                        Some(r) => format!("Ran `{shown}`: {r}"),
+                        None => format!("Ran `{shown}`"),
+                    };
+                    Draft::new(ObsType::Discovery, title).concepts(&["how-it-works"])
+                }
+            }
+        };
+        let subtitle = match &sh.description {
+            Some(desc) => format!("{} ({})", desc, code(&sh.command, 60)),
+            None => format!("Ran {}", code(&sh.command, 80)),
+        };
+        d = d.subtitle(subtitle);
+        if ok {
+            d.fact(success_fact(sh).replacen(" passed", " succeeded", 1));
+        } else {
+            d.fact(failure_fact(sh));
+            let failing = outcome::failing_tests(&sh.output);
+            if !failing.is_empty() {
+                d.fact(format!("Failing tests: {}", fit_list(&failing, 200)));
+            }
+        }
+        if events.len() > 1 {
+            d.fact(format!("Ran {} times in this turn", events.len()));
+        }
+        let narrative = format!("{}.{}", d.facts.join(". "), asked(input.prompt));
+        for e in &events {
+            d.tool(e.idx);
+            claims.take(e.idx);
+        }
+        out.push(d.narrative(narrative));
+    }
+    out
+}
+
+/// The message of `git commit -m "…"`.
+fn commit_message(command: &str) -> Option<String> {
+    let cmd = &command[command.find("git commit")?..];
+    let at = cmd.find(" -m ").or_else(|| cmd.find(" -am "))?;
+    let rest = cmd[at..].trim_start().split_once(' ')?.1.trim_start();
+    let msg = match rest.chars().next()? {
+        q @ ('"' | '\'') => rest[1..].split(q).next()?.to_string(),
+        _ => rest.split_whitespace().next()?.to_string(),
+    };
+    super::super::draft::first_line(&msg, 70)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commit_messages() {
+        assert_eq!(
+            commit_message("git commit -m \"Fix the window\" && git push").as_deref(),
+            Some("Fix the window")
+        );
+        assert_eq!(commit_message("git status"), None);
+    }
+}

@@ -1,0 +1,249 @@
+//! The summary of one turn: what was asked, looked at, learned, done, and what is still open.
+
+use std::sync::LazyLock;
+
+use super::ascii::AsciiRegex;
+use super::draft::{Draft, code, fit_list, push_unique};
+use super::event::{Event, Kind};
+use super::outcome::{self, CommandClass};
+use crate::model::ObsType;
+use crate::store::turns::TurnRow;
+use crate::view::doc::{clip, one_line};
+
+/// The fields of a turn summary (before it is stored).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TurnSummary {
+    pub request: String,
+    pub investigated: Option<String>,
+    pub learned: Option<String>,
+    pub completed: Option<String>,
+    pub next_steps: Option<String>,
+    pub notes: Option<String>,
+    pub files_read: Vec<String>,
+    pub files_edited: Vec<String>,
+}
+
+static NEXT_HEADING: LazyLock<AsciiRegex> = LazyLock::new(|| {
+    AsciiRegex::new(
+        r"(?i)(?:^|[.!?][ \t]+)[ \t]*(?:#+[ \t]*|\*\*)?(next steps?|next up|todo|to do|remaining( work)?|follow[- ]ups?|still to do|what's left|open questions?)\b",
+    )
+});
+
+static NEXT_SENTENCE: LazyLock<AsciiRegex> = LazyLock::new(|| {
+    AsciiRegex::new(
+        r"(?:^|[.!?][ \t\r\n]+)((?i:next(?: step)?,?|as a next step,?|i still need to|still to do:|remaining:|todo:)[ \t][^.!?\n]+[.!?]?)",
+    )
+});
+
+/// The next steps the assistant stated in its last message, if any.
+pub fn stated_next_steps(message: &str) -> Option<String> {
+    let lines: Vec<&str> = message.lines().collect();
+    if let Some(start) = lines.iter().position(|l| NEXT_HEADING.is_match(l)) {
+        let heading = lines[start];
+        let from = NEXT_HEADING.find(heading).map_or(0, |(_, end)| end);
+        let after_colon = heading[from..]
+            .split_once(':')
+            .map(|(_, r)| r.trim().trim_matches('*').trim())
+            .unwrap_or("");
+        let mut items: Vec<String> = Vec::new();
+        if !after_colon.is_empty() {
+            items.push(after_colon.to_string());
+        }
+        for l in &lines[start + 1..] {
+            let t = l.trim();
+            if t.is_empty() {
+                if items.is_empty() {
+                    continue;
+                }
+                break;
+            }
+            let item = t.trim_start_matches(['-', '*', '•', ' ']);
+            let item = item
+                .split_once(". ")
+                .filter(|(n, _)| n.chars().all(|c| c.is_ascii_digit()))
+                .map_or(item, |(_, rest)| rest);
+            items.push(item.to_string());
+            if items.len() >= 6 {
+                break;
+            }
+        }
+        if !items.is_empty() {
+            return Some(clip(&one_line(&items.join("; ")), 600));
+        }
+    }
+    NEXT_SENTENCE
+        .captures(message)
+        .and_then(|c| c.get(1).copied().flatten())
+        .map(|s| clip(&one_line(s), 300))
+}
+
+fn sentence_list(parts: &[String]) -> Option<String> {
+    if parts.is_empty() {
+        None
+    } else {
+        let mut s = parts.join("; ");
+        if !s.ends_with(['.', '!', '?', '…']) {
+            s.push('.');
+        }
+        Some(clip(&s, 1200))
+    }
+}
+
+/// Builds the summary of a turn from its events and the observations made of them.
+pub fn build(
+    turn: &TurnRow,
+    events: &[Event],
+    drafts: &[Draft],
+    open_items: &[String],
+) -> TurnSummary {
+    let mut read: Vec<String> = Vec::new();
+    let mut investigated: Vec<String> = Vec::new();
+    // Commands that were part of a fix or change are told there, not as looking around.
+    let part_of_work = |idx: usize| {
+        drafts
+            .iter()
+            .any(|d| !matches!(d.obs_type, ObsType::Discovery) && d.tools.contains(&idx))
+    };
+    for e in events {
+        if part_of_work(e.idx) && matches!(e.kind, Kind::Shell(_)) {
+            continue;
+        }
+        match &e.kind {
+            Kind::Read {
+                path, error: None, ..
+            } => push_unique(&mut read, path),
+            Kind::Search(s) => investigated.push(format!(
+                "searched {}{}",
+                super::draft::code_raw(&s.pattern, 40),
+                s.hits
+                    .map(|n| format!(" ({n} {}{})", s.hit_unit, if n == 1 { "" } else { "s" }))
+                    .unwrap_or_default()
+            )),
+            Kind::Shell(sh) if outcome::classify(&sh.command) == CommandClass::Inspect => {
+                investigated.push(format!(
+                    "ran {}",
+                    code(&outcome::show_command(&sh.command, 60), 60)
+                ))
+            }
+            Kind::Fetch { url, .. } => investigated.push(format!("fetched {url}")),
+            Kind::WebSearch { query, .. } => {
+                investigated.push(format!("searched the web for {}", code(query, 60)))
+            }
+            Kind::Mcp { server, tool, .. } => investigated.push(format!("called {server}.{tool}")),
+            Kind::Agent { description, .. } => investigated.push(format!(
+                "asked a subagent to {}",
+                clip(&one_line(description), 60)
+            )),
+            _ => {}
+        }
+    }
+    let mut investigated_parts = Vec::new();
+    if !read.is_empty() {
+        investigated_parts.push(format!("Read {}", fit_list(&read, 300)));
+    }
+    let mut seen = Vec::new();
+    for i in investigated {
+        if !seen.contains(&i) {
+            seen.push(i);
+        }
+    }
+    investigated_parts.extend(seen);
+
+    let mut learned = Vec::new();
+    let mut completed = Vec::new();
+    for d in drafts {
+        let setback = d
+            .concepts
+            .iter()
+            .any(|c| *c == "gotcha" || *c == "problem-solution");
+        match d.obs_type {
+            ObsType::Bugfix => {
+                learned.push(
+                    d.narrative
+                        .split(" Request: ")
+                        .next()
+                        .unwrap_or("")
+                        .trim()
+                        .to_string(),
+                );
+                completed.push(d.title.clone());
+            }
+            ObsType::Change | ObsType::Feature | ObsType::Refactor => {
+                completed.push(d.title.clone())
+            }
+            ObsType::Decision | ObsType::SecurityNote | ObsType::SecurityAlert => {
+                learned.push(d.title.clone())
+            }
+            _ if setback => learned.push(d.title.clone()),
+            ObsType::Discovery if d.title.contains("` passes") => completed.push(d.title.clone()),
+            _ => {}
+        }
+    }
+    let mut next = Vec::new();
+    if !open_items.is_empty() {
+        next.push(format!("Open to-dos: {}", fit_list(open_items, 400)));
+    }
+    if let Some(stated) = turn
+        .last_assistant_message
+        .as_deref()
+        .and_then(stated_next_steps)
+    {
+        next.push(stated);
+    }
+    let mut files_read = Vec::new();
+    let mut files_edited = Vec::new();
+    for d in drafts {
+        for f in &d.files_read {
+            push_unique(&mut files_read, f);
+        }
+        for f in &d.files_modified {
+            push_unique(&mut files_edited, f);
+        }
+    }
+    for f in &read {
+        push_unique(&mut files_read, f);
+    }
+    TurnSummary {
+        request: clip(turn.prompt_text.trim(), 2000),
+        investigated: sentence_list(&investigated_parts),
+        learned: sentence_list(&learned),
+        completed: sentence_list(&completed),
+        next_steps: sentence_list(&next),
+        notes: turn
+            .last_assistant_message
+            .as_deref()
+            .map(|m| clip(m.trim(), 600))
+            .filter(|m| !m.is_empty()),
+        files_read,
+        files_edited,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_stated_next_steps() {
+        assert_eq!(
+            stated_next_steps("Done.\n\nNext steps:\n- wire the hook\n- add tests\n\nBye")
+                .as_deref(),
+            Some("wire the hook; add tests")
+        );
+        assert_eq!(
+            stated_next_steps("Fixed it. Next, I will add a regression test for the window.")
+                .as_deref(),
+            Some("Next, I will add a regression test for the window.")
+        );
+        assert_eq!(stated_next_steps("All done, nothing else."), None);
+        assert_eq!(
+            stated_next_steps("Fixed. Next steps:\n- a regression test\n- the changelog")
+                .as_deref(),
+            Some("a regression test; the changelog")
+        );
+        assert_eq!(
+            stated_next_steps("**Remaining:** docs and the changelog").as_deref(),
+            Some("docs and the changelog")
+        );
+    }
+}

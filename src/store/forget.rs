@@ -1,0 +1,473 @@
+//! Forgetting rows and scrubbing strings after the fact, so that nothing is left behind: the
+//! full-text indexes are rebuilt, the database is vacuumed (no free pages keep old content)
+//! and the WAL is checkpointed and truncated.
+
+use anyhow::{Context, Result, bail};
+use rusqlite::{Connection, Transaction, params_from_iter};
+
+use super::Store;
+use super::transfer::TABLES;
+
+/// Which rows `forget` removes. Criteria combine with AND; at least one is required.
+#[derive(Debug, Clone, Default)]
+pub struct Selection {
+    /// Observation ids (`123`), summary ids (`S12`) and prompt ids (`P7`), as the index and
+    /// the browser show them. A prompt goes with its turn's raw tool uses.
+    pub observation_ids: Vec<i64>,
+    pub summary_ids: Vec<i64>,
+    pub prompt_ids: Vec<i64>,
+    pub projects: Vec<String>,
+    /// A full-text query (FTS5 syntax) over observations, summaries and prompts.
+    pub query: Option<String>,
+    /// Only rows created before this instant (epoch ms).
+    pub before_ms: Option<i64>,
+}
+
+impl Selection {
+    pub fn is_empty(&self) -> bool {
+        self.observation_ids.is_empty()
+            && self.summary_ids.is_empty()
+            && self.prompt_ids.is_empty()
+            && self.projects.is_empty()
+            && self.query.is_none()
+            && self.before_ms.is_none()
+    }
+
+    fn by_id(&self) -> bool {
+        !self.observation_ids.is_empty()
+            || !self.summary_ids.is_empty()
+            || !self.prompt_ids.is_empty()
+    }
+
+    /// Adds an id as the index shows it: `123`, `S12`, `P7` (also `#123`).
+    pub fn add_id(&mut self, text: &str) -> Result<()> {
+        let Some((kind, id)) = crate::model::Kind::parse_id(text) else {
+            bail!(
+                "{text:?} is not an id (123 for an observation, S12 for a summary, P7 for a prompt)"
+            );
+        };
+        self.add(kind, id);
+        Ok(())
+    }
+
+    pub fn add(&mut self, kind: crate::model::Kind, id: i64) {
+        use crate::model::Kind;
+        match kind {
+            Kind::Observation => self.observation_ids.push(id),
+            Kind::Summary => self.summary_ids.push(id),
+            Kind::Prompt => self.prompt_ids.push(id),
+        }
+    }
+}
+
+/// Row counts per table.
+pub type Counts = Vec<(&'static str, usize)>;
+
+struct Where {
+    sql: Vec<String>,
+    args: Vec<rusqlite::types::Value>,
+}
+
+impl Where {
+    fn new() -> Where {
+        Where {
+            sql: Vec::new(),
+            args: Vec::new(),
+        }
+    }
+
+    fn push(&mut self, clause: String, args: impl IntoIterator<Item = rusqlite::types::Value>) {
+        self.sql.push(clause);
+        self.args.extend(args);
+    }
+
+    /// `id IN (…)`; an empty list matches nothing.
+    fn ids(&mut self, ids: &[i64]) {
+        let args: Vec<rusqlite::types::Value> = if ids.is_empty() {
+            vec![rusqlite::types::Value::Null]
+        } else {
+            ids.iter().map(|i| (*i).into()).collect()
+        };
+        self.push(format!("id IN ({})", marks(args.len())), args);
+    }
+
+    /// Rows whose full-text index matches `query`.
+    fn matching(&mut self, fts: &str, query: &str) {
+        self.push(
+            format!("id IN (SELECT rowid FROM {fts} WHERE {fts} MATCH ?)"),
+            [query.to_string().into()],
+        );
+    }
+
+    fn text(&self) -> String {
+        if self.sql.is_empty() {
+            "1".into()
+        } else {
+            self.sql.join(" AND ")
+        }
+    }
+}
+
+fn marks(n: usize) -> String {
+    vec!["?"; n].join(", ")
+}
+
+fn text_values(items: &[String]) -> Vec<rusqlite::types::Value> {
+    items.iter().map(|s| s.clone().into()).collect()
+}
+
+/// The common filters of a table with `project` and `created_at_epoch` columns.
+fn base(sel: &Selection, time_col: &str, project_sql: &str) -> Where {
+    let mut w = Where::new();
+    if !sel.projects.is_empty() {
+        w.push(
+            project_sql.replace("{}", &marks(sel.projects.len())),
+            text_values(&sel.projects),
+        );
+    }
+    if let Some(before) = sel.before_ms {
+        w.push(format!("{time_col} < ?"), [before.into()]);
+    }
+    w
+}
+
+fn delete(tx: &Transaction, table: &str, w: &Where) -> Result<usize> {
+    Ok(tx.execute(
+        &format!("DELETE FROM {table} WHERE {}", w.text()),
+        params_from_iter(w.args.iter()),
+    )?)
+}
+
+fn forget_in(tx: &Transaction, sel: &Selection) -> Result<Counts> {
+    let project = "project COLLATE NOCASE IN ({})";
+    tx.execute_batch(
+        "CREATE TEMP TABLE IF NOT EXISTS forget_obs (id INTEGER PRIMARY KEY);
+         CREATE TEMP TABLE IF NOT EXISTS forget_turns (session_id INTEGER, prompt_number INTEGER);
+         DELETE FROM forget_obs; DELETE FROM forget_turns;",
+    )?;
+
+    // Observations (and, through their links, their raw tool uses).
+    let mut obs = base(sel, "created_at_epoch", project);
+    if sel.by_id() {
+        obs.ids(&sel.observation_ids);
+    }
+    if let Some(q) = &sel.query {
+        obs.matching("observations_fts", q);
+    }
+    tx.execute(
+        &format!(
+            "INSERT INTO forget_obs SELECT id FROM observations WHERE {}",
+            obs.text()
+        ),
+        params_from_iter(obs.args.iter()),
+    )?;
+
+    let mut counts: Counts = Vec::new();
+    let mut summaries = base(sel, "created_at_epoch", project);
+    if sel.by_id() {
+        summaries.ids(&sel.summary_ids);
+    }
+    if let Some(q) = &sel.query {
+        summaries.matching("session_summaries_fts", q);
+    }
+
+    // Prompts: by id, or by project through their session.
+    let mut prompts = base(
+        sel,
+        "created_at_epoch",
+        "session_id IN (SELECT id FROM sessions WHERE project COLLATE NOCASE IN ({}))",
+    );
+    if sel.by_id() {
+        prompts.ids(&sel.prompt_ids);
+    }
+    if let Some(q) = &sel.query {
+        prompts.matching("user_prompts_fts", q);
+    }
+    // A forgotten prompt takes its turn's raw tool uses with it.
+    tx.execute(
+        &format!(
+            "INSERT INTO forget_turns SELECT session_id, prompt_number FROM user_prompts WHERE {}",
+            prompts.text()
+        ),
+        params_from_iter(prompts.args.iter()),
+    )?;
+
+    let mut tools = Where::new();
+    let linked = "observation_id IN (SELECT id FROM forget_obs)
+         OR EXISTS (SELECT 1 FROM forget_turns f WHERE f.session_id = tool_uses.session_id
+                    AND f.prompt_number = tool_uses.prompt_number)";
+    if sel.by_id() || sel.query.is_some() {
+        tools.push(format!("({linked})"), []);
+    } else {
+        let b = base(sel, "created_at_epoch", project);
+        tools.push(format!("(({}) OR {linked})", b.text()), b.args);
+    }
+    counts.push(("tool_uses", delete(tx, "tool_uses", &tools)?));
+    counts.push((
+        "observations",
+        tx.execute(
+            "DELETE FROM observations WHERE id IN (SELECT id FROM forget_obs)",
+            [],
+        )?,
+    ));
+    counts.push((
+        "session_summaries",
+        delete(tx, "session_summaries", &summaries)?,
+    ));
+    counts.push(("user_prompts", delete(tx, "user_prompts", &prompts)?));
+
+    // Work state and sessions only go with a whole project or an age.
+    let by_scope = !sel.by_id() && sel.query.is_none();
+    let ws = if by_scope {
+        delete(
+            tx,
+            "work_state_entries",
+            &base(sel, "created_at_epoch", project),
+        )?
+    } else {
+        0
+    };
+    counts.push(("work_state_entries", ws));
+    let sessions = if by_scope {
+        let mut s = base(sel, "started_at_epoch", project);
+        // An old session that still has rows stays (its newer rows point at it).
+        s.push(
+            "NOT EXISTS (SELECT 1 FROM user_prompts p WHERE p.session_id = sessions.id)
+             AND NOT EXISTS (SELECT 1 FROM observations o WHERE o.session_id = sessions.id)
+             AND NOT EXISTS (SELECT 1 FROM session_summaries m WHERE m.session_id = sessions.id)
+             AND NOT EXISTS (SELECT 1 FROM tool_uses t WHERE t.session_id = sessions.id)"
+                .into(),
+            [],
+        );
+        delete(tx, "sessions", &s)?
+    } else {
+        0
+    };
+    counts.push(("sessions", sessions));
+    counts.sort_by_key(|(t, _)| TABLES.iter().position(|x| x == t));
+    Ok(counts)
+}
+
+/// Removes the selected rows. With `dry_run` nothing changes and the counts say what would go.
+pub fn forget(store: &mut Store, sel: &Selection, dry_run: bool) -> Result<Counts> {
+    if sel.is_empty() {
+        bail!("say what to forget: ids, --project, --query or --older-than");
+    }
+    store.conn.execute_batch("PRAGMA secure_delete = ON")?;
+    let tx = store
+        .conn
+        .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+        .context("cannot lock the database")?;
+    let counts = forget_in(&tx, sel)
+        .context("cannot select what to forget (is the --query valid FTS5 syntax?)")?;
+    if dry_run {
+        tx.rollback()?;
+        return Ok(counts);
+    }
+    tx.commit()?;
+    leave_no_trace(&store.conn)?;
+    Ok(counts)
+}
+
+/// Rebuilds the full-text indexes, vacuums and truncates the WAL, so removed text survives
+/// nowhere in the database files.
+pub fn leave_no_trace(conn: &Connection) -> Result<()> {
+    conn.execute_batch(
+        "INSERT INTO observations_fts (observations_fts) VALUES ('rebuild');
+         INSERT INTO session_summaries_fts (session_summaries_fts) VALUES ('rebuild');
+         INSERT INTO user_prompts_fts (user_prompts_fts) VALUES ('rebuild');",
+    )
+    .context("cannot rebuild the full-text indexes")?;
+    conn.execute_batch("VACUUM")
+        .context("cannot vacuum the database (is another process using it?)")?;
+    let busy: i64 = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| r.get(0))?;
+    if busy != 0 {
+        bail!(
+            "another process holds the database open; the WAL could not be emptied: close it and run again"
+        );
+    }
+    Ok(())
+}
+
+/// What to scrub.
+pub enum Pattern {
+    Literal(String),
+    Regex(regex::bytes::Regex),
+}
+
+impl Pattern {
+    /// A regex with ASCII classes (`\d`, `\w`, `\s`), matched on bytes.
+    pub fn regex(text: &str) -> Result<Pattern> {
+        let re = regex::bytes::RegexBuilder::new(text)
+            .unicode(false)
+            .build()
+            .with_context(|| format!("invalid regex {text:?}"))?;
+        Ok(Pattern::Regex(re))
+    }
+
+    /// `text` with every match replaced; `None` when nothing matched.
+    pub fn replace(&self, text: &str, with: &str) -> Option<String> {
+        match self {
+            Pattern::Literal(p) => {
+                if p.is_empty() {
+                    return None;
+                }
+                // Stored JSON holds the escaped form of strings with quotes or backslashes.
+                let escaped = serde_json::to_string(p).unwrap_or_default();
+                let escaped = &escaped[1..escaped.len().saturating_sub(1)];
+                if !text.contains(p.as_str()) && !text.contains(escaped) {
+                    return None;
+                }
+                Some(text.replace(p.as_str(), with).replace(escaped, with))
+            }
+            Pattern::Regex(re) => {
+                if !re.is_match(text.as_bytes()) {
+                    return None;
+                }
+                let out = re.replace_all(text.as_bytes(), with.as_bytes());
+                Some(String::from_utf8_lossy(&out).into_owned())
+            }
+        }
+    }
+}
+
+/// Replaced rows per table and column.
+pub type ScrubCounts = Vec<(String, String, usize)>;
+
+fn text_columns(conn: &Connection, table: &str) -> Result<Vec<String>> {
+    let mut stmt = conn.prepare(&format!("PRAGMA table_info({table})"))?;
+    let cols = stmt
+        .query_map([], |r| Ok((r.get::<_, String>(1)?, r.get::<_, String>(2)?)))?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(cols
+        .into_iter()
+        .filter(|(_, ty)| ty.to_ascii_uppercase().contains("TEXT"))
+        .map(|(c, _)| c)
+        .collect())
+}
+
+/// Replaces `pattern` with `with` in every text column of every table.
+pub fn scrub(
+    store: &mut Store,
+    pattern: &Pattern,
+    with: &str,
+    dry_run: bool,
+) -> Result<ScrubCounts> {
+    store.conn.execute_batch("PRAGMA secure_delete = ON")?;
+    let tx = store
+        .conn
+        .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+        .context("cannot lock the database")?;
+    // The work state is append-only by trigger; scrubbing is the one rewrite allowed.
+    let trigger: Option<String> = tx
+        .query_row(
+            "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'work_state_entries_append_only'",
+            [],
+            |r| r.get(0),
+        )
+        .ok();
+    if trigger.is_some() {
+        tx.execute_batch("DROP TRIGGER work_state_entries_append_only")?;
+    }
+    let mut counts = Vec::new();
+    for table in TABLES {
+        for col in text_columns(&tx, table)? {
+            let mut changed: Vec<(i64, String)> = Vec::new();
+            {
+                let mut stmt = tx.prepare(&format!(
+                    "SELECT id, \"{col}\" FROM {table} WHERE \"{col}\" IS NOT NULL"
+                ))?;
+                let mut rows = stmt.query([])?;
+                while let Some(r) = rows.next()? {
+                    let text: String = r.get(1)?;
+                    if let Some(new) = pattern.replace(&text, with) {
+                        changed.push((r.get(0)?, new));
+                    }
+                }
+            }
+            for (id, new) in &changed {
+                tx.execute(
+                    &format!("UPDATE {table} SET \"{col}\" = ?1 WHERE id = ?2"),
+                    rusqlite::params![new, id],
+                )?;
+            }
+            if !changed.is_empty() {
+                counts.push((table.to_string(), col, changed.len()));
+            }
+        }
+    }
+    if let Some(sql) = trigger {
+        tx.execute_batch(&sql)?;
+    }
+    if dry_run {
+        tx.rollback()?;
+        return Ok(counts);
+    }
+    tx.commit()?;
+    leave_no_trace(&store.conn)?;
+    Ok(counts)
+}
+
+/// Where `scrub_everywhere` replaced something: rows per table and column, and files.
+pub struct ScrubReport {
+    pub rows: ScrubCounts,
+    pub files: Vec<std::path::PathBuf>,
+}
+
+/// `scrub` over the database, then (unless `dry_run`) over the data dir's text files that can
+/// hold captured text: the spool, the rejected spool and the log.
+pub fn scrub_everywhere(
+    store: &mut Store,
+    data_dir: &std::path::Path,
+    pattern: &Pattern,
+    with: &str,
+    dry_run: bool,
+) -> Result<ScrubReport> {
+    let rows = scrub(store, pattern, with, dry_run)?;
+    let mut files = Vec::new();
+    if !dry_run {
+        for file in [
+            crate::paths::spool_path(data_dir),
+            data_dir.join("spool.rejected.jsonl"),
+            crate::logging::log_file(data_dir),
+        ] {
+            if scrub_file(&file, pattern, with)? {
+                files.push(file);
+            }
+        }
+    }
+    Ok(ScrubReport { rows, files })
+}
+
+/// Scrubs a text file in the data dir (spool, log) in place; returns whether it changed.
+pub fn scrub_file(path: &std::path::Path, pattern: &Pattern, with: &str) -> Result<bool> {
+    let Ok(bytes) = std::fs::read(path) else {
+        return Ok(false);
+    };
+    let text = String::from_utf8_lossy(&bytes);
+    match pattern.replace(&text, with) {
+        Some(new) => {
+            std::fs::write(path, new)
+                .with_context(|| format!("cannot rewrite {}", path.display()))?;
+            Ok(true)
+        }
+        None => Ok(false),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn literal_patterns_also_match_their_json_escaped_form() {
+        let p = Pattern::Literal("pa\"ss".into());
+        assert_eq!(
+            p.replace(r#"{"x":"pa\"ss"}"#, "[S]").as_deref(),
+            Some(r#"{"x":"[S]"}"#)
+        );
+        assert_eq!(p.replace("nothing", "[S]"), None);
+        let r = Pattern::regex(r"tok_\d+").unwrap();
+        assert_eq!(r.replace("a tok_123 b", "[S]").as_deref(), Some("a [S] b"));
+    }
+}

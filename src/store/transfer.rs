@@ -1,0 +1,55 @@
+//! What imports report: per table, how many rows the source held and what became of them.
+
+use std::collections::BTreeMap;
+
+/// cmem's tables, in dependency order (the order of imports and exports).
+pub const TABLES: [&str; 6] = [
+    "sessions",
+    "user_prompts",
+    "observations",
+    "session_summaries",
+    "tool_uses",
+    "work_state_entries",
+];
+
+/// What one table of the source holds and what became of it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TableReport {
+    pub source: usize,
+    pub imported: usize,
+    pub already: usize,
+    /// Rows that cannot be stored (a prompt whose session is missing, …).
+    pub skipped: usize,
+    /// Newly imported rows per project.
+    pub by_project: BTreeMap<String, usize>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Report {
+    pub schema_version: Option<i64>,
+    pub tables: BTreeMap<&'static str, TableReport>,
+}
+
+impl Report {
+    pub fn table(&mut self, name: &'static str) -> &mut TableReport {
+        self.tables.entry(name).or_default()
+    }
+
+    pub fn imported(&self) -> usize {
+        self.tables.values().map(|t| t.imported).sum()
+    }
+
+    /// The tables in dependency order, then any other.
+    pub fn ordered(&self) -> Vec<(&'static str, &TableReport)> {
+        let mut out: Vec<(&'static str, &TableReport)> = TABLES
+            .iter()
+            .filter_map(|t| self.tables.get_key_value(t).map(|(k, v)| (*k, v)))
+            .collect();
+        for (k, v) in &self.tables {
+            if !TABLES.contains(k) {
+                out.push((k, v));
+            }
+        }
+        out
+    }
+}

@@ -1,0 +1,325 @@
+//! Import (claude-mem databases, cmem JSONL) and export (lossless JSONL, the markdown memory
+//! folder) through the real binary and real SQLite files.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use common::Env;
+use serde_json::json;
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/claude-mem")
+        .join(name)
+}
+
+fn run(env: &Env, args: &[&str]) -> String {
+    let out: Output = env.cmd().args(args).output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "cmem {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn source_count(db: &Path, table: &str) -> i64 {
+    rusqlite::Connection::open(db)
+        .unwrap()
+        .query_row(&format!("SELECT COUNT(*) FROM {table}"), [], |r| r.get(0))
+        .unwrap()
+}
+
+/// A copy of a fixture database the test may change.
+fn copy_fixture(env: &Env, name: &str) -> PathBuf {
+    let to = env.root().join(name);
+    std::fs::copy(fixture(name), &to).unwrap();
+    to
+}
+
+#[test]
+fn a_claude_mem_database_imports_once_and_renders() {
+    let env = Env::new();
+    let src = copy_fixture(&env, "claude-mem-13.25.3-n200.db");
+    let before = std::fs::read(&src).unwrap();
+
+    let dry = run(
+        &env,
+        &["import", "claude-mem", src.to_str().unwrap(), "--dry-run"],
+    );
+    assert!(dry.contains("would import per project:"), "{dry}");
+    assert!(
+        dry.contains(
+            "acme-api: 13 sessions, 26 user_prompts, 141 observations, 18 session_summaries"
+        ),
+        "{dry}"
+    );
+    assert_eq!(env.count("observations"), 0, "a dry run changes nothing");
+
+    let out = run(&env, &["import", "claude-mem", src.to_str().unwrap()]);
+    for (source, ours) in [
+        ("sdk_sessions", "sessions"),
+        ("user_prompts", "user_prompts"),
+        ("observations", "observations"),
+        ("session_summaries", "session_summaries"),
+        ("tool_uses", "tool_uses"),
+    ] {
+        assert_eq!(
+            env.count(ours),
+            source_count(&src, source),
+            "{ours} rows match the source's {source}\n{out}"
+        );
+    }
+    assert_eq!(
+        std::fs::read(&src).unwrap(),
+        before,
+        "the source is only read"
+    );
+
+    let again = run(&env, &["import", "claude-mem", src.to_str().unwrap()]);
+    assert!(again.contains("nothing new: imported 0 rows"), "{again}");
+    assert_eq!(env.count("observations"), 200);
+
+    // Field by field for one row.
+    let (title, facts, concepts, session_cs, tokens, source): (String, String, String, String, i64, String) = env
+        .db()
+        .query_row(
+            "SELECT o.title, o.facts, o.concepts, s.content_session_id, o.discovery_tokens, o.source
+             FROM observations o JOIN sessions s ON s.id = o.session_id WHERE o.origin LIKE '%:2'",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?)),
+        )
+        .unwrap();
+    assert_eq!(title, "Fixed a stale closure in orders route handler");
+    assert!(
+        facts.starts_with(r#"["Root cause: a stale closure"#),
+        "{facts}"
+    );
+    assert_eq!(concepts, r#"["what-changed", "gotcha"]"#);
+    assert_eq!(session_cs, "f29d0da9-953f-48f1-a09f-76b5a170b338");
+    assert_eq!(tokens, 7533);
+    assert_eq!(source, "import");
+
+    // New rows in the source come in on the next run.
+    let c = rusqlite::Connection::open(&src).unwrap();
+    c.execute(
+        "INSERT INTO observations (memory_session_id, project, type, title, narrative, created_at, created_at_epoch)
+         SELECT memory_session_id, project, 'discovery', 'Added later: cache keys are per tenant', 'n', '2026-03-03T00:00:00Z', 1772496000000
+         FROM sdk_sessions WHERE id = 1",
+        [],
+    )
+    .unwrap();
+    drop(c);
+    let later = run(&env, &["import", "claude-mem", src.to_str().unwrap()]);
+    assert!(later.contains("acme-api: 1 observations"), "{later}");
+
+    // The imported memory renders as context (and imported turns are not re-observed).
+    let ctx = run(&env, &["context", "--project", "acme-api"]);
+    assert!(ctx.contains("# [acme-api] recent context"), "{ctx}");
+    assert!(
+        ctx.contains("Added later: cache keys are per tenant"),
+        "{ctx}"
+    );
+    assert!(ctx.contains("Stats: 50 obs"), "{ctx}");
+    let observed = run(&env, &["observe"]);
+    assert!(observed.contains("observed 0 turn(s)"), "{observed}");
+}
+
+#[test]
+fn an_empty_claude_mem_database_imports_nothing_and_a_missing_one_says_so() {
+    let env = Env::new();
+    let out = run(
+        &env,
+        &[
+            "import",
+            "claude-mem",
+            fixture("claude-mem-13.25.3-empty.db").to_str().unwrap(),
+        ],
+    );
+    assert!(out.contains("nothing new"), "{out}");
+    let missing = env
+        .cmd()
+        .args(["import", "claude-mem", "/nonexistent/claude-mem.db"])
+        .output()
+        .unwrap();
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("no claude-mem database at"));
+}
+
+/// A database with every kind of row: synthetic memory plus a real captured, observed turn.
+fn rich_env() -> Env {
+    let env = Env::new();
+    run(
+        &env,
+        &[
+            "dev",
+            "generate",
+            "--observations",
+            "300",
+            "--db",
+            env.db_path().to_str().unwrap(),
+            "--seed",
+            "7",
+        ],
+    );
+    let mut p = env.payload("real", json!({"prompt": "raise the window \u{1F680} 接口"}));
+    p["prompt_id"] = json!("real-1");
+    env.hook("user-prompt-submit", &p);
+    let project = env.project().to_string_lossy().into_owned();
+    let edit = common::sample("PostToolUse.edit")
+        .unwrap()
+        .to_string()
+        .replace("<OUTDIR>/work", &project);
+    let mut edit: serde_json::Value = serde_json::from_str(&edit).unwrap();
+    edit["session_id"] = json!("real");
+    edit["prompt_id"] = json!("real-1");
+    env.hook("post-tool-use", &edit);
+    env.hook(
+        "stop",
+        &env.payload(
+            "real",
+            json!({"prompt_id": "real-1", "last_assistant_message": "done"}),
+        ),
+    );
+    env
+}
+
+#[test]
+fn jsonl_round_trips_byte_for_byte() {
+    let env = rich_env();
+    let first = env.root().join("first.jsonl");
+    run(&env, &["export", "--out", first.to_str().unwrap()]);
+    let text = std::fs::read_to_string(&first).unwrap();
+    assert!(
+        text.starts_with("{\"format\":\"cmem-export\",\"version\":1,\"schema\":"),
+        "{}",
+        &text[..80]
+    );
+    for table in [
+        "sessions",
+        "user_prompts",
+        "observations",
+        "session_summaries",
+        "tool_uses",
+        "work_state_entries",
+    ] {
+        assert!(
+            text.contains(&format!("{{\"table\":\"{table}\"")),
+            "{table} exported"
+        );
+    }
+
+    let other = Env::new();
+    let out = run(&other, &["import", "jsonl", first.to_str().unwrap()]);
+    assert!(out.contains("imported per project:"), "{out}");
+    let second = other.root().join("second.jsonl");
+    run(&other, &["export", "--out", second.to_str().unwrap()]);
+    assert!(
+        std::fs::read(&first).unwrap() == std::fs::read(&second).unwrap(),
+        "export → import → export is byte-identical"
+    );
+    let again = run(&other, &["import", "jsonl", first.to_str().unwrap()]);
+    assert!(again.contains("nothing new: imported 0 rows"), "{again}");
+
+    // Into a database that already has rows, ids move and references follow.
+    let busy = rich_env();
+    run(&busy, &["import", "jsonl", first.to_str().unwrap()]);
+    let dangling: i64 = busy
+        .db()
+        .query_row(
+            "SELECT COUNT(*) FROM tool_uses WHERE observation_id IS NOT NULL
+               AND observation_id NOT IN (SELECT id FROM observations)",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(dangling, 0);
+}
+
+#[test]
+fn a_project_export_holds_only_that_project() {
+    let env = rich_env();
+    let out = env
+        .cmd()
+        .args(["export", "--project", "orbit-web"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("\"project\":\"orbit-web\""));
+    assert!(!text.contains("\"project\":\"acme-api\""));
+}
+
+#[test]
+fn markdown_export_keeps_the_index_within_claude_codes_limits() {
+    let env = Env::new();
+    run(
+        &env,
+        &[
+            "dev",
+            "generate",
+            "--observations",
+            "10000",
+            "--projects",
+            "acme-api",
+            "--db",
+            env.db_path().to_str().unwrap(),
+        ],
+    );
+    let dir = env.root().join("memory");
+    let out = run(
+        &env,
+        &[
+            "export",
+            "--format",
+            "markdown",
+            "--out",
+            dir.to_str().unwrap(),
+        ],
+    );
+    let total: i64 = env
+        .db()
+        .query_row(
+            "SELECT COUNT(*) FROM observations WHERE project = 'acme-api'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(total >= 9_900, "{total} observations");
+    assert!(out.contains(&format!("{total} observations")), "{out}");
+    let folder = dir.join("acme-api");
+    let index = std::fs::read_to_string(folder.join("MEMORY.md")).unwrap();
+    assert!(
+        index.lines().count() <= 200,
+        "{} lines",
+        index.lines().count()
+    );
+    assert!(index.len() <= 25_000, "{} bytes", index.len());
+    let mut headings = 0;
+    for entry in std::fs::read_dir(&folder).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if name == "MEMORY.md" {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.starts_with("---\nname: "), "{name} has frontmatter");
+        assert!(
+            text.chars().all(|c| (c as u32) < 0x10000),
+            "{name} is BMP-only"
+        );
+        headings += text.matches("\n## #").count();
+        if name != "sessions.md" && !index.contains("more topic files in this folder") {
+            assert!(
+                index.contains(&format!("]({name})")),
+                "{name} is listed in MEMORY.md"
+            );
+        }
+    }
+    assert_eq!(
+        headings as i64, total,
+        "every observation is in a topic file"
+    );
+}

@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# Real-client checks for cmem's observers: real Claude Code sessions (headless, against the
+# kit's local API stub) with cmem's hooks, then assertions on cmem's database and on what the
+# next session's model receives.
+#
+#   tests/realclient/observe.sh [path/to/cmem]     (default: target/debug/cmem, built if missing)
+#
+# 1. The model reads src/lib.rs, edits answer() in it and runs a command: the database must hold
+#    a `change` observation naming src/lib.rs and answer, linked to its tool uses, and a summary.
+# 2. A second session (TodoWrite) must get that observation in its injected index.
+# 3. A third session (task tools) must get the TodoWrite items under "Still open:".
+# 4. A fourth session must get the task under "Still open:".
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+kit=$here/kit
+scenarios=$here/scenarios
+bin=${1:-$repo/target/debug/cmem}
+[ -x "$bin" ] || (cd "$repo" && cargo build --quiet)
+export CMEM_BIN=$(realpath "$bin")
+"$kit/setup.sh" >/dev/null
+
+out=$(mktemp -d "${TMPDIR:-/tmp}/cmem-realclient-observe.XXXXXX")
+pass=0; fail=0
+check() {  # check "description" command...
+  local what=$1; shift
+  if "$@"; then pass=$((pass+1)); echo "PASS $what"; else fail=$((fail+1)); echo "FAIL $what"; fi
+}
+sql() { sqlite3 -batch -noheader "$1" "$2"; }
+# The SessionStart context the model of a run received.
+context_of() { python3 - "$1/stub/bodies" <<'PY'
+import json, pathlib, sys
+for p in sorted(pathlib.Path(sys.argv[1]).glob("*.json")):
+    body = json.loads(p.read_text())
+    for m in body.get("messages", []):
+        content = m.get("content")
+        blocks = content if isinstance(content, list) else [{"type": "text", "text": content or ""}]
+        for b in blocks:
+            text = b.get("text", "") if isinstance(b, dict) else ""
+            at = text.find("SessionStart hook additional context: ")
+            if at >= 0:
+                print(text[at + len("SessionStart hook additional context: "):])
+                sys.exit(0)
+sys.exit(1)
+PY
+}
+
+export REUSE_WORKDIR=$out/chain/work REUSE_DATA_DIR=$out/chain/cmem-data
+mkdir -p "$REUSE_WORKDIR" "$REUSE_DATA_DIR"
+db=$REUSE_DATA_DIR/cmem.db
+
+# --- 1. Read, edit a function, run a command.
+run1=$out/edit
+check "claude -p session: read src/lib.rs, edit answer(), run a command" \
+  "$kit/run_claude_session.sh" "$kit/settings.cmem.json" "$scenarios/cmem-observe-edit.json" "$run1" >"$out/edit.log" 2>&1
+change_id=$(sql "$db" "SELECT id FROM observations WHERE type = 'change' AND title LIKE '%src/lib.rs%' AND title LIKE '%answer%'")
+change_title=$(sql "$db" "SELECT title FROM observations WHERE id = '${change_id:-0}'")
+echo "  change observation ${change_id:-none}: $change_title"
+check "a change observation names src/lib.rs and answer" test -n "$change_id"
+check "the Edit (and the Read of the file) are linked to it" \
+  test "$(sql "$db" "SELECT group_concat(tool_name, ',') FROM (SELECT tool_name FROM tool_uses WHERE observation_id = '${change_id:-0}' ORDER BY id)")" = "Read,Edit"
+check "the command is linked to an observation of its own" \
+  test "$(sql "$db" "SELECT COUNT(*) FROM tool_uses WHERE tool_name = 'Bash' AND observation_id IS NOT NULL AND observation_id != '${change_id:-0}'")" = 1
+check "the turn has a summary (request, completed, next steps)" \
+  test "$(sql "$db" "SELECT COUNT(*) FROM session_summaries WHERE request LIKE 'Make answer()%' AND completed LIKE '%answer in src/lib.rs%' AND next_steps LIKE '%changelog%'")" = 1
+check "every user prompt was observed" \
+  test "$(sql "$db" "SELECT COUNT(*) FROM user_prompts WHERE observed_at_epoch IS NULL")" = 0
+
+# --- 2. The next session's index lists the change; it writes a TodoWrite list.
+run2=$out/todo
+check "second session (TodoWrite) runs" \
+  env CLAUDE_CODE_ENABLE_TASKS=0 "$kit/run_claude_session.sh" "$kit/settings.cmem.json" "$scenarios/cmem-observe-todo.json" "$run2" >"$out/todo.log" 2>&1
+context_of "$run2" >"$out/context2.txt" || true
+check "the second session's injected index lists the change observation" python3 - "$out/context2.txt" "${change_id:-0}" "$change_title" <<'PY'
+import sys
+text, oid, title = open(sys.argv[1]).read(), sys.argv[2], sys.argv[3]
+rows = [l for l in text.splitlines() if l.startswith(oid + " ") and l.endswith(title)]
+print("  index row:", rows[0] if rows else None)
+sys.exit(0 if rows and title else 1)
+PY
+check "TodoWrite became work state (2 open items, 1 done)" \
+  test "$(sql "$db" "SELECT COUNT(*) FROM work_state_entries WHERE list_name = 'Plan the parser work as a to-do list.'")" = 3
+
+# --- 3. The third session sees the TodoWrite items as still open; it uses the task tools.
+run3=$out/tasks
+check "third session (task tools) runs" \
+  "$kit/run_claude_session.sh" "$kit/settings.cmem.json" "$scenarios/cmem-observe-tasks.json" "$run3" >"$out/tasks.log" 2>&1
+context_of "$run3" >"$out/context3.txt" || true
+check "its context has the TodoWrite items under Still open:" python3 - "$out/context3.txt" <<'PY'
+import sys
+text = open(sys.argv[1]).read()
+head, _, rest = text.partition("Still open:")
+ok = bool(rest) and "[doing] Write the CMEM_TODO_PARSER parser" in rest and "[todo] Add CMEM_TODO_TESTS tests" in rest \
+     and "Read the spec" not in rest.split("# [")[0]
+print("  still open:", rest.split("\n\n")[0][:400].replace("\n", " | "))
+sys.exit(0 if ok else 1)
+PY
+
+# --- 4. The fourth session sees the task as still open.
+run4=$out/after
+check "fourth session runs" \
+  "$kit/run_claude_session.sh" "$kit/settings.cmem.json" "$kit/scenarios/cmem-basic-capture.json" "$run4" >"$out/after.log" 2>&1
+context_of "$run4" >"$out/context4.txt" || true
+check "its context has the task under Still open:" python3 - "$out/context4.txt" <<'PY'
+import sys
+text = open(sys.argv[1]).read()
+_, _, rest = text.partition("Still open:")
+sys.exit(0 if "[doing] Ship the CMEM_TASK_RELEASE release" in rest else 1)
+PY
+
+check "every cmem hook exited 0 with one line of JSON" python3 - "$out" <<'PY'
+import json, pathlib, sys
+records = [json.loads(p.read_text()) for p in pathlib.Path(sys.argv[1]).glob("*/hooks/*.json")]
+bad = [(r["label"], r.get("real_exit")) for r in records
+       if r.get("real_exit") != 0 or r.get("real_stdout", "").count("\n") != 1]
+print(f"  {len(records)} hook calls; bad: {bad}")
+sys.exit(1 if bad or not records else 0)
+PY
+check "no errors in cmem's log" \
+  bash -c "! grep -q ERROR '$REUSE_DATA_DIR/logs/cmem.log' 2>/dev/null"
+
+echo "$pass passed, $fail failed (logs: $out)"
+[ "$fail" -eq 0 ]
