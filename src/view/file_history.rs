@@ -6,7 +6,9 @@ use super::doc::{Block, BlockKind, Doc, Line, Role, clip, one_line};
 use super::time::Tz;
 use crate::model::{ObsType, Observation};
 
-/// The anchor every deny reason starts with (after the `Current:` line), for evals and logs.
+/// The anchor every deny reason starts with, for evals and logs. (The reference puts its
+/// `Current:` line first; cmem's reason starts with the anchor and puts the time just above
+/// the timeline it dates.)
 pub const DENY_ANCHOR: &str = "Full-file Read blocked by cmem:";
 /// The MCP server is registered as `cmem`, so Claude Code names its tools like this.
 pub const TOOL_PREFIX: &str = "mcp__cmem__";
@@ -51,7 +53,6 @@ pub fn deny_reason(h: &FileHistory) -> Doc {
     let mut doc = Doc::default();
     doc.push(
         Block::new(BlockKind::Header)
-            .line(current(h))
             .line(Line::new().push(DENY_ANCHOR, Role::Warning).push(
                 format!(
                     " {} has prior observations (listed below). Get what you need without reading the whole file:",
@@ -71,7 +72,8 @@ pub fn deny_reason(h: &FileHistory) -> Doc {
             ))
             .line(Line::text(
                 "The titles below are history from earlier sessions, not the file's current contents.",
-            )),
+            ))
+            .line(current(h)),
     );
     timeline(&mut doc, h);
     doc
@@ -187,8 +189,8 @@ mod tests {
         };
         let text = deny_reason(&h).to_plain();
         let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(lines[0], "Current: 2026-10-12 7:45am UTC");
-        assert!(lines[1].starts_with("Full-file Read blocked by cmem: src/a \"b\".rs has prior"));
+        assert!(lines[0].starts_with("Full-file Read blocked by cmem: src/a \"b\".rs has prior"));
+        assert_eq!(lines[5], "Current: 2026-10-12 7:45am UTC");
         assert!(text.contains("mcp__cmem__smart_outline(file_path=\"/w/app/src/a \\\"b\\\".rs\")"));
         assert!(text.contains("get_observations(ids=[3, 7])"));
         assert!(text.contains("ToolSearch"));
