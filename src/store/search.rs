@@ -83,21 +83,18 @@ pub fn words(text: &str) -> Vec<String> {
 }
 
 /// An FTS5 expression that only ever means "these words", each a quoted term. With `all`,
-/// every word must match and only the last is a prefix (a word still being typed; the porter
-/// stemmer already matches `failing` to `fail`, and prefix terms cost a merge of every term
-/// they cover). Otherwise any word may match, each as a prefix: the broad second try.
+/// every word must match exactly (the porter stemmer already matches `failing` to `fail`;
+/// agents send whole words, and a prefix term costs a merge of every doclist it covers).
+/// Otherwise any word may match, each as a prefix: the broad second try, which also catches
+/// a word typed only in part.
 pub fn fts_expression(words: &[String], all: bool) -> Option<String> {
     if words.is_empty() {
         return None;
     }
-    let last = words.len() - 1;
+    let star = if all { "" } else { "*" };
     let terms: Vec<String> = words
         .iter()
-        .enumerate()
-        .map(|(i, w)| {
-            let star = if !all || i == last { "*" } else { "" };
-            format!("\"{}\"{star}", w.replace('"', "\"\""))
-        })
+        .map(|w| format!("\"{}\"{star}", w.replace('"', "\"\"")))
         .collect();
     Some(terms.join(if all { " AND " } else { " OR " }))
 }
@@ -184,10 +181,11 @@ fn wants(q: &Query, kind: Kind) -> bool {
 }
 
 /// Matches are ranked in windows of this many, newest first. A query so common that it
-/// matches more records than this is ranked among the most recent ones first: bm25 reads a
-/// size record per match, so relevance work stays bounded, and recent memory is the more
-/// likely answer anyway. (Column filters in the MATCH would cost more than the ranking.)
-pub const RANK_WINDOW: usize = 1_000;
+/// matches more records than this is ranked among the most recent ones first: ranking reads
+/// a size record and the positions of every match, so relevance work stays bounded (500
+/// keeps mem_search step 1 at 100,000 records near 5 ms; 1,000 took 10), and recent memory
+/// is the more likely answer anyway. (Column filters in the MATCH would cost more.)
+pub const RANK_WINDOW: usize = 500;
 /// At most this many windows are read before giving up on finding `limit` rows of the
 /// requested projects.
 const MAX_WINDOWS: usize = 5;
@@ -281,10 +279,16 @@ fn row_filters(sql: &mut Sql, q: &Query, kind: Kind, project_col: &str, time_col
 
 /// Text search of one kind: rank a window of the newest matches in FTS5, then read the full
 /// rows of the best ones (with the project and other filters) until `limit + offset` are found.
-fn search_text(conn: &Connection, q: &Query, kind: Kind, terms: &str) -> Result<Vec<Hit>> {
+fn search_text(
+    conn: &Connection,
+    q: &Query,
+    kind: Kind,
+    terms: &str,
+    ranking: &str,
+) -> Result<Vec<Hit>> {
     let t = table(kind);
     let mut window = conn.prepare_cached(&format!(
-        "SELECT rowid, bm25({fts}, {w}) FROM {fts} WHERE {fts} MATCH ?1 AND rowid < ?2
+        "SELECT rowid, {ranking}({fts}, {w}) FROM {fts} WHERE {fts} MATCH ?1 AND rowid < ?2
          ORDER BY rowid DESC LIMIT {RANK_WINDOW}",
         fts = t.fts,
         w = t.weights
@@ -372,18 +376,32 @@ fn search_rows(conn: &Connection, q: &Query, kind: Kind) -> Result<Vec<Hit>> {
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
-fn search_kind(conn: &Connection, q: &Query, kind: Kind, terms: Option<&str>) -> Result<Vec<Hit>> {
-    match terms {
-        Some(t) => search_text(conn, q, kind, t),
-        None => search_rows(conn, q, kind),
+/// How a text search ranks its matches: an FTS5 ranking function by name.
+#[derive(Clone, Copy)]
+enum Ranking {
+    /// Every word matched: term frequencies without bm25's IDF pass (see `rank`).
+    AllWords,
+    /// Any word matched: bm25, so the rare words count for more.
+    AnyWord,
+}
+
+impl Ranking {
+    fn function(self) -> &'static str {
+        match self {
+            Ranking::AllWords => super::rank::FUNCTION,
+            Ranking::AnyWord => "bm25",
+        }
     }
 }
 
-fn run(conn: &Connection, q: &Query, expr: Option<&str>) -> Result<Vec<Hit>> {
+fn run(conn: &Connection, q: &Query, expr: Option<&str>, ranking: Ranking) -> Result<Vec<Hit>> {
     let mut hits = Vec::new();
     for kind in [Kind::Observation, Kind::Summary, Kind::Prompt] {
         if wants(q, kind) {
-            hits.extend(search_kind(conn, q, kind, expr)?);
+            hits.extend(match expr {
+                Some(t) => search_text(conn, q, kind, t, ranking.function())?,
+                None => search_rows(conn, q, kind)?,
+            });
         }
     }
     match (q.order, expr.is_some()) {
@@ -405,12 +423,18 @@ pub fn search(conn: &Connection, q: &Query) -> Result<Vec<Hit>> {
     if q.text.as_deref().is_some_and(|t| !t.trim().is_empty()) && ws.is_empty() {
         return Ok(Vec::new()); // only punctuation: nothing can match
     }
+    super::rank::register(conn)?;
     let all = fts_expression(&ws, true);
-    let hits = run(conn, q, all.as_deref())?;
+    let hits = run(conn, q, all.as_deref(), Ranking::AllWords)?;
     if !hits.is_empty() {
         return Ok(hits);
     }
-    run(conn, q, fts_expression(&ws, false).as_deref())
+    run(
+        conn,
+        q,
+        fts_expression(&ws, false).as_deref(),
+        Ranking::AnyWord,
+    )
 }
 
 #[cfg(test)]
@@ -437,7 +461,7 @@ mod tests {
         );
         let e = fts_expression(&ws, true).unwrap();
         assert!(e.starts_with("\"pool\" AND \"or\" AND"), "{e}");
-        assert!(e.ends_with("\"_priv\"*"), "{e}");
+        assert!(e.ends_with("\"_priv\""), "{e}");
         assert!(
             fts_expression(&ws, false)
                 .unwrap()
