@@ -77,6 +77,15 @@ enum Command {
 }
 
 pub fn main() -> ExitCode {
+    // Hooks run on every prompt and tool call, so `cmem hook EVENT` skips building the whole
+    // command-line parser (`cmem hook --help` still gets clap's help).
+    let mut args = std::env::args_os().skip(1);
+    if let (Some(cmd), Some(event), None) = (args.next(), args.next(), args.next())
+        && cmd == "hook"
+        && let Some(event) = event.to_str().filter(|e| !e.starts_with('-'))
+    {
+        crate::hook::run(event);
+    }
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Hook { event } => crate::hook::run(&event),
