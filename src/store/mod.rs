@@ -215,6 +215,8 @@ impl Store {
         self.conn
             .execute_batch("PRAGMA wal_autocheckpoint=0")
             .context("cannot configure checkpoints")?;
+        // Once per connection: FTS5 keeps every registration, so per query would grow a list.
+        rank::register(&self.conn)?;
         Ok(())
     }
 

@@ -22,7 +22,8 @@ pub const FUNCTION: &str = "cmem_rank";
 const K1: f64 = 1.2;
 const B: f64 = 0.75;
 
-/// Makes `cmem_rank` available on `conn` (idempotent; a few microseconds).
+/// Makes `cmem_rank` available on `conn` (a few microseconds; `Store` calls it when it opens a
+/// connection). Registering again adds a newer copy that shadows the old one.
 pub fn register(conn: &Connection) -> Result<()> {
     // SAFETY: `handle` is the live connection `conn` owns; the statement is finalized before
     // returning; `api` is written by SQLite during the step and used only while `conn` lives.
@@ -151,7 +152,7 @@ mod tests {
     fn ranks_more_and_shorter_matches_first() {
         let conn = Connection::open_in_memory().unwrap();
         register(&conn).unwrap();
-        register(&conn).unwrap(); // again: replaces itself
+        register(&conn).unwrap(); // again: the newer copy shadows the old
         conn.execute_batch(
             "CREATE VIRTUAL TABLE t USING fts5(title, body);
              INSERT INTO t (rowid, title, body) VALUES

@@ -423,7 +423,6 @@ pub fn search(conn: &Connection, q: &Query) -> Result<Vec<Hit>> {
     if q.text.as_deref().is_some_and(|t| !t.trim().is_empty()) && ws.is_empty() {
         return Ok(Vec::new()); // only punctuation: nothing can match
     }
-    super::rank::register(conn)?;
     let all = fts_expression(&ws, true);
     let hits = run(conn, q, all.as_deref(), Ranking::AllWords)?;
     if !hits.is_empty() {
