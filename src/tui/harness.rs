@@ -218,6 +218,13 @@ pub fn screenshot_plan(obs_with_code: i64) -> Vec<(String, &'static str, u16, u1
             24,
             "j j enter".into(),
         ),
+        (
+            "14-scrub-confirm".into(),
+            "default",
+            140,
+            40,
+            "x 'verify_signature enter".into(),
+        ),
     ]
 }
 
