@@ -401,6 +401,79 @@ fn delete_and_scrub_change_the_database() {
             .0
             .contains("nothing to scrub")
     );
+
+    // Text only in the log (the database never had it) is found and scrubbed too.
+    let log = cmem::logging::log_file(db.parent().unwrap());
+    std::fs::create_dir_all(log.parent().unwrap()).unwrap();
+    std::fs::write(&log, "INFO hook: saw ONLY-IN-LOG-7781 once\n").unwrap();
+    h.keys("x").unwrap();
+    h.type_text("ONLY-IN-LOG-7781");
+    h.keys("enter").unwrap();
+    assert!(
+        h.screen().contains("with [SCRUBBED] in 1 file?"),
+        "{}",
+        h.screen()
+    );
+    h.keys("y").unwrap();
+    assert_eq!(
+        std::fs::read_to_string(&log).unwrap(),
+        "INFO hook: saw [SCRUBBED] once\n"
+    );
+
+    // Deleting with a filter on keeps the cursor where it was, not back at the top.
+    h.keys("/").unwrap();
+    h.type_text("pool");
+    h.keys("enter j j j").unwrap();
+    let at = h.app.top().cursor;
+    assert!(at >= 3, "{at}");
+    h.keys("d y").unwrap();
+    assert!(h.app.status.as_ref().unwrap().0.starts_with("deleted "));
+    assert!(h.app.top().filter.is_some());
+    let now = h.app.top().cursor;
+    assert!(now + 1 >= at && now <= at, "cursor {at} → {now}");
+
+    // A record deleted elsewhere: the row still goes, and the browser says so.
+    h.keys("esc g g").unwrap();
+    let Some(Target::Record(kind, id)) = h.app.top().selected_target().cloned() else {
+        panic!("a record")
+    };
+    let table = match kind {
+        cmem::model::Kind::Observation => "observations",
+        cmem::model::Kind::Summary => "session_summaries",
+        cmem::model::Kind::Prompt => "user_prompts",
+    };
+    sql.execute(&format!("DELETE FROM {table} WHERE id = ?1"), [id])
+        .unwrap();
+    h.keys("d y").unwrap();
+    assert!(
+        h.app
+            .status
+            .as_ref()
+            .unwrap()
+            .0
+            .ends_with("was already gone")
+    );
+    assert!(
+        !h.app
+            .top()
+            .rows
+            .iter()
+            .any(|r| r.target == Some(Target::Record(kind, id)))
+    );
+
+    // Quit while a change runs waits for it (the worker is not settled here).
+    h.keys("x").unwrap();
+    h.type_text("verify");
+    h.app.handle_key(crossterm::event::KeyEvent::from(
+        crossterm::event::KeyCode::Enter,
+    ));
+    assert!(h.app.change_ticket.is_some());
+    h.app.handle_key(crossterm::event::KeyEvent::from(
+        crossterm::event::KeyCode::Char('q'),
+    ));
+    assert!(!h.app.effects.iter().any(|e| matches!(e, Effect::Quit)));
+    h.settle();
+    assert!(h.app.effects.iter().any(|e| matches!(e, Effect::Quit)));
 }
 
 #[test]

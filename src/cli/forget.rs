@@ -136,7 +136,7 @@ pub fn run_scrub(args: &ScrubArgs) -> Result<ExitCode> {
         println!("{verb} {n} {table}.{col}");
     }
     for file in &report.files {
-        println!("scrubbed {}", file.display());
+        println!("{verb} {}", file.display());
     }
     Ok(ExitCode::SUCCESS)
 }

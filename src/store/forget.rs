@@ -414,8 +414,10 @@ pub struct ScrubReport {
     pub files: Vec<std::path::PathBuf>,
 }
 
-/// `scrub` over the database, then (unless `dry_run`) over the data dir's text files that can
-/// hold captured text: the spool, the rejected spool and the log.
+/// `scrub` over the data dir's text files that can hold captured text (the spool, the rejected
+/// spool and the log), then over the database. Files first: a database that cannot be emptied
+/// of its WAL (another process holds it) fails the call after the files are already clean.
+/// With `dry_run` nothing changes and the report says where the pattern occurs.
 pub fn scrub_everywhere(
     store: &mut Store,
     data_dir: &std::path::Path,
@@ -423,36 +425,63 @@ pub fn scrub_everywhere(
     with: &str,
     dry_run: bool,
 ) -> Result<ScrubReport> {
-    let rows = scrub(store, pattern, with, dry_run)?;
     let mut files = Vec::new();
-    if !dry_run {
+    {
+        // Spool ingesters hold this lock while they apply and trim the spool; appenders lock
+        // the file itself, which `scrub_file` does too.
+        let _ingest = super::spool::lock_ingest(data_dir)?;
         for file in [
             crate::paths::spool_path(data_dir),
             data_dir.join("spool.rejected.jsonl"),
             crate::logging::log_file(data_dir),
         ] {
-            if scrub_file(&file, pattern, with)? {
+            if scrub_file(&file, pattern, with, dry_run)? {
                 files.push(file);
             }
         }
     }
+    let rows = scrub(store, pattern, with, dry_run)?;
     Ok(ScrubReport { rows, files })
 }
 
-/// Scrubs a text file in the data dir (spool, log) in place; returns whether it changed.
-pub fn scrub_file(path: &std::path::Path, pattern: &Pattern, with: &str) -> Result<bool> {
-    let Ok(bytes) = std::fs::read(path) else {
-        return Ok(false);
+/// Scrubs a text file in the data dir in place, under the file's lock (the one spool
+/// appenders take); returns whether the pattern occurs (and, unless `dry_run`, was replaced).
+pub fn scrub_file(
+    path: &std::path::Path,
+    pattern: &Pattern,
+    with: &str,
+    dry_run: bool,
+) -> Result<bool> {
+    use std::io::{Read, Seek, SeekFrom, Write};
+    let mut file = match std::fs::OpenOptions::new()
+        .read(true)
+        .write(!dry_run)
+        .open(path)
+    {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+        Err(e) => return Err(e).with_context(|| format!("cannot open {}", path.display())),
     };
-    let text = String::from_utf8_lossy(&bytes);
-    match pattern.replace(&text, with) {
-        Some(new) => {
-            std::fs::write(path, new)
-                .with_context(|| format!("cannot rewrite {}", path.display()))?;
-            Ok(true)
+    file.lock()
+        .with_context(|| format!("cannot lock {}", path.display()))?;
+    let result = (|| -> Result<bool> {
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes)?;
+        let text = String::from_utf8_lossy(&bytes);
+        let Some(new) = pattern.replace(&text, with) else {
+            return Ok(false);
+        };
+        if !dry_run {
+            file.set_len(0)?;
+            file.seek(SeekFrom::Start(0))?;
+            file.write_all(new.as_bytes())?;
+            file.flush()?;
         }
-        None => Ok(false),
-    }
+        Ok(true)
+    })()
+    .with_context(|| format!("cannot rewrite {}", path.display()));
+    file.unlock()?;
+    result
 }
 
 #[cfg(test)]

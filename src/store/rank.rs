@@ -9,7 +9,8 @@
 //! b 0.75), summed over the words. The any-word retry, where rare words must count for more,
 //! keeps `bm25`. Like `bm25`, lower is better (scores are negative).
 //!
-//! SQL: `cmem_rank(fts_table, weight_col0, weight_col1, …)`; missing weights are 1.0.
+//! SQL: `cmem_rank(fts_table, weight_col0, weight_col1, …)`; missing (or non-numeric) weights
+//! are 1.0.
 
 use std::ffi::{c_int, c_void};
 use std::ptr;
@@ -77,11 +78,16 @@ pub fn register(conn: &Connection) -> Result<()> {
 unsafe fn weights(n: c_int, values: *mut *mut ffi::sqlite3_value, columns: usize) -> Vec<f64> {
     (0..columns)
         .map(|i| {
-            if (i as c_int) < n {
-                // SAFETY: i < n, as the caller guarantees for `values`.
-                unsafe { ffi::sqlite3_value_double(*values.add(i)) }
-            } else {
-                1.0
+            if (i as c_int) >= n {
+                return 1.0;
+            }
+            // SAFETY: i < n, as the caller guarantees for `values`.
+            unsafe {
+                let v = *values.add(i);
+                match ffi::sqlite3_value_numeric_type(v) {
+                    ffi::SQLITE_INTEGER | ffi::SQLITE_FLOAT => ffi::sqlite3_value_double(v),
+                    _ => 1.0, // NULL or text: as if the weight were left out
+                }
             }
         })
         .collect()

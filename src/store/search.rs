@@ -1,8 +1,9 @@
-//! Full-text search over observations, summaries and prompts (FTS5, bm25), with filters.
+//! Full-text search over observations, summaries and prompts (FTS5), with filters.
 //!
 //! User text never reaches FTS5 syntax: it is split into words, each searched as a quoted
-//! prefix term, so quotes, `*`, `-`, `NEAR`, `column:` and unbalanced parentheses are just
-//! text. All words must match; when that finds nothing, any word may.
+//! term, so quotes, `*`, `-`, `NEAR`, `column:` and unbalanced parentheses are just text. All
+//! words must match (ranked by `cmem_rank`); when that finds nothing, any word may, as a
+//! prefix (ranked by bm25).
 
 use anyhow::Result;
 use rusqlite::types::Value as SqlValue;
@@ -41,7 +42,8 @@ pub struct Query {
     pub order: Order,
 }
 
-/// A search result: the row plus its relevance (bm25, lower is better; 0 without text).
+/// A search result: the row plus its relevance (`cmem_rank` or bm25, lower is better; 0
+/// without text).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Hit {
     pub row: IndexRow,
@@ -188,7 +190,7 @@ fn wants(q: &Query, kind: Kind) -> bool {
 pub const RANK_WINDOW: usize = 500;
 /// At most this many windows are read before giving up on finding `limit` rows of the
 /// requested projects.
-const MAX_WINDOWS: usize = 5;
+const MAX_WINDOWS: usize = 10;
 
 struct Table {
     fts: &'static str,

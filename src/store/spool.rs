@@ -63,6 +63,19 @@ pub fn append(data_dir: &Path, capture: &Capture, now_ms: i64) -> Result<()> {
     Ok(())
 }
 
+/// Waits for (and then holds, until the file is dropped) the lock ingesters take, so the spool
+/// can be rewritten without an ingester trimming a byte count it measured before.
+pub fn lock_ingest(data_dir: &Path) -> Result<File> {
+    let path = ingest_lock_path(data_dir);
+    std::fs::create_dir_all(data_dir)
+        .with_context(|| format!("cannot create the data dir {}", data_dir.display()))?;
+    let guard = File::create(&path).with_context(|| format!("cannot open {}", path.display()))?;
+    guard
+        .lock()
+        .with_context(|| format!("cannot lock {}", path.display()))?;
+    Ok(guard)
+}
+
 /// How many captures wait in the spool.
 pub fn backlog(data_dir: &Path) -> usize {
     std::fs::read(paths::spool_path(data_dir))

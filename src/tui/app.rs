@@ -245,9 +245,15 @@ impl Layer {
                 Kind::Prompt => {}
             }
         }
+        if self.kind == LayerKind::Index {
+            self.drop_empty_days();
+        }
+        // Refiltering starts the cursor over at the top; keep it where it was instead.
+        let (cursor, offset) = (self.cursor, self.offset);
         self.refilter(matcher);
         let len = self.visible_len();
-        self.cursor = self.cursor.min(len.saturating_sub(1));
+        self.cursor = cursor.min(len.saturating_sub(1));
+        self.offset = offset.min(self.cursor);
         if !self.selectable(self.cursor) {
             self.step(1);
             if !self.selectable(self.cursor) {
@@ -255,6 +261,34 @@ impl Layer {
             }
         }
         removed
+    }
+
+    /// Removes a day heading (and the blank line after its rows) once its last row is gone.
+    fn drop_empty_days(&mut self) {
+        let mut keep = vec![true; self.rows.len()];
+        let mut group: Vec<usize> = Vec::new();
+        let mut has_rows = true;
+        for (i, row) in self.rows.iter().enumerate() {
+            if row.target.is_some() {
+                has_rows = true;
+            } else if !row.display().trim().is_empty() {
+                if !has_rows {
+                    group.iter().for_each(|g| keep[*g] = false);
+                }
+                group = vec![i];
+                has_rows = false;
+            } else {
+                group.push(i);
+            }
+        }
+        if !has_rows {
+            group.iter().for_each(|g| keep[*g] = false);
+        }
+        let mut i = 0;
+        self.rows.retain(|_| {
+            i += 1;
+            keep[i - 1]
+        });
     }
 
     fn refilter(&mut self, matcher: &SkimMatcherV2) {
@@ -386,6 +420,9 @@ pub struct App {
     pub size: (u16, u16),
     /// The ticket of the delete or scrub in flight.
     pub change_ticket: Option<u64>,
+    /// Quit was asked for while a change ran: quit when it is done (a half-done scrub would
+    /// leave text in the files).
+    pub quit_after_change: bool,
     next_ticket: u64,
     matcher: SkimMatcherV2,
 }
@@ -425,6 +462,7 @@ impl App {
             effects: Vec::new(),
             size: o.size,
             change_ticket: None,
+            quit_after_change: false,
             next_ticket: 1,
             matcher: SkimMatcherV2::default(),
         };
@@ -711,7 +749,7 @@ impl App {
                 Action::Up => *offset = offset.saturating_sub(1),
                 Action::PageDown => *offset += page as usize,
                 Action::PageUp => *offset = offset.saturating_sub(page as usize),
-                Action::Quit => self.effects.push(Effect::Quit),
+                Action::Quit => self.quit(),
                 _ => self.overlay = None,
             }
             return;
@@ -733,7 +771,7 @@ impl App {
                         self.open_index();
                     }
                 }
-                Action::Quit => self.effects.push(Effect::Quit),
+                Action::Quit => self.quit(),
                 _ => self.overlay = None,
             }
             return;
@@ -747,7 +785,7 @@ impl App {
             Action::Bottom => self.move_cursor(self.top().visible_len() as isize),
             Action::Open => self.open_selected(),
             Action::Back => self.back(),
-            Action::Quit => self.effects.push(Effect::Quit),
+            Action::Quit => self.quit(),
             Action::Help => self.overlay = Some(Overlay::Help { offset: 0 }),
             Action::Filter => {
                 let q = self
@@ -890,6 +928,19 @@ impl App {
         }
     }
 
+    /// Quits now, or once the delete or scrub in flight is done.
+    pub fn quit(&mut self) {
+        if self.change_ticket.is_some() {
+            self.quit_after_change = true;
+            self.status = Some((
+                "quitting when the change in progress is done…".into(),
+                false,
+            ));
+        } else {
+            self.effects.push(Effect::Quit);
+        }
+    }
+
     /// `d`: the selected record, or the record the layer is about, after a yes.
     fn confirm_delete(&mut self) {
         if self.change_ticket.is_some() {
@@ -947,8 +998,12 @@ impl App {
     /// The answer to a delete or scrub.
     fn handle_change(&mut self, reply: Reply) {
         self.change_ticket = None;
+        if self.quit_after_change {
+            self.effects.push(Effect::Quit);
+        }
         match reply {
             Reply::Forgotten { kind, id, removed } => {
+                let what = format!("{} {}", kind.label(), kind.display_id(id));
                 // Layers about the record close; rows leading to it go everywhere else.
                 if let Some(pos) = self.stack.iter().position(|l| l.about == Some((kind, id))) {
                     self.stack.truncate(pos.max(1));
@@ -962,32 +1017,33 @@ impl App {
                 self.matcher = matcher;
                 self.preview = None;
                 self.request_preview();
-                self.status = Some((
-                    format!(
-                        "deleted {} {} ({removed})",
-                        kind.label(),
-                        kind.display_id(id)
-                    ),
-                    false,
-                ));
+                self.status = Some(if removed.is_empty() {
+                    (format!("{what} was already gone"), false)
+                } else {
+                    (format!("deleted {what} ({removed})"), false)
+                });
             }
             Reply::Scrubbed {
                 pattern,
                 dry_run: true,
                 rows,
+                files,
                 places,
             } => {
-                if rows == 0 {
+                if rows + files == 0 {
                     self.status = Some((
-                        format!("“{pattern}” is not in the database: nothing to scrub"),
+                        format!(
+                            "“{pattern}” is not in the database, the spool or the log: nothing to scrub"
+                        ),
                         false,
                     ));
                 } else {
                     self.status = None;
                     self.overlay = Some(Overlay::Confirm {
                         question: format!(
-                            "Replace “{pattern}” with {} in {rows} rows?",
-                            super::data::SCRUBBED
+                            "Replace “{pattern}” with {} in {}?",
+                            super::data::SCRUBBED,
+                            rows_and_files(rows, files)
                         ),
                         detail: places,
                         request: Request::Scrub {
@@ -997,9 +1053,17 @@ impl App {
                     });
                 }
             }
-            Reply::Scrubbed { rows, places, .. } => {
+            Reply::Scrubbed {
+                rows,
+                files,
+                places,
+                ..
+            } => {
                 self.refresh();
-                self.status = Some((format!("scrubbed {rows} rows: {places}"), false));
+                self.status = Some((
+                    format!("scrubbed {}: {places}", rows_and_files(rows, files)),
+                    false,
+                ));
             }
             Reply::Missing(m) => self.status = Some((m, true)),
             Reply::Error(m) => {
@@ -1325,5 +1389,15 @@ impl App {
         if pos + 1 == self.stack.len() {
             self.request_preview();
         }
+    }
+}
+
+/// "3 rows", "1 file", "3 rows and 1 file".
+fn rows_and_files(rows: usize, files: usize) -> String {
+    let plural = |n: usize, one: &str| format!("{n} {one}{}", if n == 1 { "" } else { "s" });
+    match (rows, files) {
+        (r, 0) => plural(r, "row"),
+        (0, f) => plural(f, "file"),
+        (r, f) => format!("{} and {}", plural(r, "row"), plural(f, "file")),
     }
 }

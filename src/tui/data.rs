@@ -177,18 +177,20 @@ pub enum Reply {
     /// The thing asked for does not exist (a jump to an unknown id).
     Missing(String),
     Error(String),
-    /// A record was deleted; `removed` says what went ("1 observations, 2 tool_uses").
+    /// A record was deleted; `removed` says what went ("1 observations, 2 tool_uses"), empty
+    /// when it was already gone.
     Forgotten {
         kind: Kind,
         id: i64,
         removed: String,
     },
-    /// Where a scrub replaced (or, on a dry run, would replace) the pattern: `rows` rows,
-    /// `places` naming the table columns and files.
+    /// Where a scrub replaced (or, on a dry run, would replace) the pattern: `rows` rows and
+    /// `files` files of the data dir, `places` naming the table columns and files.
     Scrubbed {
         pattern: String,
         dry_run: bool,
         rows: usize,
+        files: usize,
         places: String,
     },
 }
@@ -219,13 +221,7 @@ fn forget_record(store: &mut Store, kind: Kind, id: i64) -> Result<Reply> {
         .filter(|(_, n)| *n > 0)
         .map(|(t, n)| format!("{n} {t}"))
         .collect();
-    if removed.is_empty() {
-        return Ok(Reply::Missing(format!(
-            "no {} {}: nothing deleted",
-            kind.label(),
-            kind.display_id(id)
-        )));
-    }
+    // Nothing removed (already deleted elsewhere): still a `Forgotten`, so the row goes.
     Ok(Reply::Forgotten {
         kind,
         id,
@@ -256,6 +252,7 @@ fn scrub(store: &mut Store, ctx: &Ctx, pattern: &str, dry_run: bool) -> Result<R
         pattern: pattern.to_string(),
         dry_run,
         rows: report.rows.iter().map(|(_, _, n)| n).sum(),
+        files: report.files.len(),
         places: places.join(", "),
     })
 }

@@ -117,6 +117,10 @@ pub fn run(launch: Launch) -> Result<()> {
                 Event::Mouse(m) => app.handle_mouse(m),
                 Event::Resize(w, h) => app.handle_resize(w, h),
                 Event::Reply(t, r) => app.handle_reply(t, r),
+                // A signal during a delete or scrub waits for it; a second one does not.
+                Event::Terminate if app.change_ticket.is_some() && !app.quit_after_change => {
+                    app.quit()
+                }
                 Event::Terminate => quit = true,
             }
         }

@@ -688,11 +688,12 @@ fn draw_projects(
 
 fn draw_confirm(app: &App, f: &mut Frame, area: Rect, question: &str, detail: &str) {
     let theme = &app.theme;
-    let widest = question.width().max(detail.width()).max(28) as u16 + 4;
-    let width = widest.min(area.width.saturating_sub(2)).max(10);
+    let widest = question.width().max(detail.width()).max(28) + 4;
+    let width = (widest.min(usize::from(area.width.saturating_sub(2))) as u16).max(10);
     let inner_width = width.saturating_sub(4).max(1) as usize;
-    // The detail (where a scrub would write) may be long: wrap it under the question.
-    let wrap = |text: &str| text.width().div_ceil(inner_width).max(1) as u16;
+    // The detail (where a scrub would write) may be long: wrap it under the question. Word
+    // wrapping can need a line more than the character count says, hence the +1.
+    let wrap = |text: &str| (text.width().div_ceil(inner_width).max(1) + 1).min(200) as u16;
     let detail_lines = if detail.is_empty() { 0 } else { wrap(detail) };
     let height = 2 + wrap(question) + detail_lines + 2;
     let rect = centered(area, width, height);
