@@ -199,15 +199,7 @@ pub fn import(store: &mut Store, source: &Path, dry_run: bool, now_ms: i64) -> R
     import_summaries(&src, &tx, &mut report, &maps)?;
     import_tool_uses(&src, &tx, &mut report, &maps)?;
     import_work_state(&src, &tx, &mut report)?;
-    for t in TABLES {
-        report.table(t);
-    }
-    if dry_run {
-        tx.rollback()?;
-    } else {
-        tx.commit().context("cannot commit the import")?;
-    }
-    Ok(report)
+    report.finish(tx, dry_run)
 }
 
 fn skip(report: &mut Report, table: &'static str) {

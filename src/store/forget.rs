@@ -131,6 +131,19 @@ fn base(sel: &Selection, time_col: &str, project_sql: &str) -> Where {
     w
 }
 
+/// The rows of one record kind a selection names: the common filters, its ids (when the
+/// selection goes by id) and the full-text query over its index `fts`.
+fn chosen(sel: &Selection, project_sql: &str, ids: &[i64], fts: &str) -> Where {
+    let mut w = base(sel, "created_at_epoch", project_sql);
+    if sel.by_id() {
+        w.ids(ids);
+    }
+    if let Some(q) = &sel.query {
+        w.matching(fts, q);
+    }
+    w
+}
+
 fn delete(tx: &Transaction, table: &str, w: &Where) -> Result<usize> {
     Ok(tx.execute(
         &format!("DELETE FROM {table} WHERE {}", w.text()),
@@ -147,13 +160,7 @@ fn forget_in(tx: &Transaction, sel: &Selection) -> Result<Counts> {
     )?;
 
     // Observations (and, through their links, their raw tool uses).
-    let mut obs = base(sel, "created_at_epoch", project);
-    if sel.by_id() {
-        obs.ids(&sel.observation_ids);
-    }
-    if let Some(q) = &sel.query {
-        obs.matching("observations_fts", q);
-    }
+    let obs = chosen(sel, project, &sel.observation_ids, "observations_fts");
     tx.execute(
         &format!(
             "INSERT INTO forget_obs SELECT id FROM observations WHERE {}",
@@ -163,26 +170,15 @@ fn forget_in(tx: &Transaction, sel: &Selection) -> Result<Counts> {
     )?;
 
     let mut counts: Counts = Vec::new();
-    let mut summaries = base(sel, "created_at_epoch", project);
-    if sel.by_id() {
-        summaries.ids(&sel.summary_ids);
-    }
-    if let Some(q) = &sel.query {
-        summaries.matching("session_summaries_fts", q);
-    }
+    let summaries = chosen(sel, project, &sel.summary_ids, "session_summaries_fts");
 
     // Prompts: by id, or by project through their session.
-    let mut prompts = base(
+    let prompts = chosen(
         sel,
-        "created_at_epoch",
         "session_id IN (SELECT id FROM sessions WHERE project COLLATE NOCASE IN ({}))",
+        &sel.prompt_ids,
+        "user_prompts_fts",
     );
-    if sel.by_id() {
-        prompts.ids(&sel.prompt_ids);
-    }
-    if let Some(q) = &sel.query {
-        prompts.matching("user_prompts_fts", q);
-    }
     // A forgotten prompt takes its turn's raw tool uses with it.
     tx.execute(
         &format!(

@@ -299,13 +299,5 @@ pub fn import(store: &mut Store, input: &mut dyn BufRead, dry_run: bool) -> Resu
             ids.entry(table).or_default().insert(old, id);
         }
     }
-    for t in TABLES {
-        report.table(t);
-    }
-    if dry_run {
-        tx.rollback()?;
-    } else {
-        tx.commit().context("cannot commit the import")?;
-    }
-    Ok(report)
+    report.finish(tx, dry_run)
 }

@@ -264,15 +264,7 @@ impl Store {
 
     /// Row counts of the main tables, for `cmem doctor` and tests.
     pub fn table_counts(&self) -> Result<Vec<(&'static str, i64)>> {
-        const TABLES: &[&str] = &[
-            "sessions",
-            "user_prompts",
-            "observations",
-            "session_summaries",
-            "tool_uses",
-            "work_state_entries",
-        ];
-        TABLES
+        transfer::TABLES
             .iter()
             .map(|t| {
                 let n: i64 = self

@@ -2,6 +2,8 @@
 
 use std::collections::BTreeMap;
 
+use anyhow::{Context, Result};
+
 /// cmem's tables, in dependency order (the order of imports and exports).
 pub const TABLES: [&str; 6] = [
     "sessions",
@@ -33,6 +35,20 @@ pub struct Report {
 impl Report {
     pub fn table(&mut self, name: &'static str) -> &mut TableReport {
         self.tables.entry(name).or_default()
+    }
+
+    /// Ends an import: every table gets a line (0 when the source had none), and the
+    /// transaction is committed, or rolled back for a dry run.
+    pub fn finish(mut self, tx: rusqlite::Transaction, dry_run: bool) -> Result<Report> {
+        for t in TABLES {
+            self.table(t);
+        }
+        if dry_run {
+            tx.rollback()?;
+        } else {
+            tx.commit().context("cannot commit the import")?;
+        }
+        Ok(self)
     }
 
     pub fn imported(&self) -> usize {

@@ -563,14 +563,7 @@ fn newest_after(
         args.push(SqlValue::Integer(id_bound));
     }
     if kind == Kind::Observation {
-        if let Some(t) = &q.obs_type {
-            sql.push_str(" AND type = ?");
-            args.push(SqlValue::Text(t.clone()));
-        }
-        if let Some(c) = &q.concept {
-            sql.push_str(" AND EXISTS (SELECT 1 FROM json_each(concepts) WHERE value = ?)");
-            args.push(SqlValue::Text(c.clone()));
-        }
+        observation_filters(q, &mut sql, &mut args);
     }
     sql.push_str(" ORDER BY created_at_epoch DESC, id DESC LIMIT ?");
     args.push(SqlValue::Integer(PAGE as i64 + 1));
@@ -582,6 +575,18 @@ fn newest_after(
         })
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// The index's type and concept filters, as clauses on the observations table.
+fn observation_filters(q: &IndexQuery, sql: &mut String, args: &mut Vec<SqlValue>) {
+    if let Some(t) = &q.obs_type {
+        sql.push_str(" AND type = ?");
+        args.push(SqlValue::Text(t.clone()));
+    }
+    if let Some(c) = &q.concept {
+        sql.push_str(" AND EXISTS (SELECT 1 FROM json_each(concepts) WHERE value = ?)");
+        args.push(SqlValue::Text(c.clone()));
+    }
 }
 
 fn counts(conn: &Connection, q: &IndexQuery) -> Result<(i64, i64)> {
@@ -606,14 +611,7 @@ fn counts(conn: &Connection, q: &IndexQuery) -> Result<(i64, i64)> {
                 args.push(SqlValue::Text(k.clone()));
             }
             if slot == 0 {
-                if let Some(t) = &q.obs_type {
-                    sql.push_str(" AND type = ?");
-                    args.push(SqlValue::Text(t.clone()));
-                }
-                if let Some(c) = &q.concept {
-                    sql.push_str(" AND EXISTS (SELECT 1 FROM json_each(concepts) WHERE value = ?)");
-                    args.push(SqlValue::Text(c.clone()));
-                }
+                observation_filters(q, &mut sql, &mut args);
             }
             let n: i64 = conn.query_row(&sql, params_from_iter(args), |r| r.get(0))?;
             if slot == 0 {

@@ -248,14 +248,7 @@ impl TerminalGuard {
             restore_terminal();
             hook(info);
         }));
-        terminal::enable_raw_mode()
-            .context("cannot switch the terminal to raw mode (is stdin a terminal?)")?;
-        execute!(
-            std::io::stdout(),
-            terminal::EnterAlternateScreen,
-            ct::EnableMouseCapture,
-            crossterm::cursor::Hide
-        )?;
+        take_terminal()?;
         let terminal = Terminal::new(CrosstermBackend::new(std::io::stdout()))?;
         Ok(TerminalGuard { terminal })
     }
@@ -264,16 +257,23 @@ impl TerminalGuard {
     fn suspend(&mut self, f: impl FnOnce() -> Result<()>) -> Result<()> {
         restore_terminal();
         let result = f();
-        terminal::enable_raw_mode()?;
-        execute!(
-            std::io::stdout(),
-            terminal::EnterAlternateScreen,
-            ct::EnableMouseCapture,
-            crossterm::cursor::Hide
-        )?;
+        take_terminal()?;
         self.terminal.clear()?;
         result
     }
+}
+
+/// Raw mode, the alternate screen, mouse reporting, no cursor: the undo of `restore_terminal`.
+fn take_terminal() -> Result<()> {
+    terminal::enable_raw_mode()
+        .context("cannot switch the terminal to raw mode (is stdin a terminal?)")?;
+    execute!(
+        std::io::stdout(),
+        terminal::EnterAlternateScreen,
+        ct::EnableMouseCapture,
+        crossterm::cursor::Hide
+    )?;
+    Ok(())
 }
 
 impl Drop for TerminalGuard {
