@@ -11,22 +11,8 @@
 # 3. A third session (task tools) must get the TodoWrite items under "Still open:".
 # 4. A fourth session must get the task under "Still open:".
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-repo=$(cd "$here/../.." && pwd)
-kit=$here/kit
+. "$(dirname "$0")/common.sh" "${1:-}" cmem-realclient-observe
 scenarios=$here/scenarios
-bin=${1:-$repo/target/debug/cmem}
-[ -x "$bin" ] || (cd "$repo" && cargo build --quiet)
-export CMEM_BIN=$(realpath "$bin")
-"$kit/setup.sh" >/dev/null
-
-out=$(mktemp -d "${TMPDIR:-/tmp}/cmem-realclient-observe.XXXXXX")
-pass=0; fail=0
-check() {  # check "description" command...
-  local what=$1; shift
-  if "$@"; then pass=$((pass+1)); echo "PASS $what"; else fail=$((fail+1)); echo "FAIL $what"; fi
-}
-sql() { sqlite3 -batch -noheader "$1" "$2"; }
 # The SessionStart context the model of a run received.
 context_of() { python3 - "$1/stub/bodies" <<'PY'
 import json, pathlib, sys

@@ -12,21 +12,7 @@
 #  5. a whole-file Read of the 40 KiB docs/guide.md goes through (markdown is never gated),
 #     also with its history as context.
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-repo=$(cd "$here/../.." && pwd)
-kit=$here/kit
-bin=${1:-$repo/target/debug/cmem}
-[ -x "$bin" ] || (cd "$repo" && cargo build --quiet)
-export CMEM_BIN=$(realpath "$bin")
-"$kit/setup.sh" >/dev/null
-
-out=$(mktemp -d "${TMPDIR:-/tmp}/cmem-read-gate.XXXXXX")
-pass=0; fail=0
-check() {  # check "description" command...
-  local what=$1; shift
-  if "$@"; then pass=$((pass+1)); echo "PASS $what"; else fail=$((fail+1)); echo "FAIL $what"; fi
-}
-sql() { sqlite3 -batch -noheader "$1" "$2"; }
+. "$(dirname "$0")/common.sh" "${1:-}" cmem-read-gate
 session() {  # session NAME SCENARIO: one Claude Code run; its report is in $out/NAME/report.txt
   "$kit/run_claude_session.sh" "$kit/settings.cmem.json" "$2" "$out/$1" >"$out/$1.log" 2>&1
 }

@@ -6,21 +6,7 @@
 #
 # Installs the clients once into $REALCLIENT_HOME (default ~/.cache/cmem-realclient).
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-repo=$(cd "$here/../.." && pwd)
-kit=$here/kit
-bin=${1:-$repo/target/debug/cmem}
-[ -x "$bin" ] || (cd "$repo" && cargo build --quiet)
-export CMEM_BIN=$(realpath "$bin")
-"$kit/setup.sh" >/dev/null
-
-out=$(mktemp -d "${TMPDIR:-/tmp}/cmem-realclient.XXXXXX")
-pass=0; fail=0
-check() {  # check "description" command...
-  local what=$1; shift
-  if "$@"; then pass=$((pass+1)); echo "PASS $what"; else fail=$((fail+1)); echo "FAIL $what"; fi
-}
-sql() { sqlite3 -batch -noheader "$1" "$2"; }
+. "$(dirname "$0")/common.sh" "${1:-}" cmem-realclient
 
 # Both sessions share one project dir and one data dir, as a user's consecutive sessions do.
 export REUSE_WORKDIR=$out/chain/work REUSE_DATA_DIR=$out/chain/cmem-data

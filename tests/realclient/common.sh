@@ -1,0 +1,22 @@
+# Set-up shared by the real-client scripts; they source it with the cmem binary (empty: the
+# debug build, built if missing) and a name for their temp dir:
+#
+#   . "$(dirname "$0")/common.sh" "${1:-}" cmem-read-gate
+#
+# Sets here, repo, kit, out, CMEM_BIN; installs the clients once (kit/setup.sh); defines
+# check (counts PASS/FAIL in pass and fail) and sql.
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+kit=$here/kit
+bin=${1:-$repo/target/debug/cmem}
+[ -x "$bin" ] || (cd "$repo" && cargo build --quiet)
+export CMEM_BIN=$(realpath "$bin")
+"$kit/setup.sh" >/dev/null
+
+out=$(mktemp -d "${TMPDIR:-/tmp}/$2.XXXXXX")
+pass=0; fail=0
+check() {  # check "description" command...
+  local what=$1; shift
+  if "$@"; then pass=$((pass+1)); echo "PASS $what"; else fail=$((fail+1)); echo "FAIL $what"; fi
+}
+sql() { sqlite3 -batch -noheader "$1" "$2"; }
