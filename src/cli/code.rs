@@ -55,6 +55,7 @@ fn workspace() -> Result<std::path::PathBuf> {
 }
 
 pub fn outline(args: &OutlineArgs) -> Result<ExitCode> {
+    crate::code::leave_big_trees_to_exit();
     print(tools::smart_outline(
         &workspace()?,
         &json!({"file_path": args.file}),
@@ -62,6 +63,7 @@ pub fn outline(args: &OutlineArgs) -> Result<ExitCode> {
 }
 
 pub fn unfold(args: &UnfoldArgs) -> Result<ExitCode> {
+    crate::code::leave_big_trees_to_exit();
     print(tools::smart_unfold(
         &workspace()?,
         &json!({"file_path": args.file, "symbol_name": args.symbol}),

@@ -4,6 +4,7 @@
 
 mod changes;
 pub mod confine;
+mod halves;
 pub mod lang;
 pub mod outline;
 mod parse;
@@ -13,6 +14,7 @@ pub mod symbols;
 pub mod tools;
 
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{Context, Result};
 
@@ -34,8 +36,55 @@ pub fn defined_symbols(path: &Path, source: &str) -> Vec<String> {
 
 /// The symbols of a source text in a language.
 pub fn file_symbols(lang: Lang, source: &str) -> Option<FileSymbols> {
+    if let Some(cut) = halves::cut_point(lang, source)
+        && let Some(symbols) = halves::symbols_in_halves(lang, source, cut)
+    {
+        return Some(symbols);
+    }
     let tree = parse::parse(lang, source)?;
-    Some(symbols::extract(lang, source, &tree))
+    let symbols = symbols::extract(lang, source, &tree);
+    if source.len() >= halves::MIN_BYTES {
+        drop_in_background(tree);
+    }
+    Some(symbols)
+}
+
+/// Makes tree-sitter allocate with mimalloc: a parse allocates and frees a node at a time,
+/// and glibc spent ~15 % of a big file's outline consolidating free lists and growing the
+/// second thread's arena. Called first thing in `main`, before any tree-sitter object exists,
+/// because an object must be freed by the allocator that made it.
+pub fn use_fast_allocator() {
+    use libmimalloc_sys::{mi_calloc, mi_free, mi_malloc, mi_realloc};
+    let allocator = tree_sitter::Allocator {
+        malloc: mi_malloc,
+        calloc: mi_calloc,
+        realloc: mi_realloc,
+        free: mi_free,
+    };
+    // SAFETY: no tree-sitter object exists yet (see above) and no other thread runs.
+    unsafe { tree_sitter::set_allocator(Some(allocator)) };
+}
+
+static TREES_LEFT_TO_EXIT: AtomicBool = AtomicBool::new(false);
+
+/// For a command that outlines one file and exits: big syntax trees are then left to the
+/// operating system instead of being freed node by node (compilers do the same with their
+/// syntax trees). Never for anything that runs on (the MCP server, the TUI, symbol search).
+pub fn leave_big_trees_to_exit() {
+    TREES_LEFT_TO_EXIT.store(true, Ordering::Relaxed);
+}
+
+/// Frees a big syntax tree on a thread of its own, or not at all before exit (see above):
+/// freeing the nodes of a big file takes milliseconds nobody needs to wait for.
+fn drop_in_background(tree: tree_sitter::Tree) {
+    if TREES_LEFT_TO_EXIT.load(Ordering::Relaxed) {
+        std::mem::forget(tree);
+        return;
+    }
+    // Without a thread to be had, the closure (and the tree in it) is simply dropped here.
+    let _ = std::thread::Builder::new()
+        .name("cmem-tree-drop".into())
+        .spawn(move || drop(tree));
 }
 
 /// The named-node tree of a file, one node per line with its field name and line range

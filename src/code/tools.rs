@@ -171,7 +171,8 @@ fn read_source(root: &Path, file_path: &str) -> Result<(String, Lang, String), T
     }
     let bytes = std::fs::read(&file.real)
         .map_err(|e| ToolError(format!("Cannot read {}: {e}.", file.display)))?;
-    let source = String::from_utf8_lossy(&bytes).into_owned();
+    let source = String::from_utf8(bytes)
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
     Ok((file.display, lang, source))
 }
 

@@ -60,10 +60,15 @@ impl Line {
 
     pub fn plain(&self) -> String {
         let mut out = String::new();
+        self.write_plain(&mut out);
+        out
+    }
+
+    fn write_plain(&self, out: &mut String) {
         for span in &self.spans {
             match span.role {
                 Role::Heading(level) => {
-                    out.push_str(&"#".repeat(level as usize));
+                    out.extend(std::iter::repeat_n('#', level as usize));
                     out.push(' ');
                     out.push_str(&span.text);
                 }
@@ -75,7 +80,6 @@ impl Line {
                 _ => out.push_str(&span.text),
             }
         }
-        out
     }
 }
 
@@ -137,13 +141,19 @@ impl Doc {
     /// The agent's text: lines joined with `\n`, trailing whitespace trimmed at the end, and
     /// every character in the Basic Multilingual Plane.
     pub fn to_plain(&self) -> String {
-        let lines: Vec<String> = self
-            .blocks
-            .iter()
-            .flat_map(|b| b.lines.iter())
-            .map(Line::plain)
-            .collect();
-        bmp_safe(lines.join("\n").trim_end())
+        // One buffer for the whole text: an outline of a big file has thousands of lines.
+        let mut out = String::new();
+        for (i, line) in self.blocks.iter().flat_map(|b| b.lines.iter()).enumerate() {
+            if i > 0 {
+                out.push('\n');
+            }
+            line.write_plain(&mut out);
+        }
+        out.truncate(out.trim_end().len());
+        if out.chars().all(|c| (c as u32) < 0x10000) {
+            return out;
+        }
+        bmp_safe(&out)
     }
 }
 
