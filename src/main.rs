@@ -1,4 +1,5 @@
 fn main() -> std::process::ExitCode {
-    cmem::code::use_fast_allocator();
+    // SAFETY: nothing has run yet, so no tree-sitter object exists and no other thread runs.
+    unsafe { cmem::code::use_fast_allocator() };
     cmem::cli::main()
 }

@@ -51,17 +51,43 @@ pub fn file_symbols(lang: Lang, source: &str) -> Option<FileSymbols> {
 
 /// Makes tree-sitter allocate with mimalloc: a parse allocates and frees a node at a time,
 /// and glibc spent ~15 % of a big file's outline consolidating free lists and growing the
-/// second thread's arena. Called first thing in `main`, before any tree-sitter object exists,
-/// because an object must be freed by the allocator that made it.
-pub fn use_fast_allocator() {
+/// second thread's arena.
+///
+/// # Safety
+/// Call it first thing in `main`, before any tree-sitter object exists and while no other
+/// thread runs: an object must be freed by the allocator that made it.
+pub unsafe fn use_fast_allocator() {
+    use std::ffi::c_void;
+
     use libmimalloc_sys::{mi_calloc, mi_free, mi_malloc, mi_realloc};
+
+    // tree-sitter's own allocator aborts when memory runs out instead of returning null, and
+    // its code relies on that.
+    fn checked(p: *mut c_void, size: usize) -> *mut c_void {
+        if p.is_null() && size != 0 {
+            std::process::abort();
+        }
+        p
+    }
+    unsafe extern "C" fn malloc(size: usize) -> *mut c_void {
+        checked(unsafe { mi_malloc(size) }, size)
+    }
+    unsafe extern "C" fn calloc(count: usize, size: usize) -> *mut c_void {
+        checked(
+            unsafe { mi_calloc(count, size) },
+            count.saturating_mul(size),
+        )
+    }
+    unsafe extern "C" fn realloc(p: *mut c_void, size: usize) -> *mut c_void {
+        checked(unsafe { mi_realloc(p, size) }, size)
+    }
     let allocator = tree_sitter::Allocator {
-        malloc: mi_malloc,
-        calloc: mi_calloc,
-        realloc: mi_realloc,
+        malloc,
+        calloc,
+        realloc,
         free: mi_free,
     };
-    // SAFETY: no tree-sitter object exists yet (see above) and no other thread runs.
+    // SAFETY: the caller guarantees no tree-sitter object exists yet and no other thread runs.
     unsafe { tree_sitter::set_allocator(Some(allocator)) };
 }
 
