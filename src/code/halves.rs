@@ -13,6 +13,7 @@
 use tree_sitter::{Parser, Point, Range, Tree};
 
 use super::Lang;
+use super::parse::point;
 use super::symbols::{self, FileSymbols};
 
 /// Below this a second thread costs more than it saves.
@@ -119,8 +120,8 @@ fn is_cut(lang: Lang, source: &str, at: usize) -> bool {
 /// The symbols of `source` from two halves cut at `cut`, parsed at the same time; `None` when
 /// either half does not parse cleanly on its own (the caller then parses the whole file).
 pub fn symbols_in_halves(lang: Lang, source: &str, cut: usize) -> Option<FileSymbols> {
-    let cut_point = point_at(source, cut);
-    let end_point = point_at(source, source.len());
+    let cut_point = point(source.as_bytes(), cut);
+    let end_point = point(source.as_bytes(), source.len());
     let first = Range {
         start_byte: 0,
         end_byte: cut,
@@ -181,18 +182,6 @@ fn ends_cleanly(tree: &Tree, source: &str, range: Range) -> bool {
         && !["comment", "attribute", "decorator", "annotation"]
             .iter()
             .any(|k| kind.contains(k))
-}
-
-/// Row and byte column of a byte offset.
-fn point_at(source: &str, offset: usize) -> Point {
-    let before = &source.as_bytes()[..offset];
-    let row = before.iter().filter(|c| **c == b'\n').count();
-    let column = offset
-        - before
-            .iter()
-            .rposition(|c| *c == b'\n')
-            .map_or(0, |i| i + 1);
-    Point::new(row, column)
 }
 
 #[cfg(test)]

@@ -42,7 +42,7 @@ pub fn parse_pair(lang: Lang, old: &str, new: &str) -> Option<(Tree, Tree)> {
 }
 
 /// Row and byte column of a byte offset.
-fn point(text: &[u8], offset: usize) -> tree_sitter::Point {
+pub(super) fn point(text: &[u8], offset: usize) -> tree_sitter::Point {
     let before = &text[..offset];
     let row = before.iter().filter(|c| **c == b'\n').count();
     let column = offset
