@@ -10,7 +10,7 @@
 //! parsed the ordinary way. `tests` checks, for every cut each fixture allows, that the halves
 //! give exactly the symbols of one whole parse.
 
-use tree_sitter::{Parser, Point, Range, Tree};
+use tree_sitter::{Point, Range, Tree};
 
 use super::Lang;
 use super::parse::point;
@@ -153,10 +153,9 @@ pub fn symbols_in_halves(lang: Lang, source: &str, cut: usize) -> Option<FileSym
 }
 
 fn half(lang: Lang, source: &str, range: Range, is_first: bool) -> Option<FileSymbols> {
-    let mut parser = Parser::new();
-    parser.set_language(&lang.grammar()).ok()?;
-    parser.set_included_ranges(&[range]).ok()?;
-    let tree = parser.parse(source, None)?;
+    let ranges = super::bodies::outline_ranges(lang, source, range.start_byte..range.end_byte)
+        .unwrap_or_else(|| vec![range]);
+    let tree = super::parse::parse_ranges(lang, source, &ranges)?;
     let clean = !tree.root_node().has_error() && (!is_first || ends_cleanly(&tree, source, range));
     let symbols = clean.then(|| symbols::extract(lang, source, &tree));
     super::drop_in_background(tree);

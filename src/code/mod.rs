@@ -2,6 +2,7 @@
 //! symbols an edit touched. Grammars are compiled in; nothing here runs on a hook path that
 //! does not need it (the read gate only asks `Lang::from_path`, an extension check).
 
+mod bodies;
 mod changes;
 pub mod confine;
 mod halves;
@@ -41,7 +42,13 @@ pub fn file_symbols(lang: Lang, source: &str) -> Option<FileSymbols> {
     {
         return Some(symbols);
     }
-    let tree = parse::parse(lang, source)?;
+    let without_bodies = bodies::outline_ranges(lang, source, 0..source.len())
+        .and_then(|ranges| parse::parse_ranges(lang, source, &ranges))
+        .filter(|tree| !tree.root_node().has_error());
+    let tree = match without_bodies {
+        Some(tree) => tree,
+        None => parse::parse(lang, source)?,
+    };
     let symbols = symbols::extract(lang, source, &tree);
     if source.len() >= halves::MIN_BYTES {
         drop_in_background(tree);

@@ -12,6 +12,15 @@ pub fn parse(lang: Lang, source: &str) -> Option<Tree> {
     parser.parse(source, None)
 }
 
+/// Parses only `ranges` of `source` (tree-sitter's included ranges; positions stay positions
+/// in the whole text).
+pub fn parse_ranges(lang: Lang, source: &str, ranges: &[tree_sitter::Range]) -> Option<Tree> {
+    let mut parser = Parser::new();
+    parser.set_language(&lang.grammar()).ok()?;
+    parser.set_included_ranges(ranges).ok()?;
+    parser.parse(source, None)
+}
+
 /// Parses `old`, then `new` incrementally from it (tree-sitter reuses every subtree outside
 /// the changed span), so the second parse of an edited file costs a fraction of the first.
 pub fn parse_pair(lang: Lang, old: &str, new: &str) -> Option<(Tree, Tree)> {
