@@ -1,5 +1,6 @@
 //! Function bodies an outline never looks into. An outline lists declarations; the statements
-//! inside a function body are most of a real file and most of its parse. For Rust, the text
+//! inside a function body are most of a real file and most of its parse (and a Rust outline
+//! lists no struct fields or enum variants either). For Rust, the text
 //! between a function's braces is left out of the parse with tree-sitter's included ranges:
 //! the parser sees `fn f() -> u8 {}`, every position stays a position in the whole file, and
 //! the function still ends at its closing brace. If leaving the bodies out gives a syntax error
@@ -64,8 +65,8 @@ fn points_of(source: &str, offsets: &[usize]) -> Vec<Point> {
         .collect()
 }
 
-/// The spans strictly inside the braces of Rust function bodies (`fn name … { here }`),
-/// outermost only, in order. Strings, raw strings, character literals and comments are
+/// The spans strictly inside the braces of Rust function bodies (`fn name … { here }`) and
+/// of struct, enum and union bodies, outermost only, in order. Strings, raw strings, character literals and comments are
 /// skipped so their braces do not count; a lifetime is not a character literal. `None` when
 /// the braces do not balance.
 fn rust_fn_bodies(source: &str) -> Option<Vec<Span<usize>>> {
@@ -74,7 +75,8 @@ fn rust_fn_bodies(source: &str) -> Option<Vec<Span<usize>>> {
     // For each open brace: whether it opens a function body.
     let mut open: Vec<bool> = Vec::new();
     let mut body_start: Option<(usize, usize)> = None; // (depth, first byte inside)
-    // `fn` followed by a name since the last `;`, `{` or `}`: the next `{` opens its body.
+    // `fn` (or `struct`, `enum`, `union`) followed by a name since the last `;`, `{` or `}`:
+    // the next `{` opens its body.
     let (mut after_fn, mut named_fn) = (false, false);
     let mut i = 0;
     while i < b.len() {
@@ -130,7 +132,8 @@ fn rust_fn_bodies(source: &str) -> Option<Vec<Span<usize>>> {
                     continue;
                 }
                 named_fn |= after_fn;
-                after_fn = word == b"fn";
+                // Struct, enum and union bodies too: an outline lists no fields or variants.
+                after_fn = matches!(word, b"fn" | b"struct" | b"enum" | b"union");
                 i = end;
                 continue;
             }
@@ -240,10 +243,17 @@ mod tests {
 
     #[test]
     fn function_bodies_and_only_those() {
-        let src = "struct S { a: fn(u8) -> u8 }\nimpl S {\n    fn get(&self) -> u8 { (self.a)(1) }\n}\ntrait T { fn m(&self); fn d(&self) { let x = { 1 }; } }\nfn top<T>() -> T where T: Default { T::default() }\n";
+        let src = "struct S { a: fn(u8) -> u8 }\nimpl S {\n    fn get(&self) -> u8 { (self.a)(1) }\n}\ntrait T { fn m(&self); fn d(&self) { let x = { 1 }; } }\nfn top<T>() -> T where T: Default { T::default() }\nstruct U(u8);\nenum E { A { x: u8 }, B }\nmod m { fn f() {} }\n";
         assert_eq!(
             bodies(src),
-            [" (self.a)(1) ", " let x = { 1 }; ", " T::default() "]
+            [
+                " a: fn(u8) -> u8 ",
+                " (self.a)(1) ",
+                " let x = { 1 }; ",
+                " T::default() ",
+                " A { x: u8 }, B ",
+                "",
+            ]
         );
     }
 
@@ -258,7 +268,7 @@ mod tests {
 
     #[test]
     fn a_comment_or_a_function_type_does_not_make_a_body() {
-        let src = "// fn helper is below\nimpl Tr for fn(u8) {\n    fn x(&self) {}\n}\n";
+        let src = "// fn helper is below\nimpl Tr for fn(u8) {\n    fn x(&self) {}\n}\n/* struct Old */ impl Old {}\n";
         assert_eq!(bodies(src), [""]);
     }
 
