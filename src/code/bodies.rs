@@ -1,68 +1,65 @@
 //! Function bodies an outline never looks into. An outline lists declarations; the statements
 //! inside a function body are most of a real file and most of its parse (and a Rust outline
-//! lists no struct fields or enum variants either). For Rust, the text
-//! between a function's braces is left out of the parse with tree-sitter's included ranges:
-//! the parser sees `fn f() -> u8 {}`, every position stays a position in the whole file, and
-//! the function still ends at its closing brace. If leaving the bodies out gives a syntax error
-//! (the scan below was fooled, or the file is broken), the caller parses everything.
+//! lists no struct fields or enum variants either). For Rust, the text between a function's
+//! braces is blanked in a copy of the source (spaces, newlines kept): the parser sees
+//! `fn f() -> u8 {   }`, every byte and line stays where it was, and the symbols are read
+//! from the real text. (Leaving the bodies out with tree-sitter's included ranges instead cost
+//! more than it saved on big files: the lexer searches the list of ranges from the start for
+//! every token.) If the blanked parse has a syntax error (the scan below was fooled, or the
+//! file is broken), the caller parses the real text.
 
 use std::ops::Range as Span;
 
-use tree_sitter::{Point, Range};
+use tree_sitter::{Range, Tree};
 
 use super::Lang;
 
-/// The included ranges that cover `span` of `source` except the inside of function bodies;
-/// `None` for languages without a body scan or when the scan finds unbalanced braces.
-pub fn outline_ranges(lang: Lang, source: &str, span: Span<usize>) -> Option<Vec<Range>> {
+/// Parses `range` of `source` with the bodies an outline never looks into blanked; `None` when
+/// the language has no body scan or the result is not to be trusted: a syntax error, or a
+/// blanked body that does not follow the brace of a function block, a field or variant list
+/// or a macro's token tree (an attribute saying `fn x` before an `impl` would otherwise hide
+/// the impl's methods, and that parses without error).
+pub fn parse_declarations(lang: Lang, source: &str, range: Range) -> Option<Tree> {
     if lang != Lang::Rust {
         return None;
     }
-    let bodies = rust_fn_bodies(source)?;
-    let mut bounds = Vec::new();
-    let mut at = span.start;
-    for body in bodies {
-        if body.end <= span.start || body.start >= span.end {
-            continue;
-        }
-        bounds.push(at..body.start.max(span.start));
-        at = body.end.min(span.end);
-    }
-    bounds.push(at..span.end);
-    bounds.retain(|b| b.start < b.end);
-    let offsets: Vec<usize> = bounds.iter().flat_map(|b| [b.start, b.end]).collect();
-    let points = points_of(source, &offsets);
-    Some(
-        bounds
-            .iter()
-            .zip(points.chunks(2))
-            .map(|(b, p)| Range {
-                start_byte: b.start,
-                end_byte: b.end,
-                start_point: p[0],
-                end_point: p[1],
-            })
-            .collect(),
-    )
+    let bodies: Vec<Span<usize>> = rust_fn_bodies(source)?
+        .into_iter()
+        .filter(|b| b.start >= range.start_byte && b.end <= range.end_byte)
+        .collect();
+    let blanked = blank(source, &bodies);
+    let tree = super::parse::parse_ranges(lang, &blanked, &[range])?;
+    let trusted = !tree.root_node().has_error() && blanked_after_bodies(&tree, &bodies);
+    trusted.then_some(tree)
 }
 
-/// Rows and byte columns of ascending byte offsets, in one pass over the text.
-fn points_of(source: &str, offsets: &[usize]) -> Vec<Point> {
-    let bytes = source.as_bytes();
-    let (mut row, mut line_start, mut pos) = (0, 0, 0);
-    offsets
-        .iter()
-        .map(|&offset| {
-            while pos < offset.min(bytes.len()) {
-                if bytes[pos] == b'\n' {
-                    row += 1;
-                    line_start = pos + 1;
-                }
-                pos += 1;
+/// `source` with every byte inside `bodies` but newlines turned into a space. Bodies start
+/// after and end before an ASCII brace, so whole characters are replaced.
+fn blank(source: &str, bodies: &[Span<usize>]) -> String {
+    let mut bytes = source.as_bytes().to_vec();
+    for body in bodies {
+        for b in &mut bytes[body.clone()] {
+            if *b != b'\n' {
+                *b = b' ';
             }
-            Point::new(row, offset - line_start)
-        })
-        .collect()
+        }
+    }
+    String::from_utf8(bytes).unwrap_or_else(|_| source.to_string())
+}
+
+fn blanked_after_bodies(tree: &Tree, bodies: &[Span<usize>]) -> bool {
+    let root = tree.root_node();
+    bodies.iter().all(|body| {
+        let brace = body.start - 1;
+        root.descendant_for_byte_range(brace, brace + 1)
+            .and_then(|node| node.parent())
+            .is_some_and(|list| {
+                matches!(
+                    list.kind(),
+                    "block" | "field_declaration_list" | "enum_variant_list" | "token_tree"
+                )
+            })
+    })
 }
 
 /// The spans strictly inside the braces of Rust function bodies (`fn name … { here }`) and
@@ -74,10 +71,12 @@ fn rust_fn_bodies(source: &str) -> Option<Vec<Span<usize>>> {
     let mut bodies = Vec::new();
     // For each open brace: whether it opens a function body.
     let mut open: Vec<bool> = Vec::new();
-    let mut body_start: Option<(usize, usize)> = None; // (depth, first byte inside)
+    let mut body: Option<OpenBody> = None;
     // `fn` (or `struct`, `enum`, `union`) followed by a name since the last `;`, `{` or `}`:
     // the next `{` opens its body.
+    // Only at bracket depth 0 of a header: `#[attr(fn x)]` and `[u8; 4]` are not its parts.
     let (mut after_fn, mut named_fn) = (false, false);
+    let mut brackets = 0usize;
     let mut i = 0;
     while i < b.len() {
         let c = b[i];
@@ -101,25 +100,37 @@ fn rust_fn_bodies(source: &str) -> Option<Vec<Span<usize>>> {
                 continue;
             }
             b'{' => {
-                let is_body = named_fn && body_start.is_none();
+                let is_body = named_fn && body.is_none();
                 open.push(is_body);
                 if is_body {
-                    body_start = Some((open.len(), i + 1));
+                    body = Some(OpenBody {
+                        depth: open.len(),
+                        start: i + 1,
+                        indent: line_indent(b, i).0,
+                        suspect: false,
+                    });
                 }
-                (after_fn, named_fn) = (false, false);
+                (after_fn, named_fn, brackets) = (false, false, 0);
             }
             b'}' => {
                 let depth = open.len();
                 open.pop()?;
-                if let Some((d, start)) = body_start
-                    && d == depth
+                if let Some(open_body) = body.take_if(|o| o.depth == depth)
+                    && !open_body.suspect
                 {
-                    bodies.push(start..i);
-                    body_start = None;
+                    bodies.push(open_body.start..i);
                 }
-                (after_fn, named_fn) = (false, false);
+                (after_fn, named_fn, brackets) = (false, false, 0);
             }
-            b';' => (after_fn, named_fn) = (false, false),
+            b';' if brackets == 0 => (after_fn, named_fn) = (false, false),
+            b'(' | b'[' => {
+                brackets += 1;
+                after_fn = false;
+            }
+            b')' | b']' => {
+                brackets = brackets.saturating_sub(1);
+                after_fn = false;
+            }
             c if is_ident(c) && !c.is_ascii_digit() => {
                 let end = (i..b.len()).find(|&j| !is_ident(b[j])).unwrap_or(b.len());
                 let word = &b[i..end];
@@ -131,9 +142,20 @@ fn rust_fn_bodies(source: &str) -> Option<Vec<Span<usize>>> {
                     after_fn = false;
                     continue;
                 }
+                if let Some(open_body) = body.as_mut()
+                    && is_item_keyword(word)
+                {
+                    // An item keyword starting a line no deeper than the body's own header:
+                    // rustfmt never writes that, a missing `}` above does. Such a body is
+                    // parsed, so the error shows and the whole file is parsed instead.
+                    let (indent, starts_line) = line_indent(b, i);
+                    if starts_line && indent <= open_body.indent {
+                        open_body.suspect = true;
+                    }
+                }
                 named_fn |= after_fn;
                 // Struct, enum and union bodies too: an outline lists no fields or variants.
-                after_fn = matches!(word, b"fn" | b"struct" | b"enum" | b"union");
+                after_fn = brackets == 0 && matches!(word, b"fn" | b"struct" | b"enum" | b"union");
                 i = end;
                 continue;
             }
@@ -143,6 +165,52 @@ fn rust_fn_bodies(source: &str) -> Option<Vec<Span<usize>>> {
         i += 1;
     }
     open.is_empty().then_some(bodies)
+}
+
+struct OpenBody {
+    /// How many braces are open, this one included.
+    depth: usize,
+    /// The first byte inside.
+    start: usize,
+    /// The indentation of the line the body opens on.
+    indent: usize,
+    suspect: bool,
+}
+
+/// The indentation of the line `at` is on, and whether only that indentation comes before it.
+/// Looks back at most `LOOK_BACK` bytes, so a minified one-line file costs nothing; a line
+/// longer than that counts as not indented.
+fn line_indent(b: &[u8], at: usize) -> (usize, bool) {
+    const LOOK_BACK: usize = 512;
+    let from = at.saturating_sub(LOOK_BACK);
+    let line_start = match b[from..at].iter().rposition(|c| *c == b'\n') {
+        Some(p) => from + p + 1,
+        None if from == 0 => 0,
+        None => return (0, false),
+    };
+    let indent = b[line_start..at]
+        .iter()
+        .take_while(|c| matches!(c, b' ' | b'\t'))
+        .count();
+    (indent, line_start + indent == at)
+}
+
+fn is_item_keyword(word: &[u8]) -> bool {
+    matches!(
+        word,
+        b"fn"
+            | b"pub"
+            | b"struct"
+            | b"enum"
+            | b"union"
+            | b"impl"
+            | b"trait"
+            | b"mod"
+            | b"use"
+            | b"static"
+            | b"type"
+            | b"extern"
+    )
 }
 
 fn memchr(needle: u8, hay: &[u8], from: usize) -> Option<usize> {
@@ -273,10 +341,53 @@ mod tests {
     }
 
     #[test]
+    fn tricky_literals_and_raw_identifiers() {
+        let src = "fn a() -> [char; 3] { ['\\'', '\\u{7b}', b'{' as char] }\nfn b() { let r = r##\"a\"#{b\"##; }\nfn r#fn() { 'outer: loop { break 'outer; } }\n";
+        assert_eq!(
+            bodies(src),
+            [
+                " ['\\'', '\\u{7b}', b'{' as char] ",
+                " let r = r##\"a\"#{b\"##; ",
+                " 'outer: loop { break 'outer; } "
+            ]
+        );
+    }
+
+    #[test]
+    fn an_attribute_saying_fn_does_not_hide_an_impl() {
+        let src = "#[my_attr(fn hook)]\nimpl S {\n    pub fn a() {}\n}\n";
+        assert_eq!(bodies(src), [""]);
+        let symbols = super::super::file_symbols(Lang::Rust, src).expect("symbols");
+        assert_eq!(
+            symbols
+                .all()
+                .iter()
+                .map(|s| s.name.as_str())
+                .collect::<Vec<_>>(),
+            ["S", "a"]
+        );
+        // Should the scan be fooled all the same, the blanked impl body is noticed.
+        let impl_body = src.find("{\n").unwrap() + 1..src.rfind('}').unwrap();
+        let blanked = blank(src, std::slice::from_ref(&impl_body));
+        let tree = super::super::parse::parse(Lang::Rust, &blanked).expect("parses");
+        assert!(!tree.root_node().has_error());
+        assert!(!blanked_after_bodies(&tree, &[impl_body]));
+    }
+
+    #[test]
+    fn a_broken_body_with_balancing_braces_is_not_left_out() {
+        // `if` lost its `}`; a stray `}` at the end balances the count.
+        let src = "fn a() {\n    if x {\n        1\n}\n\nfn b() {}\n\npub struct C;\n}\n";
+        assert_eq!(bodies(src), Vec::<&str>::new());
+        let whole = super::super::parse::parse(Lang::Rust, src).expect("parses");
+        let expected = crate::code::symbols::extract(Lang::Rust, src, &whole);
+        assert_eq!(super::super::file_symbols(Lang::Rust, src), Some(expected));
+    }
+
+    #[test]
     fn unbalanced_braces_give_nothing() {
         assert_eq!(rust_fn_bodies("fn a() { {"), None);
         assert_eq!(rust_fn_bodies("fn a() { } }"), None);
-        assert_eq!(outline_ranges(Lang::Rust, "fn a() {", 0..8), None);
     }
 
     /// Every Rust file of cmem itself and the fixtures: leaving function bodies out gives the
@@ -301,14 +412,17 @@ mod tests {
             let source = std::fs::read_to_string(path).expect("utf-8");
             let whole = super::super::parse::parse(Lang::Rust, &source).expect("parses");
             let expected = crate::code::symbols::extract(Lang::Rust, &source, &whole);
-            let ranges = outline_ranges(Lang::Rust, &source, 0..source.len()).expect("balanced");
-            bodies_left_out += ranges.len() - 1;
-            let tree =
-                super::super::parse::parse_ranges(Lang::Rust, &source, &ranges).expect("parses");
-            if tree.root_node().has_error() {
+            bodies_left_out += rust_fn_bodies(&source).expect("balanced").len();
+            let range = tree_sitter::Range {
+                start_byte: 0,
+                end_byte: source.len(),
+                start_point: tree_sitter::Point::new(0, 0),
+                end_point: super::super::parse::point(source.as_bytes(), source.len()),
+            };
+            let Some(tree) = parse_declarations(Lang::Rust, &source, range) else {
                 assert!(whole.root_node().has_error(), "{} refused", path.display());
                 continue;
-            }
+            };
             let got = crate::code::symbols::extract(Lang::Rust, &source, &tree);
             assert_eq!(got, expected, "{}", path.display());
             accepted += 1;
@@ -322,17 +436,12 @@ mod tests {
     }
 
     #[test]
-    fn ranges_cover_everything_but_the_bodies() {
-        let src = "fn a() {\n    1\n}\n\nfn b() { 2 }\n";
-        let ranges = outline_ranges(Lang::Rust, src, 0..src.len()).expect("rust");
-        let kept: String = ranges
-            .iter()
-            .map(|r| &src[r.start_byte..r.end_byte])
-            .collect();
-        assert_eq!(kept, "fn a() {}\n\nfn b() {}\n");
-        assert_eq!(ranges[1].start_point, Point::new(2, 0));
-        let second_half = outline_ranges(Lang::Rust, src, 17..src.len()).expect("rust");
-        assert_eq!(second_half.first().map(|r| r.start_byte), Some(17));
-        assert_eq!(outline_ranges(Lang::Python, src, 0..src.len()), None);
+    fn blanking_keeps_every_byte_and_line_in_place() {
+        let src = "fn a() {\n    \"é\"\n}\n\nfn b() { 2 }\n";
+        let bodies = rust_fn_bodies(src).expect("balanced");
+        let blanked = blank(src, &bodies);
+        assert_eq!(blanked.len(), src.len());
+        // Four spaces of indent, two quotes and the two bytes of `é`.
+        assert_eq!(blanked, "fn a() {\n        \n}\n\nfn b() {   }\n");
     }
 }

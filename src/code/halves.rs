@@ -153,9 +153,10 @@ pub fn symbols_in_halves(lang: Lang, source: &str, cut: usize) -> Option<FileSym
 }
 
 fn half(lang: Lang, source: &str, range: Range, is_first: bool) -> Option<FileSymbols> {
-    let ranges = super::bodies::outline_ranges(lang, source, range.start_byte..range.end_byte)
-        .unwrap_or_else(|| vec![range]);
-    let tree = super::parse::parse_ranges(lang, source, &ranges)?;
+    let tree = match super::bodies::parse_declarations(lang, source, range) {
+        Some(tree) => tree,
+        None => super::parse::parse_ranges(lang, source, &[range])?,
+    };
     let clean = !tree.root_node().has_error() && (!is_first || ends_cleanly(&tree, source, range));
     let symbols = clean.then(|| symbols::extract(lang, source, &tree));
     super::drop_in_background(tree);

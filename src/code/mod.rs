@@ -42,10 +42,13 @@ pub fn file_symbols(lang: Lang, source: &str) -> Option<FileSymbols> {
     {
         return Some(symbols);
     }
-    let without_bodies = bodies::outline_ranges(lang, source, 0..source.len())
-        .and_then(|ranges| parse::parse_ranges(lang, source, &ranges))
-        .filter(|tree| !tree.root_node().has_error());
-    let tree = match without_bodies {
+    let whole = tree_sitter::Range {
+        start_byte: 0,
+        end_byte: source.len(),
+        start_point: tree_sitter::Point::new(0, 0),
+        end_point: parse::point(source.as_bytes(), source.len()),
+    };
+    let tree = match bodies::parse_declarations(lang, source, whole) {
         Some(tree) => tree,
         None => parse::parse(lang, source)?,
     };
