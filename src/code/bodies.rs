@@ -23,7 +23,7 @@ pub fn parse_declarations(lang: Lang, source: &str, range: Range) -> Option<Tree
     if lang != Lang::Rust {
         return None;
     }
-    let bodies: Vec<Span<usize>> = rust_fn_bodies(source)?
+    let bodies: Vec<Span<usize>> = rust_bodies(source)?
         .into_iter()
         .filter(|b| b.start >= range.start_byte && b.end <= range.end_byte)
         .collect();
@@ -63,14 +63,14 @@ fn blanked_after_bodies(tree: &Tree, bodies: &[Span<usize>]) -> bool {
 }
 
 /// The spans strictly inside the braces of Rust function bodies (`fn name … { here }`) and
-/// of struct, enum and union bodies, outermost only, in order. Strings, raw strings, character literals and comments are
-/// skipped so their braces do not count; a lifetime is not a character literal. `None` when
-/// the braces do not balance.
-fn rust_fn_bodies(source: &str) -> Option<Vec<Span<usize>>> {
+/// of struct, enum and union bodies, outermost only, in order. Strings, raw strings,
+/// character literals and comments are skipped so their braces do not count; a lifetime is
+/// not a character literal. `None` when the braces do not balance.
+fn rust_bodies(source: &str) -> Option<Vec<Span<usize>>> {
     let b = source.as_bytes();
     let mut bodies = Vec::new();
-    // For each open brace: whether it opens a function body.
-    let mut open: Vec<bool> = Vec::new();
+    // How many braces are open.
+    let mut depth = 0usize;
     let mut body: Option<OpenBody> = None;
     // `fn` (or `struct`, `enum`, `union`) followed by a name since the last `;`, `{` or `}`:
     // the next `{` opens its body.
@@ -100,11 +100,10 @@ fn rust_fn_bodies(source: &str) -> Option<Vec<Span<usize>>> {
                 continue;
             }
             b'{' => {
-                let is_body = named_fn && body.is_none();
-                open.push(is_body);
-                if is_body {
+                depth += 1;
+                if named_fn && body.is_none() {
                     body = Some(OpenBody {
-                        depth: open.len(),
+                        depth,
                         start: i + 1,
                         indent: line_indent(b, i).0,
                         suspect: false,
@@ -113,13 +112,12 @@ fn rust_fn_bodies(source: &str) -> Option<Vec<Span<usize>>> {
                 (after_fn, named_fn, brackets) = (false, false, 0);
             }
             b'}' => {
-                let depth = open.len();
-                open.pop()?;
                 if let Some(open_body) = body.take_if(|o| o.depth == depth)
                     && !open_body.suspect
                 {
                     bodies.push(open_body.start..i);
                 }
+                depth = depth.checked_sub(1)?;
                 (after_fn, named_fn, brackets) = (false, false, 0);
             }
             b';' if brackets == 0 => (after_fn, named_fn) = (false, false),
@@ -164,7 +162,7 @@ fn rust_fn_bodies(source: &str) -> Option<Vec<Span<usize>>> {
         }
         i += 1;
     }
-    open.is_empty().then_some(bodies)
+    (depth == 0).then_some(bodies)
 }
 
 struct OpenBody {
@@ -302,7 +300,7 @@ mod tests {
     use super::*;
 
     fn bodies(src: &str) -> Vec<&str> {
-        rust_fn_bodies(src)
+        rust_bodies(src)
             .expect("balanced")
             .into_iter()
             .map(|s| &src[s])
@@ -386,8 +384,8 @@ mod tests {
 
     #[test]
     fn unbalanced_braces_give_nothing() {
-        assert_eq!(rust_fn_bodies("fn a() { {"), None);
-        assert_eq!(rust_fn_bodies("fn a() { } }"), None);
+        assert_eq!(rust_bodies("fn a() { {"), None);
+        assert_eq!(rust_bodies("fn a() { } }"), None);
     }
 
     /// Every Rust file of cmem itself and the fixtures: leaving function bodies out gives the
@@ -412,13 +410,8 @@ mod tests {
             let source = std::fs::read_to_string(path).expect("utf-8");
             let whole = super::super::parse::parse(Lang::Rust, &source).expect("parses");
             let expected = crate::code::symbols::extract(Lang::Rust, &source, &whole);
-            bodies_left_out += rust_fn_bodies(&source).expect("balanced").len();
-            let range = tree_sitter::Range {
-                start_byte: 0,
-                end_byte: source.len(),
-                start_point: tree_sitter::Point::new(0, 0),
-                end_point: super::super::parse::point(source.as_bytes(), source.len()),
-            };
+            bodies_left_out += rust_bodies(&source).expect("balanced").len();
+            let range = super::super::parse::range_of(&source, 0..source.len());
             let Some(tree) = parse_declarations(Lang::Rust, &source, range) else {
                 assert!(whole.root_node().has_error(), "{} refused", path.display());
                 continue;
@@ -438,7 +431,7 @@ mod tests {
     #[test]
     fn blanking_keeps_every_byte_and_line_in_place() {
         let src = "fn a() {\n    \"é\"\n}\n\nfn b() { 2 }\n";
-        let bodies = rust_fn_bodies(src).expect("balanced");
+        let bodies = rust_bodies(src).expect("balanced");
         let blanked = blank(src, &bodies);
         assert_eq!(blanked.len(), src.len());
         // Four spaces of indent, two quotes and the two bytes of `é`.

@@ -10,10 +10,10 @@
 //! parsed the ordinary way. `tests` checks, for every cut each fixture allows, that the halves
 //! give exactly the symbols of one whole parse.
 
-use tree_sitter::{Point, Range, Tree};
+use tree_sitter::{Range, Tree};
 
 use super::Lang;
-use super::parse::point;
+use super::parse::range_of;
 use super::symbols::{self, FileSymbols};
 
 /// Below this a second thread costs more than it saves.
@@ -120,20 +120,8 @@ fn is_cut(lang: Lang, source: &str, at: usize) -> bool {
 /// The symbols of `source` from two halves cut at `cut`, parsed at the same time; `None` when
 /// either half does not parse cleanly on its own (the caller then parses the whole file).
 pub fn symbols_in_halves(lang: Lang, source: &str, cut: usize) -> Option<FileSymbols> {
-    let cut_point = point(source.as_bytes(), cut);
-    let end_point = point(source.as_bytes(), source.len());
-    let first = Range {
-        start_byte: 0,
-        end_byte: cut,
-        start_point: Point::new(0, 0),
-        end_point: cut_point,
-    };
-    let second = Range {
-        start_byte: cut,
-        end_byte: source.len(),
-        start_point: cut_point,
-        end_point,
-    };
+    let first = range_of(source, 0..cut);
+    let second = range_of(source, cut..source.len());
     let (a, b) = std::thread::scope(|scope| {
         let later = std::thread::Builder::new()
             .name("cmem-parse".into())
@@ -153,10 +141,7 @@ pub fn symbols_in_halves(lang: Lang, source: &str, cut: usize) -> Option<FileSym
 }
 
 fn half(lang: Lang, source: &str, range: Range, is_first: bool) -> Option<FileSymbols> {
-    let tree = match super::bodies::parse_declarations(lang, source, range) {
-        Some(tree) => tree,
-        None => super::parse::parse_ranges(lang, source, &[range])?,
-    };
+    let tree = super::outline_tree(lang, source, range)?;
     let clean = !tree.root_node().has_error() && (!is_first || ends_cleanly(&tree, source, range));
     let symbols = clean.then(|| symbols::extract(lang, source, &tree));
     super::drop_in_background(tree);

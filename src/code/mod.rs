@@ -42,16 +42,7 @@ pub fn file_symbols(lang: Lang, source: &str) -> Option<FileSymbols> {
     {
         return Some(symbols);
     }
-    let whole = tree_sitter::Range {
-        start_byte: 0,
-        end_byte: source.len(),
-        start_point: tree_sitter::Point::new(0, 0),
-        end_point: parse::point(source.as_bytes(), source.len()),
-    };
-    let tree = match bodies::parse_declarations(lang, source, whole) {
-        Some(tree) => tree,
-        None => parse::parse(lang, source)?,
-    };
+    let tree = outline_tree(lang, source, parse::range_of(source, 0..source.len()))?;
     let symbols = symbols::extract(lang, source, &tree);
     if source.len() >= halves::MIN_BYTES {
         drop_in_background(tree);
@@ -59,46 +50,11 @@ pub fn file_symbols(lang: Lang, source: &str) -> Option<FileSymbols> {
     Some(symbols)
 }
 
-/// Makes tree-sitter allocate with mimalloc: a parse allocates and frees a node at a time,
-/// and glibc spent ~15 % of a big file's outline consolidating free lists and growing the
-/// second thread's arena.
-///
-/// # Safety
-/// Call it first thing in `main`, before any tree-sitter object exists and while no other
-/// thread runs: an object must be freed by the allocator that made it.
-pub unsafe fn use_fast_allocator() {
-    use std::ffi::c_void;
-
-    use libmimalloc_sys::{mi_calloc, mi_free, mi_malloc, mi_realloc};
-
-    // tree-sitter's own allocator aborts when memory runs out instead of returning null, and
-    // its code relies on that.
-    fn checked(p: *mut c_void, size: usize) -> *mut c_void {
-        if p.is_null() && size != 0 {
-            std::process::abort();
-        }
-        p
-    }
-    unsafe extern "C" fn malloc(size: usize) -> *mut c_void {
-        checked(unsafe { mi_malloc(size) }, size)
-    }
-    unsafe extern "C" fn calloc(count: usize, size: usize) -> *mut c_void {
-        checked(
-            unsafe { mi_calloc(count, size) },
-            count.saturating_mul(size),
-        )
-    }
-    unsafe extern "C" fn realloc(p: *mut c_void, size: usize) -> *mut c_void {
-        checked(unsafe { mi_realloc(p, size) }, size)
-    }
-    let allocator = tree_sitter::Allocator {
-        malloc,
-        calloc,
-        realloc,
-        free: mi_free,
-    };
-    // SAFETY: the caller guarantees no tree-sitter object exists yet and no other thread runs.
-    unsafe { tree_sitter::set_allocator(Some(allocator)) };
+/// The tree an outline reads of `range`: declarations only (bodies blanked) where that can be
+/// trusted, otherwise everything.
+fn outline_tree(lang: Lang, source: &str, range: tree_sitter::Range) -> Option<tree_sitter::Tree> {
+    bodies::parse_declarations(lang, source, range)
+        .or_else(|| parse::parse_ranges(lang, source, &[range]))
 }
 
 static TREES_LEFT_TO_EXIT: AtomicBool = AtomicBool::new(false);

@@ -12,6 +12,16 @@ pub fn parse(lang: Lang, source: &str) -> Option<Tree> {
     parser.parse(source, None)
 }
 
+/// The included range of `span` in `source`, with its rows and columns.
+pub fn range_of(source: &str, span: std::ops::Range<usize>) -> tree_sitter::Range {
+    tree_sitter::Range {
+        start_byte: span.start,
+        end_byte: span.end,
+        start_point: point(source.as_bytes(), span.start),
+        end_point: point(source.as_bytes(), span.end),
+    }
+}
+
 /// Parses only `ranges` of `source` (tree-sitter's included ranges; positions stay positions
 /// in the whole text).
 pub fn parse_ranges(lang: Lang, source: &str, ranges: &[tree_sitter::Range]) -> Option<Tree> {

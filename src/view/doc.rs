@@ -150,19 +150,17 @@ impl Doc {
             line.write_plain(&mut out);
         }
         out.truncate(out.trim_end().len());
-        if out.chars().all(|c| (c as u32) < 0x10000) {
-            return out;
-        }
-        bmp_safe(&out)
+        bmp_safe(out)
     }
 }
 
 /// Keeps text inside the Basic Multilingual Plane: a host that cuts a string in the middle of a
 /// UTF-16 surrogate pair produces an invalid request (reference §3, #2787). Known emoji get
 /// their BMP look-alikes, other astral characters become `•`.
-pub fn bmp_safe(text: &str) -> String {
+pub fn bmp_safe(text: impl Into<String>) -> String {
+    let text = text.into();
     if text.chars().all(|c| (c as u32) < 0x10000) {
-        return text.to_string();
+        return text;
     }
     text.chars()
         .map(|c| {

@@ -175,7 +175,7 @@ pub fn render(
         }
         files.push(File {
             name: t.file.clone(),
-            text: bmp_safe(&text),
+            text: bmp_safe(text),
         });
         index_lines.push(clip(
             &format!(
@@ -206,7 +206,7 @@ pub fn render(
         }
         files.push(File {
             name: "sessions.md".into(),
-            text: bmp_safe(&text),
+            text: bmp_safe(text),
         });
         index_lines.insert(
             0,
@@ -229,7 +229,7 @@ pub fn render(
         0,
         File {
             name: "MEMORY.md".into(),
-            text: bmp_safe(&fit_index(&head, &index_lines)),
+            text: bmp_safe(fit_index(&head, &index_lines)),
         },
     );
     files
