@@ -102,6 +102,35 @@ impl SessionRow {
 }
 
 fn upsert_session(tx: &Transaction, s: &SessionRef, at_ms: i64) -> Result<SessionRow> {
+    // Most events come from a session already stored exactly so: reading it first spares the
+    // write of its row and both its index pages on every tool use.
+    let known = tx
+        .query_row(
+            "SELECT id, prompt_counter, current_prompt_id, current_turn_private,
+                    cwd IS NOT NULL, transcript_path, started_at_epoch
+             FROM sessions WHERE platform_source = ?1 AND content_session_id = ?2",
+            params![s.platform_source, s.content_session_id],
+            |r| {
+                let row = SessionRow {
+                    id: r.get(0)?,
+                    prompt_counter: r.get(1)?,
+                    current_prompt_id: r.get(2)?,
+                    current_turn_private: r.get::<_, i64>(3)? != 0,
+                };
+                let has_cwd: bool = r.get(4)?;
+                let transcript: Option<String> = r.get(5)?;
+                let started: i64 = r.get(6)?;
+                let unchanged = (has_cwd || s.cwd.is_none())
+                    && (s.transcript_path.is_none() || s.transcript_path == transcript)
+                    && started <= at_ms;
+                Ok(unchanged.then_some(row))
+            },
+        )
+        .optional()?
+        .flatten();
+    if let Some(row) = known {
+        return Ok(row);
+    }
     let row = tx.query_row(
         "INSERT INTO sessions (content_session_id, platform_source, project, cwd, transcript_path, started_at_epoch)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6)
@@ -418,4 +447,51 @@ fn apply_session_end(
         params![s.id, at_ms],
     )?;
     Ok(Outcome::Updated)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Store;
+
+    fn session(cwd: Option<&str>, transcript: Option<&str>) -> SessionRef {
+        SessionRef {
+            content_session_id: "s1".into(),
+            platform_source: "claude".into(),
+            project: "p".into(),
+            cwd: cwd.map(String::from),
+            transcript_path: transcript.map(String::from),
+        }
+    }
+
+    fn stored(store: &Store) -> (Option<String>, Option<String>, i64, i64) {
+        store
+            .conn
+            .query_row(
+                "SELECT cwd, transcript_path, started_at_epoch, COUNT(*) FROM sessions",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+            )
+            .unwrap()
+    }
+
+    #[test]
+    fn session_merge_keeps_first_cwd_newest_transcript_and_earliest_start() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("t.db")).unwrap();
+        let mut upsert =
+            |s: SessionRef, at: i64| store.write(|tx| upsert_session(tx, &s, at)).unwrap().id;
+        let id = upsert(session(None, None), 2_000);
+        // Unchanged, later: the read-first path returns the same row.
+        assert_eq!(upsert(session(None, None), 3_000), id);
+        // Each field that would change takes the write path.
+        assert_eq!(upsert(session(Some("/a"), None), 3_000), id);
+        assert_eq!(upsert(session(Some("/b"), Some("/t1")), 3_000), id);
+        assert_eq!(upsert(session(None, Some("/t2")), 1_000), id);
+        assert_eq!(upsert(session(Some("/c"), Some("/t2")), 4_000), id);
+        assert_eq!(
+            stored(&store),
+            (Some("/a".into()), Some("/t2".into()), 1_000, 1)
+        );
+    }
 }
