@@ -358,7 +358,13 @@ impl Settings {
                 "must be between 5000 and 10000 (Claude Code replaces longer context with a preview; the work state alone may take 3000)".into(),
             ));
         }
-        if let Err(why) = crate::clock::load_zone(&self.context.timezone) {
+        // `local` and `utc` always load (`local` falls back to the system zone), so only a
+        // named zone is read here: hooks that never show a time skip reading its file.
+        let zone = self.context.timezone.trim();
+        let always_loads = ["", "local", "utc"]
+            .iter()
+            .any(|z| zone.eq_ignore_ascii_case(z));
+        if !always_loads && let Err(why) = crate::clock::load_zone(zone) {
             return Err(("context.timezone".into(), why));
         }
         if self.observer.timeout_secs == 0 {
