@@ -43,11 +43,19 @@ pub fn civil_from_days(days: i64) -> (i64, u32, u32) {
 
 /// `2026-11-30T04:43:52.123Z`: UTC, for logs and machine-readable output.
 pub fn format_utc_iso(ms: i64) -> String {
+    let mut out = String::with_capacity(24);
+    let _ = write_utc_iso(&mut out, ms);
+    out
+}
+
+/// `format_utc_iso` without allocating (the hook's deadline signal handler logs with it).
+pub fn write_utc_iso(out: &mut impl std::fmt::Write, ms: i64) -> std::fmt::Result {
     let secs = ms.div_euclid(1000);
     let millis = ms.rem_euclid(1000);
     let (y, mo, d) = civil_from_days(secs.div_euclid(86_400));
     let sod = secs.rem_euclid(86_400);
-    format!(
+    write!(
+        out,
         "{y:04}-{mo:02}-{d:02}T{:02}:{:02}:{:02}.{millis:03}Z",
         sod / 3600,
         (sod % 3600) / 60,

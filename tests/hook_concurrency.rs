@@ -188,3 +188,88 @@ fn a_write_locked_database_gets_noops_within_two_seconds_then_the_spool_drains()
 fn an_exclusively_locked_database_gets_noops_within_two_seconds_then_the_spool_drains() {
     locked_database_case(true);
 }
+
+/// The hard deadline (a timer signal, 1.85 s): a payload that never ends still gets its no-op.
+#[test]
+fn a_stdin_that_never_closes_gets_the_noop_before_two_seconds() {
+    let env = Env::new();
+    for event in ["post-tool-use", "session-start"] {
+        let mut child = env
+            .cmd()
+            .args(["hook", event])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Half a payload, and the pipe stays open until the hook has exited.
+        let mut stdin = child.stdin.take().unwrap();
+        std::io::Write::write_all(&mut stdin, br#"{"session_id": "s", "cwd": "#).unwrap();
+        let t = Instant::now();
+        let out = child.wait_with_output().unwrap();
+        let took = t.elapsed();
+        drop(stdin);
+        let answer = common::assert_fail_open(event, &out);
+        assert_eq!(answer, common::noop_for(event), "{event}");
+        assert!(
+            took > Duration::from_millis(1500) && took < Duration::from_secs(2),
+            "{event} answered after {took:?}"
+        );
+    }
+    let log = env.log_text();
+    assert_eq!(
+        log.matches("hook deadline reached; answering no-op")
+            .count(),
+        2,
+        "{log}"
+    );
+    assert!(log.contains("[hook post-tool-use] pid="), "{log}");
+}
+
+/// A write still waiting for the lock at the hard deadline (the busy handler is told to wait
+/// longer than that) is spooled by the signal handler and stored by a later hook.
+#[test]
+fn a_write_waiting_at_the_hard_deadline_is_spooled_by_the_signal() {
+    let env = Env::new();
+    env.hook(
+        "user-prompt-submit",
+        &env.payload("s-hard", json!({"prompt": "first", "prompt_id": "p0"})),
+    );
+    let mut holder = hold_lock(&env.db_path(), 4.0, false);
+    let payload = env.payload(
+        "s-hard",
+        json!({"prompt_id": "p0", "tool_name": "Bash", "tool_use_id": "hard-1",
+               "tool_input": {"command": "cargo test"}, "tool_response": {"stdout": "ok"}}),
+    );
+    let t = Instant::now();
+    let out = common::run_with_stdin(
+        env.cmd()
+            .env("CMEM_HOOK_DEADLINE_MS", "1900")
+            .args(["hook", "post-tool-use"]),
+        payload.to_string().as_bytes(),
+    );
+    let took = t.elapsed();
+    assert_eq!(common::assert_fail_open("post-tool-use", &out), json!({}));
+    assert!(took < Duration::from_secs(2), "answered after {took:?}");
+    let log = env.log_text();
+    assert!(
+        log.contains("WARN  [hook post-tool-use]")
+            && log.contains("hook deadline reached while writing; the event was spooled"),
+        "{log}"
+    );
+    let spooled = std::fs::read_to_string(env.data_dir().join("spool.jsonl")).unwrap();
+    assert_eq!(spooled.lines().count(), 1, "{spooled}");
+    assert!(spooled.contains("hard-1"), "{spooled}");
+
+    assert_eq!(holder.wait().unwrap().code(), Some(0));
+    env.hook("stop", &env.payload("s-hard", json!({"prompt_id": "p0"})));
+    let stored: i64 = env
+        .db()
+        .query_row(
+            "SELECT COUNT(*) FROM tool_uses WHERE tool_use_id = 'hard-1'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(stored, 1);
+}

@@ -3,20 +3,18 @@
 //! Whatever happens, a hook exits 0 and prints exactly one JSON object on stdout: its answer,
 //! or the event's no-op. Reasons go to the log. A hook answers before its deadline even when the
 //! database stays locked: the busy handler gives up at `hook.deadline_ms`, the capture goes to
-//! the spool, and a watchdog thread answers no-op (spooling whatever is pending) if anything
-//! else hangs past the hard deadline.
+//! the spool, and a timer signal answers no-op (spooling whatever is pending) if anything else
+//! hangs past the hard deadline (`deadline`).
 
 pub mod capture;
+mod deadline;
 pub mod event;
 pub mod fields;
 pub mod payload;
 pub mod read_gate;
 mod session_start;
 
-use std::io::{IsTerminal, Read, Write};
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, OnceLock};
+use std::io::{IsTerminal, Read};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
@@ -26,39 +24,16 @@ use crate::config::{self, Settings};
 use crate::logging::{self, Level};
 use crate::store::ingest::{self, Capture};
 use crate::store::{Store, Wait, spool};
+use deadline::{answer, answer_noop};
 pub use event::HookEvent;
 use payload::Payload;
 
 /// Past this, nothing more is read from stdin (the payload is rejected as too large).
 pub const MAX_PAYLOAD_BYTES: u64 = 256 * 1024 * 1024;
-/// The watchdog answers no later than this after start, well inside the 2 s promise.
+/// The deadline signal answers no later than this after start, well inside the 2 s promise.
 const HARD_DEADLINE: Duration = Duration::from_millis(1850);
 /// How long a hook may spend starting to observe closed turns.
 const OBSERVE_BUDGET: Duration = Duration::from_millis(200);
-
-static ANSWERED: AtomicBool = AtomicBool::new(false);
-static NOOP: OnceLock<&'static str> = OnceLock::new();
-/// The capture being written, so the watchdog can spool it if the write hangs.
-static PENDING: Mutex<Option<(Capture, PathBuf)>> = Mutex::new(None);
-
-/// Prints the hook's one answer; later calls are ignored.
-fn answer(json: &str) {
-    if ANSWERED.swap(true, Ordering::SeqCst) {
-        return;
-    }
-    let mut out = std::io::stdout().lock();
-    let _ = out.write_all(json.as_bytes());
-    let _ = out.write_all(b"\n");
-    let _ = out.flush();
-}
-
-fn answer_noop() {
-    answer(NOOP.get().copied().unwrap_or("{}"));
-}
-
-fn take_pending() -> Option<(Capture, PathBuf)> {
-    PENDING.lock().unwrap_or_else(|e| e.into_inner()).take()
-}
 
 fn spool_or_log(capture: &Capture, data_dir: &std::path::Path, why: &str) {
     match spool::append(data_dir, capture, clock::now_ms()) {
@@ -75,7 +50,7 @@ fn spool_or_log(capture: &Capture, data_dir: &std::path::Path, why: &str) {
 pub fn run(event_arg: &str) -> ! {
     let started = Instant::now();
     let event = HookEvent::parse(event_arg);
-    let _ = NOOP.set(event.map_or("{}", HookEvent::noop_json));
+    deadline::arm(HARD_DEADLINE, event.map_or("{}", HookEvent::noop_json));
     std::panic::set_hook(Box::new(|info| {
         logging::error(format!("internal error (panic): {info}"));
         answer_noop();
@@ -88,18 +63,15 @@ pub fn run(event_arg: &str) -> ! {
         "hook {}",
         event.map(HookEvent::cli_name).unwrap_or(event_arg)
     );
-    logging::init(
-        &settings.data_dir(),
-        Level::parse(&settings.log_level),
-        &component,
-    );
+    let data_dir = settings.data_dir();
+    logging::init(&data_dir, Level::parse(&settings.log_level), &component);
+    deadline::set_targets(&data_dir, &logging::log_file(&data_dir), &component);
     for p in problems {
         logging::error(format!("config: {p}"));
     }
 
-    let hard = started + HARD_DEADLINE;
-    let busy_deadline = (started + Duration::from_millis(settings.hook.deadline_ms)).min(hard);
-    std::thread::spawn(move || watchdog(hard));
+    let busy_deadline =
+        (started + Duration::from_millis(settings.hook.deadline_ms)).min(started + HARD_DEADLINE);
 
     let out = match event {
         None => {
@@ -121,21 +93,6 @@ pub fn run(event_arg: &str) -> ! {
         None => answer_noop(),
     }
     logging::debug(format!("done in {:?}", started.elapsed()));
-    std::process::exit(0);
-}
-
-fn watchdog(hard: Instant) {
-    std::thread::sleep(hard.saturating_duration_since(Instant::now()));
-    if let Some((capture, data_dir)) = take_pending() {
-        spool_or_log(&capture, &data_dir, "hook deadline reached while writing");
-    } else {
-        logging::warn("hook deadline reached; answering no-op");
-    }
-    if ANSWERED.load(Ordering::SeqCst) {
-        // The main thread is printing its answer right now; let it finish and exit.
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    answer_noop();
     std::process::exit(0);
 }
 
@@ -227,7 +184,10 @@ fn observe_closed_turns(mut store: Store, settings: &Settings, deadline: Instant
 /// Returns the open store when the capture was written.
 fn persist(capture: Capture, settings: &Settings, deadline: Instant) -> Option<Store> {
     let data_dir = settings.data_dir();
-    *PENDING.lock().unwrap_or_else(|e| e.into_inner()) = Some((capture.clone(), data_dir.clone()));
+    match spool::line(&capture, clock::now_ms()) {
+        Ok(line) => deadline::set_pending(line),
+        Err(e) => logging::warn(format!("cannot prepare the spool line: {e:#}")),
+    }
     let result = (|| -> Result<(ingest::Outcome, Store)> {
         let mut store = Store::open_with(&settings.db_path(), Wait::Until(deadline))?;
         match spool::ingest(&mut store, &data_dir) {
@@ -241,9 +201,7 @@ fn persist(capture: Capture, settings: &Settings, deadline: Instant) -> Option<S
         let outcome = store.write(|tx| ingest::apply(tx, &capture))?;
         Ok((outcome, store))
     })();
-    let Some((capture, data_dir)) = take_pending() else {
-        return None; // the watchdog already spooled it
-    };
+    deadline::clear_pending();
     match result {
         Ok((outcome, store)) => {
             logging::debug(format!("{outcome:?}"));

@@ -17,13 +17,14 @@ use super::ingest::{self, Capture};
 use crate::paths;
 
 /// A spool larger than this stops growing (and says so in the log) rather than fill the disk.
-const MAX_SPOOL_BYTES: u64 = 64 * 1024 * 1024;
+pub const MAX_SPOOL_BYTES: u64 = 64 * 1024 * 1024;
 
+/// One spool line: written with a borrowed capture, read back with an owned one.
 #[derive(Debug, Serialize, Deserialize)]
-struct Line {
+struct Line<C> {
     v: u32,
     spooled_at: i64,
-    capture: Capture,
+    capture: C,
 }
 
 fn ingest_lock_path(data_dir: &Path) -> PathBuf {
@@ -34,16 +35,12 @@ fn rejected_path(data_dir: &Path) -> PathBuf {
     data_dir.join("spool.rejected.jsonl")
 }
 
+/// Appends a capture to the spool.
 pub fn append(data_dir: &Path, capture: &Capture, now_ms: i64) -> Result<()> {
     std::fs::create_dir_all(data_dir)
         .with_context(|| format!("cannot create the data dir {}", data_dir.display()))?;
     let path = paths::spool_path(data_dir);
-    let mut line = serde_json::to_string(&Line {
-        v: 1,
-        spooled_at: now_ms,
-        capture: capture.clone(),
-    })?;
-    line.push('\n');
+    let line = line(capture, now_ms)?;
     let mut file = OpenOptions::new()
         .create(true)
         .append(true)
@@ -57,10 +54,22 @@ pub fn append(data_dir: &Path, capture: &Capture, now_ms: i64) -> Result<()> {
         "the spool {} is full ({len} bytes); the database has been unreachable for long: run `cmem doctor`",
         path.display()
     );
-    file.write_all(line.as_bytes())
+    file.write_all(&line)
         .with_context(|| format!("cannot write the spool {}", path.display()))?;
     file.flush()?;
     Ok(())
+}
+
+/// A capture as one spool line, newline included: what `append` writes (and what a hook that
+/// reaches its hard deadline writes from its signal handler, where nothing may allocate).
+pub fn line(capture: &Capture, now_ms: i64) -> Result<Vec<u8>> {
+    let mut line = serde_json::to_vec(&Line {
+        v: 1,
+        spooled_at: now_ms,
+        capture,
+    })?;
+    line.push(b'\n');
+    Ok(line)
 }
 
 /// Waits for (and then holds, until the file is dropped) the lock ingesters take, so the spool
@@ -115,7 +124,7 @@ pub fn ingest(store: &mut Store, data_dir: &Path) -> Result<IngestReport> {
         if raw.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        match serde_json::from_slice::<Line>(raw) {
+        match serde_json::from_slice::<Line<Capture>>(raw) {
             Ok(line) => captures.push(line.capture),
             Err(_) => rejected.push(raw.to_vec()),
         }
