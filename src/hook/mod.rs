@@ -51,6 +51,7 @@ pub fn run(event_arg: &str) -> ! {
     let started = Instant::now();
     let event = HookEvent::parse(event_arg);
     deadline::arm(HARD_DEADLINE, event.map_or("{}", HookEvent::noop_json));
+    crate::store::configure_for_one_shot_process();
     std::panic::set_hook(Box::new(|info| {
         logging::error(format!("internal error (panic): {info}"));
         answer_noop();

@@ -102,6 +102,30 @@ pub fn newest_per_project<T>(
     Ok(out)
 }
 
+/// Configures SQLite for a process that opens one connection, touches a few dozen pages and
+/// exits (a hook). Its defaults suit long-lived processes: every connection carves out ~120 KiB
+/// of lookaside slots and the page cache a bulk block up front, both threaded into free lists
+/// (so every page of them is faulted in), and memory statistics put a global mutex around
+/// every allocation. Must run before SQLite is first used; later it changes nothing.
+pub fn configure_for_one_shot_process() {
+    // SAFETY: `sqlite3_config` is called with the argument types each option documents; it
+    // only returns SQLITE_MISUSE once SQLite is initialized, which leaves the defaults.
+    unsafe {
+        rusqlite::ffi::sqlite3_config(rusqlite::ffi::SQLITE_CONFIG_MEMSTATUS, 0 as std::ffi::c_int);
+        rusqlite::ffi::sqlite3_config(
+            rusqlite::ffi::SQLITE_CONFIG_LOOKASIDE,
+            0 as std::ffi::c_int,
+            0 as std::ffi::c_int,
+        );
+        rusqlite::ffi::sqlite3_config(
+            rusqlite::ffi::SQLITE_CONFIG_PAGECACHE,
+            std::ptr::null_mut::<std::ffi::c_void>(),
+            0 as std::ffi::c_int,
+            0 as std::ffi::c_int,
+        );
+    }
+}
+
 impl Drop for Store {
     fn drop(&mut self) {
         self.checkpoint_if_large();
