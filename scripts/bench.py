@@ -9,8 +9,10 @@
     scripts/bench.py pre-tool-use [--runs N] [--bin PATH]
     scripts/bench.py outline [--runs N] [--bin PATH]
 
-Each run is one real `cmem hook …` process spawned with posix_spawn, stdin from a file, timed
-from spawn to exit. The database is a real file in a temp dir, pre-filled to the stated size.
+The binary is the one scripts/install.sh builds (or --bin PATH), copied to a temp dir the way
+`cargo install` copies it; --evicted drops that copy from the page cache first (see
+place_like_install). Each run is one real `cmem hook …` process spawned with posix_spawn, stdin
+from a file, timed from spawn to exit. The database is a real file in a temp dir, pre-filled to the stated size.
 The spawn overhead of this harness is measured on /bin/true and printed next to the figures.
 """
 import argparse
@@ -28,8 +30,46 @@ REPO = pathlib.Path(__file__).resolve().parent.parent
 
 
 def build_release():
-    subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=REPO, check=True)
-    return REPO / "target" / "release" / "cmem"
+    """The binary scripts/install.sh installs (statically linked on Linux with glibc)."""
+    out = subprocess.run([str(REPO / "scripts" / "install.sh"), "--build-only"], cwd=REPO,
+                         check=True, stdout=subprocess.PIPE, text=True).stdout
+    return pathlib.Path(out.strip().splitlines()[-1])
+
+
+def linking(binary):
+    """'statically linked' when the ELF file has no program interpreter (PT_INTERP)."""
+    import struct
+    with open(binary, "rb") as f:
+        head = f.read(64)
+        if head[:4] != b"\x7fELF" or head[4] != 2:
+            return "not a 64-bit ELF file"
+        phoff, = struct.unpack_from("<Q", head, 32)
+        phentsize, phnum = struct.unpack_from("<HH", head, 54)
+        f.seek(phoff)
+        table = f.read(phentsize * phnum)
+    types = [struct.unpack_from("<I", table, i * phentsize)[0] for i in range(phnum)]
+    return "dynamically linked" if 3 in types else "statically linked"
+
+
+def place_like_install(built, evicted):
+    """Copies the binary to a temp dir, as `cargo install` copies it to ~/.cargo/bin.
+
+    Where the binary's pages came from changes every hook by up to a millisecond on this VM: a
+    freshly written copy sits in the page cache in large folios, while a binary the kernel had
+    to read back through exec's page faults (after a reboot, or after it was evicted) sits in
+    small ones, and mapping and unmapping those costs more. `--evicted` measures that second
+    state: the copy is dropped from the page cache, and the warm-up runs read it back."""
+    import shutil
+    target = pathlib.Path(tempfile.mkdtemp(prefix="cmem-bench-bin-")) / "cmem"
+    shutil.copy2(built, target)
+    if evicted:
+        fd = os.open(target, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        finally:
+            os.close(fd)
+    return target
 
 
 def spawn_timed(argv, stdin_path, env):
@@ -425,9 +465,15 @@ def main():
     ap.add_argument("--tool-uses", type=int, default=10_000)
     ap.add_argument("--payload-kib", type=int, default=10)
     ap.add_argument("--keys", type=int, default=200, help="tui: key presses per run")
-    ap.add_argument("--bin", type=pathlib.Path, help="cmem binary (default: cargo build --release)")
+    ap.add_argument("--evicted", action="store_true",
+                    help="drop the binary from the page cache before the runs (see place_like_install)")
+    ap.add_argument("--bin", type=pathlib.Path, help="cmem binary (default: the build of scripts/install.sh)")
     args = ap.parse_args()
-    cmem = args.bin.resolve() if args.bin else build_release()
+    built = args.bin.resolve() if args.bin else build_release()
+    cmem = place_like_install(built, args.evicted)
+    state = ("dropped from the page cache first: read back by exec, as after a reboot"
+             if args.evicted else "a fresh copy, as `cargo install` leaves it")
+    print(f"binary: {built} ({linking(built)}); timed as {cmem} ({state})")
     if args.bench == "post-tool-use":
         bench_post_tool_use(args, cmem)
     elif args.bench == "mcp":

@@ -41,9 +41,14 @@ impl Env {
         self.data_dir().join("cmem.db")
     }
 
-    /// The cmem binary with an environment that cannot see the developer's own setup.
+    /// The cmem binary (`CMEM_TEST_BIN` overrides it, so CI can run the hook suites against
+    /// the build scripts/install.sh makes) with an environment that cannot see the developer's
+    /// own setup.
     pub fn cmd(&self) -> Command {
-        let mut c = Command::new(assert_cmd::cargo::cargo_bin!("cmem"));
+        let bin = std::env::var_os("CMEM_TEST_BIN")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| assert_cmd::cargo::cargo_bin!("cmem").to_path_buf());
+        let mut c = Command::new(bin);
         c.env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
             .env("HOME", self.home())
