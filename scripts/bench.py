@@ -457,6 +457,9 @@ def bench_outline(args, cmem):
 
 
 def main():
+    if sys.argv[1:2] == ["--check-static"]:  # for .ci/run
+        how = linking(sys.argv[2])
+        sys.exit(0 if how == "statically linked" else f"{sys.argv[2]} is {how}, not statically linked")
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("bench", choices=["post-tool-use", "session-start", "pre-tool-use", "outline", "mcp", "tui", "stop"])
     ap.add_argument("--sizes", type=lambda s: [int(x) for x in s.split(",")], default=[1_000, 10_000, 100_000],

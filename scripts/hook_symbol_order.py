@@ -31,10 +31,13 @@ def build():
     host = next(l.split(": ", 1)[1] for l in subprocess.run(
         ["rustc", "-vV"], capture_output=True, text=True, check=True).stdout.splitlines()
         if l.startswith("host: "))
-    env = dict(os.environ, CARGO_TARGET_DIR=str(REPO / "target" / "symbol-order"),
-               CARGO_PROFILE_RELEASE_STRIP="false")
+    # Symbol names carry a hash of the crate's metadata, which includes the profile but not the
+    # rustflags: the profile must stay the one install.sh uses, and `-C strip=none` (a later
+    # flag wins over the profile's strip) keeps the names in the binary for callgrind.
+    env = {k: v for k, v in os.environ.items() if k not in ("RUSTFLAGS", "CARGO_ENCODED_RUSTFLAGS")}
+    env["CARGO_TARGET_DIR"] = str(REPO / "target" / "symbol-order")
     subprocess.run(["cargo", "build", "--release", "--locked", "--target", host, "--config",
-                    f'target.{host}.rustflags=["-C","target-feature=+crt-static"]'],
+                    f'target.{host}.rustflags=["-C","target-feature=+crt-static","-C","strip=none"]'],
                    cwd=REPO, env=env, check=True)
     return REPO / "target" / "symbol-order" / host / "release" / "cmem"
 
@@ -70,7 +73,10 @@ def main():
         sys.exit("valgrind is needed (apt install valgrind)")
     cmem = build()
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="cmem-symbol-order-"))
-    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(tmp), "CMEM_DATA_DIR": str(tmp / "data")}
+    # Under callgrind a hook runs ~50 times slower: move its deadlines out of the way, and
+    # check below that none was reached (the trace would show the timeout path instead).
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(tmp), "CMEM_DATA_DIR": str(tmp / "data"),
+           "CMEM_TEST_HARD_DEADLINE_MS": "600000", "CMEM_HOOK_DEADLINE_MS": "1700"}
     subprocess.run([str(cmem), "dev", "generate", "--observations", "2000", "--projects", "acme-api"],
                    env=env, check=True, stdout=subprocess.DEVNULL)
     runs, base = hook_runs(tmp)
@@ -89,6 +95,9 @@ def main():
             if m and not m.group(1).startswith("0x") and m.group(1) not in seen:
                 seen.add(m.group(1))
                 names.append(m.group(1))
+    log = (tmp / "data" / "logs" / "cmem.log")
+    if log.exists() and "deadline reached" in log.read_text(errors="replace"):
+        sys.exit(f"a hook reached its deadline under callgrind; see {log}")
     shutil.rmtree(tmp)
     OUT.write_text("\n".join(names) + "\n")
     print(f"{len(names)} functions → {OUT.relative_to(REPO)}")

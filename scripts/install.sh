@@ -13,6 +13,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 host=$(rustc -vV | sed -n 's/^host: //p')
+# Either of these would make cargo ignore the rustflags below.
+unset RUSTFLAGS CARGO_ENCODED_RUSTFLAGS
 flags=(--locked)
 binary=target/release/cmem
 case "$host" in

@@ -162,7 +162,8 @@ pub struct CaptureSettings {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct HookSettings {
-    /// A hook answers no later than this many milliseconds after it started (≤ 1900).
+    /// The busy handler gives up on a locked database this many milliseconds after the hook
+    /// started (at most 1700: the hard deadline is 1850, the promise 2 s).
     pub deadline_ms: u64,
 }
 
@@ -370,10 +371,11 @@ impl Settings {
         if self.observer.timeout_secs == 0 {
             return Err(("observer.timeout_secs".into(), "must be at least 1".into()));
         }
-        if self.hook.deadline_ms == 0 || self.hook.deadline_ms > 1900 {
+        if self.hook.deadline_ms == 0 || self.hook.deadline_ms > 1700 {
             return Err((
                 "hook.deadline_ms".into(),
-                "must be between 1 and 1900 (hooks answer within 2 s)".into(),
+                "must be between 1 and 1700 (hooks answer within 2 s, and spooling takes time)"
+                    .into(),
             ));
         }
         Ok(())

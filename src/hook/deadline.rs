@@ -1,8 +1,9 @@
 //! The hook's one answer and its hard deadline, kept without a thread: a one-shot `SIGALRM`.
 //!
-//! Whatever hangs (a stalled disk, a stdin that never closes, a write still waiting past the
-//! busy handler's deadline), the signal handler spools the capture being written, logs why,
-//! prints the event's no-op and exits 0. A watchdog thread did the same, but starting it and
+//! Whatever hangs (a stdin that never closes, a slow disk, a write still waiting for a lock),
+//! the signal handler spools the capture being written, logs why, prints the event's no-op and
+//! exits 0. (A thread blocked in the kernel on a dead disk or NFS mount cannot take a signal;
+//! the busy handler's own deadline covers the common case, a lock held by another process.) A watchdog thread did the same, but starting it and
 //! running glibc's allocator in its multi-threaded mode cost every hook about 0.3 ms.
 //!
 //! The handler may interrupt anything, so it only makes async-signal-safe calls: atomics,
@@ -31,8 +32,9 @@ static PENDING: AtomicPtr<Vec<u8>> = AtomicPtr::new(std::ptr::null_mut());
 
 /// How long a main thread that is already printing its answer gets before the process exits.
 const GRACE: Duration = Duration::from_millis(100);
-/// How long the handler waits for another process's lock on the spool.
-const SPOOL_LOCK_TRIES: u32 = 100;
+/// How long (in 1 ms tries) the handler waits for another process's lock on the spool: the
+/// answer must still come before 2 s.
+const SPOOL_LOCK_TRIES: u32 = 30;
 
 /// Where the handler writes: the data dir, the spool and the log, as C strings.
 struct Targets {
@@ -72,6 +74,36 @@ fn start_timer(after: Duration) {
     // SAFETY: plain system call on a valid `itimerval`.
     unsafe {
         libc::setitimer(libc::ITIMER_REAL, &value, std::ptr::null_mut());
+    }
+}
+
+/// Holds the deadline signal back while alive. A section that holds the spool's lock takes
+/// one first (so it is dropped last): the handler takes that lock too, and a lock held by the
+/// code it interrupted would never be released.
+pub struct Deferred {
+    old: libc::sigset_t,
+}
+
+pub fn defer() -> Deferred {
+    // SAFETY: the sets are initialised by sigemptyset before use; blocking a signal in this
+    // thread is always allowed.
+    unsafe {
+        let mut alarm: libc::sigset_t = std::mem::zeroed();
+        let mut old: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut alarm);
+        libc::sigaddset(&mut alarm, libc::SIGALRM);
+        libc::pthread_sigmask(libc::SIG_BLOCK, &alarm, &mut old);
+        Deferred { old }
+    }
+}
+
+impl Drop for Deferred {
+    fn drop(&mut self) {
+        // SAFETY: restores the mask saved by `defer`; a signal that came meanwhile is delivered
+        // now.
+        unsafe {
+            libc::pthread_sigmask(libc::SIG_SETMASK, &self.old, std::ptr::null_mut());
+        }
     }
 }
 

@@ -7,7 +7,7 @@
 //! hangs past the hard deadline (`deadline`).
 
 pub mod capture;
-mod deadline;
+pub(crate) mod deadline;
 pub mod event;
 pub mod fields;
 pub mod payload;
@@ -32,6 +32,9 @@ use payload::Payload;
 pub const MAX_PAYLOAD_BYTES: u64 = 256 * 1024 * 1024;
 /// The deadline signal answers no later than this after start, well inside the 2 s promise.
 const HARD_DEADLINE: Duration = Duration::from_millis(1850);
+/// The busy handler gives up at least this long before the hard deadline, so a write that
+/// could not get the lock is spooled by the main thread, not raced by the signal.
+const BUSY_MARGIN: Duration = Duration::from_millis(150);
 /// How long a hook may spend starting to observe closed turns.
 const OBSERVE_BUDGET: Duration = Duration::from_millis(200);
 
@@ -50,7 +53,12 @@ fn spool_or_log(capture: &Capture, data_dir: &std::path::Path, why: &str) {
 pub fn run(event_arg: &str) -> ! {
     let started = Instant::now();
     let event = HookEvent::parse(event_arg);
-    deadline::arm(HARD_DEADLINE, event.map_or("{}", HookEvent::noop_json));
+    // Tests move the hard deadline before the busy handler's to exercise the signal's path.
+    let hard = std::env::var("CMEM_TEST_HARD_DEADLINE_MS")
+        .ok()
+        .and_then(|ms| ms.parse().ok())
+        .map_or(HARD_DEADLINE, Duration::from_millis);
+    deadline::arm(hard, event.map_or("{}", HookEvent::noop_json));
     crate::store::configure_for_one_shot_process();
     std::panic::set_hook(Box::new(|info| {
         logging::error(format!("internal error (panic): {info}"));
@@ -71,8 +79,8 @@ pub fn run(event_arg: &str) -> ! {
         logging::error(format!("config: {p}"));
     }
 
-    let busy_deadline =
-        (started + Duration::from_millis(settings.hook.deadline_ms)).min(started + HARD_DEADLINE);
+    let busy_deadline = (started + Duration::from_millis(settings.hook.deadline_ms))
+        .min(started + HARD_DEADLINE - BUSY_MARGIN);
 
     let out = match event {
         None => {
@@ -202,18 +210,21 @@ fn persist(capture: Capture, settings: &Settings, deadline: Instant) -> Option<S
         let outcome = store.write(|tx| ingest::apply(tx, &capture))?;
         Ok((outcome, store))
     })();
-    deadline::clear_pending();
     match result {
         Ok((outcome, store)) => {
+            deadline::clear_pending();
             logging::debug(format!("{outcome:?}"));
             Some(store)
         }
         Err(e) => {
+            // The pending line stays armed until the spool has the capture: a deadline in
+            // between spools it from the signal instead (twice is harmless, never is not).
             spool_or_log(
                 &capture,
                 &data_dir,
                 &format!("database unavailable ({e:#})"),
             );
+            deadline::clear_pending();
             None
         }
     }
