@@ -59,10 +59,15 @@ def place_like_install(built, evicted):
     to read back through exec's page faults (after a reboot, or after it was evicted) sits in
     small ones, and mapping and unmapping those costs more. `--evicted` measures that second
     state: the copy is dropped from the page cache, and the warm-up runs read it back."""
+    import atexit
     import shutil
-    target = pathlib.Path(tempfile.mkdtemp(prefix="cmem-bench-bin-")) / "cmem"
+    home = tempfile.mkdtemp(prefix="cmem-bench-bin-")
+    atexit.register(shutil.rmtree, home, ignore_errors=True)
+    target = pathlib.Path(home) / "cmem"
     shutil.copy2(built, target)
     if evicted:
+        if not hasattr(os, "posix_fadvise"):
+            sys.exit("--evicted needs posix_fadvise (Linux)")
         fd = os.open(target, os.O_RDONLY)
         try:
             os.fsync(fd)

@@ -31,7 +31,7 @@ impl Level {
         }
     }
 
-    fn label(self) -> &'static str {
+    pub fn label(self) -> &'static str {
         match self {
             Level::Error => "ERROR",
             Level::Warn => "WARN",
@@ -56,6 +56,11 @@ pub fn init(data_dir: &Path, level: Level, component: &str) {
         level,
         component: component.to_string(),
     });
+}
+
+/// Whether an entry at `level` would be written (no allocation: signal handlers ask too).
+pub fn enabled(level: Level) -> bool {
+    TARGET.get().is_some_and(|t| level <= t.level)
 }
 
 pub fn log_file(data_dir: &Path) -> PathBuf {

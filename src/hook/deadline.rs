@@ -20,6 +20,7 @@ use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 use std::time::Duration;
 
 use crate::clock;
+use crate::logging::{self, Level};
 use crate::store::spool;
 
 static ANSWERED: AtomicBool = AtomicBool::new(false);
@@ -176,7 +177,7 @@ extern "C" fn on_deadline(_signal: libc::c_int) {
         if pending.is_null() {
             log(
                 targets,
-                "WARN",
+                Level::Warn,
                 "hook deadline reached; answering no-op",
                 "",
             );
@@ -187,13 +188,13 @@ extern "C" fn on_deadline(_signal: libc::c_int) {
             match append_to_spool(targets, line) {
                 Ok(()) => log(
                     targets,
-                    "WARN",
+                    Level::Warn,
                     "hook deadline reached while writing; the event was spooled and will be stored by a later hook",
                     "",
                 ),
                 Err(why) => log(
                     targets,
-                    "ERROR",
+                    Level::Error,
                     "hook deadline reached while writing; the event could not be spooled either, it is lost: ",
                     why,
                 ),
@@ -274,7 +275,11 @@ fn append_to_spool(targets: &Targets, line: &[u8]) -> Result<(), &'static str> {
 }
 
 /// One log line in `logging`'s format, built in a stack buffer (long messages are cut).
-fn log(targets: &Targets, level: &str, message: &str, detail: &str) {
+fn log(targets: &Targets, level: Level, message: &str, detail: &str) {
+    if !logging::enabled(level) {
+        return;
+    }
+    let level = level.label();
     let mut line = StackLine::default();
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
