@@ -72,7 +72,7 @@ pub fn load_zone(name: &str) -> Result<jiff::tz::TimeZone, String> {
     if name.eq_ignore_ascii_case("utc") {
         return Ok(TimeZone::UTC);
     }
-    if name.is_empty() || name.eq_ignore_ascii_case("local") {
+    if is_local(name) {
         let tz = std::env::var("TZ").ok().filter(|t| !t.trim().is_empty());
         return Ok(match tz {
             Some(t) => {
@@ -99,6 +99,16 @@ pub fn load_zone(name: &str) -> Result<jiff::tz::TimeZone, String> {
         .ok_or_else(|| {
             format!("unknown time zone {name:?} (use local or an IANA name such as Europe/Berlin)")
         })
+}
+
+fn is_local(name: &str) -> bool {
+    name.is_empty() || name.eq_ignore_ascii_case("local")
+}
+
+/// Whether `load_zone(name)` cannot fail: `utc`, and `local` (it falls back to the system zone).
+pub fn zone_always_loads(name: &str) -> bool {
+    let name = name.trim();
+    is_local(name) || name.eq_ignore_ascii_case("utc")
 }
 
 fn zone_file(name: &str) -> Option<jiff::tz::TimeZone> {

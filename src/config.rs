@@ -359,13 +359,12 @@ impl Settings {
                 "must be between 5000 and 10000 (Claude Code replaces longer context with a preview; the work state alone may take 3000)".into(),
             ));
         }
-        // `local` and `utc` always load (`local` falls back to the system zone), so only a
-        // named zone is read here: hooks that never show a time skip reading its file.
-        let zone = self.context.timezone.trim();
-        let always_loads = ["", "local", "utc"]
-            .iter()
-            .any(|z| zone.eq_ignore_ascii_case(z));
-        if !always_loads && let Err(why) = crate::clock::load_zone(zone) {
+        // Only a named zone can be wrong, so only that is read here: hooks that never show a
+        // time skip reading the local zone's file.
+        let zone = &self.context.timezone;
+        if !crate::clock::zone_always_loads(zone)
+            && let Err(why) = crate::clock::load_zone(zone)
+        {
             return Err(("context.timezone".into(), why));
         }
         if self.observer.timeout_secs == 0 {

@@ -31,7 +31,7 @@ impl Level {
         }
     }
 
-    pub fn label(self) -> &'static str {
+    fn label(self) -> &'static str {
         match self {
             Level::Error => "ERROR",
             Level::Warn => "WARN",
@@ -88,15 +88,35 @@ fn write(level: Level, msg: &str) {
     if level > target.level {
         return;
     }
-    let line = format!(
-        "{} {:<5} [{}] pid={} {}\n",
-        clock::format_utc_iso(clock::now_ms()),
-        level.label(),
-        target.component,
-        std::process::id(),
-        msg.replace('\n', "\\n")
+    let mut line = String::new();
+    let _ = write_entry(
+        &mut line,
+        clock::now_ms(),
+        level,
+        &[&msg.replace('\n', "\\n")],
     );
+    line.push('\n');
     let _ = append(&target.file, line.as_bytes());
+}
+
+/// One entry, without its newline: `<UTC time> <LEVEL> [<component>] pid=<pid> <message>`,
+/// the message given in parts. It never allocates, so the hook's deadline signal handler
+/// writes its entries with it too.
+pub fn write_entry(
+    out: &mut impl std::fmt::Write,
+    now_ms: i64,
+    level: Level,
+    message: &[&str],
+) -> std::fmt::Result {
+    let component = TARGET.get().map_or("", |t| t.component.as_str());
+    clock::write_utc_iso(out, now_ms)?;
+    write!(
+        out,
+        " {:<5} [{component}] pid={} ",
+        level.label(),
+        std::process::id()
+    )?;
+    message.iter().try_for_each(|part| out.write_str(part))
 }
 
 fn append(file: &Path, bytes: &[u8]) -> std::io::Result<()> {

@@ -266,13 +266,5 @@ fn a_write_waiting_at_the_hard_deadline_is_spooled_by_the_signal() {
 
     assert_eq!(holder.wait().unwrap().code(), Some(0));
     env.hook("stop", &env.payload("s-hard", json!({"prompt_id": "p0"})));
-    let stored: i64 = env
-        .db()
-        .query_row(
-            "SELECT COUNT(*) FROM tool_uses WHERE tool_use_id = 'hard-1'",
-            [],
-            |r| r.get(0),
-        )
-        .unwrap();
-    assert_eq!(stored, 1);
+    assert_eq!(env.count_where("tool_uses", "tool_use_id = 'hard-1'"), 1);
 }

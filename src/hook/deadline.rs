@@ -2,16 +2,16 @@
 //!
 //! Whatever hangs (a stdin that never closes, a slow disk, a write still waiting for a lock),
 //! the signal handler spools the capture being written, logs why, prints the event's no-op and
-//! exits 0. (A thread blocked in the kernel on a dead disk or NFS mount cannot take a signal;
-//! the busy handler's own deadline covers the common case, a lock held by another process.) A watchdog thread did the same, but starting it and
-//! running glibc's allocator in its multi-threaded mode cost every hook about 0.3 ms.
+//! exits 0. A watchdog thread did the same, but starting it and running glibc's allocator in
+//! its multi-threaded mode cost every hook about 0.3 ms. (A thread blocked in the kernel on a
+//! dead disk or NFS mount cannot take a signal; the busy handler's own deadline covers the
+//! common case, a lock held by another process.)
 //!
 //! The handler may interrupt anything, so it only makes async-signal-safe calls: atomics,
 //! `open`/`flock`/`fstat`/`write`/`close`/`nanosleep`, and `_exit`. Everything it writes is
 //! prepared before the timer can fire (`Targets`) or by the main thread (`set_pending`).
 
 use std::ffi::{CStr, CString};
-use std::fmt::Write as _;
 use std::io::Write as _;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
@@ -19,7 +19,6 @@ use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 use std::time::Duration;
 
-use crate::clock;
 use crate::logging::{self, Level};
 use crate::store::spool;
 
@@ -43,7 +42,6 @@ struct Targets {
     spool: CString,
     log_dir: CString,
     log: CString,
-    component: String,
 }
 
 /// Installs the handler and starts the timer. `noop` is printed when the deadline is reached.
@@ -108,14 +106,16 @@ impl Drop for Deferred {
     }
 }
 
-/// Tells the handler where to spool and log. Until then it only answers.
-pub fn set_targets(data_dir: &Path, log_file: &Path, component: &str) {
+/// Tells the handler where to spool and log (the log's component is `logging`'s). Until then
+/// it only answers.
+pub fn set_targets(data_dir: &Path) {
     let c = |p: &Path| CString::new(p.as_os_str().as_bytes()).ok();
+    let log_file = logging::log_file(data_dir);
     let (Some(data), Some(spool), Some(log_dir), Some(log)) = (
         c(data_dir),
         c(&crate::paths::spool_path(data_dir)),
         c(log_file.parent().unwrap_or(data_dir)),
-        c(log_file),
+        c(&log_file),
     ) else {
         return; // a path with a NUL byte: the handler answers without spooling or logging
     };
@@ -124,7 +124,6 @@ pub fn set_targets(data_dir: &Path, log_file: &Path, component: &str) {
         spool,
         log_dir,
         log,
-        component: component.to_string(),
     });
 }
 
@@ -145,19 +144,19 @@ pub fn answer_noop() {
 
 /// The spool line the handler writes if the deadline comes while this capture is written.
 pub fn set_pending(line: Vec<u8>) {
-    let old = PENDING.swap(Box::into_raw(Box::new(line)), Ordering::SeqCst);
-    if !old.is_null() {
-        // SAFETY: every non-null value in PENDING came from `Box::into_raw` above and is taken
-        // out exactly once (by a swap).
-        drop(unsafe { Box::from_raw(old) });
-    }
+    replace_pending(Box::into_raw(Box::new(line)));
 }
 
 /// The write finished (or failed and is handled by the caller): nothing for the handler to do.
 pub fn clear_pending() {
-    let old = PENDING.swap(std::ptr::null_mut(), Ordering::SeqCst);
+    replace_pending(std::ptr::null_mut());
+}
+
+fn replace_pending(new: *mut Vec<u8>) {
+    let old = PENDING.swap(new, Ordering::SeqCst);
     if !old.is_null() {
-        // SAFETY: as in `set_pending`.
+        // SAFETY: every non-null value in PENDING came from `Box::into_raw` in `set_pending`
+        // and is taken out exactly once (by a swap).
         drop(unsafe { Box::from_raw(old) });
     }
 }
@@ -178,26 +177,16 @@ extern "C" fn on_deadline(_signal: libc::c_int) {
             log(
                 targets,
                 Level::Warn,
-                "hook deadline reached; answering no-op",
-                "",
+                &["hook deadline reached; answering no-op"],
             );
         } else {
             // SAFETY: a non-null PENDING is a live leaked Box; the main thread can no longer
             // take it (the swap above did), and the process exits before anyone frees it.
             let line = unsafe { &*pending };
+            const WHY: &str = "hook deadline reached while writing";
             match append_to_spool(targets, line) {
-                Ok(()) => log(
-                    targets,
-                    Level::Warn,
-                    "hook deadline reached while writing; the event was spooled and will be stored by a later hook",
-                    "",
-                ),
-                Err(why) => log(
-                    targets,
-                    Level::Error,
-                    "hook deadline reached while writing; the event could not be spooled either, it is lost: ",
-                    why,
-                ),
+                Ok(()) => log(targets, Level::Warn, &[WHY, super::SPOOLED]),
+                Err(why) => log(targets, Level::Error, &[WHY, super::LOST, why]),
             }
         }
     }
@@ -274,23 +263,16 @@ fn append_to_spool(targets: &Targets, line: &[u8]) -> Result<(), &'static str> {
     result
 }
 
-/// One log line in `logging`'s format, built in a stack buffer (long messages are cut).
-fn log(targets: &Targets, level: Level, message: &str, detail: &str) {
+/// One log line through `logging::write_entry`, built in a stack buffer (long ones are cut).
+fn log(targets: &Targets, level: Level, message: &[&str]) {
     if !logging::enabled(level) {
         return;
     }
-    let level = level.label();
-    let mut line = StackLine::default();
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as i64);
-    let _ = clock::write_utc_iso(&mut line, now);
-    let _ = write!(
-        line,
-        " {level:<5} [{}] pid={} {message}{detail}",
-        targets.component,
-        std::process::id()
-    );
+    let mut line = StackLine::default();
+    let _ = logging::write_entry(&mut line, now, level, message);
     line.end_line();
     // SAFETY: NUL-terminated paths; existing directories are fine.
     unsafe {
@@ -345,6 +327,8 @@ impl std::fmt::Write for StackLine {
 
 #[cfg(test)]
 mod tests {
+    use std::fmt::Write as _;
+
     use super::*;
 
     #[test]

@@ -38,14 +38,14 @@ const BUSY_MARGIN: Duration = Duration::from_millis(150);
 /// How long a hook may spend starting to observe closed turns.
 const OBSERVE_BUDGET: Duration = Duration::from_millis(200);
 
+/// How a capture that missed the database ended, in the log (also the deadline handler's).
+const SPOOLED: &str = "; the event was spooled and will be stored by a later hook";
+const LOST: &str = "; the event could not be spooled either, it is lost: ";
+
 fn spool_or_log(capture: &Capture, data_dir: &std::path::Path, why: &str) {
     match spool::append(data_dir, capture, clock::now_ms()) {
-        Ok(()) => logging::warn(format!(
-            "{why}; the event was spooled and will be stored by a later hook"
-        )),
-        Err(e) => logging::error(format!(
-            "{why}; the event could not be spooled either, it is lost: {e:#}"
-        )),
+        Ok(()) => logging::warn(format!("{why}{SPOOLED}")),
+        Err(e) => logging::error(format!("{why}{LOST}{e:#}")),
     }
 }
 
@@ -74,7 +74,7 @@ pub fn run(event_arg: &str) -> ! {
     );
     let data_dir = settings.data_dir();
     logging::init(&data_dir, Level::parse(&settings.log_level), &component);
-    deadline::set_targets(&data_dir, &logging::log_file(&data_dir), &component);
+    deadline::set_targets(&data_dir);
     for p in problems {
         logging::error(format!("config: {p}"));
     }

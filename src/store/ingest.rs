@@ -91,6 +91,17 @@ struct SessionRow {
 }
 
 impl SessionRow {
+    /// From a row whose first columns are `id, prompt_counter, current_prompt_id,
+    /// current_turn_private`.
+    fn from_row(r: &rusqlite::Row) -> rusqlite::Result<SessionRow> {
+        Ok(SessionRow {
+            id: r.get(0)?,
+            prompt_counter: r.get(1)?,
+            current_prompt_id: r.get(2)?,
+            current_turn_private: r.get::<_, i64>(3)? != 0,
+        })
+    }
+
     /// Whether an event of `prompt_id` belongs to the open private turn.
     fn in_private_turn(&self, prompt_id: Option<&str>) -> bool {
         self.current_turn_private
@@ -111,12 +122,7 @@ fn upsert_session(tx: &Transaction, s: &SessionRef, at_ms: i64) -> Result<Sessio
              FROM sessions WHERE platform_source = ?1 AND content_session_id = ?2",
             params![s.platform_source, s.content_session_id],
             |r| {
-                let row = SessionRow {
-                    id: r.get(0)?,
-                    prompt_counter: r.get(1)?,
-                    current_prompt_id: r.get(2)?,
-                    current_turn_private: r.get::<_, i64>(3)? != 0,
-                };
+                let row = SessionRow::from_row(r)?;
                 let has_cwd: bool = r.get(4)?;
                 let transcript: Option<String> = r.get(5)?;
                 let started: i64 = r.get(6)?;
@@ -147,14 +153,7 @@ fn upsert_session(tx: &Transaction, s: &SessionRef, at_ms: i64) -> Result<Sessio
             s.transcript_path,
             at_ms
         ],
-        |r| {
-            Ok(SessionRow {
-                id: r.get(0)?,
-                prompt_counter: r.get(1)?,
-                current_prompt_id: r.get(2)?,
-                current_turn_private: r.get::<_, i64>(3)? != 0,
-            })
-        },
+        SessionRow::from_row,
     )?;
     Ok(row)
 }
@@ -165,14 +164,7 @@ fn find_session(tx: &Transaction, s: &SessionRef) -> Result<Option<SessionRow>> 
             "SELECT id, prompt_counter, current_prompt_id, current_turn_private FROM sessions
              WHERE platform_source = ?1 AND content_session_id = ?2",
             params![s.platform_source, s.content_session_id],
-            |r| {
-                Ok(SessionRow {
-                    id: r.get(0)?,
-                    prompt_counter: r.get(1)?,
-                    current_prompt_id: r.get(2)?,
-                    current_turn_private: r.get::<_, i64>(3)? != 0,
-                })
-            },
+            SessionRow::from_row,
         )
         .optional()?)
 }

@@ -108,20 +108,21 @@ pub fn newest_per_project<T>(
 /// (so every page of them is faulted in), and memory statistics put a global mutex around
 /// every allocation. Must run before SQLite is first used; later it changes nothing.
 pub fn configure_for_one_shot_process() {
-    // SAFETY: `sqlite3_config` is called with the argument types each option documents; it
-    // only returns SQLITE_MISUSE once SQLite is initialized, which leaves the defaults.
+    use rusqlite::ffi::{
+        SQLITE_CONFIG_LOOKASIDE, SQLITE_CONFIG_MEMSTATUS, SQLITE_CONFIG_PAGECACHE, sqlite3_config,
+    };
+    let off: std::ffi::c_int = 0;
+    // SAFETY: `sqlite3_config` is called with the argument types each option documents (ints,
+    // and a null buffer for the page cache); it only returns SQLITE_MISUSE once SQLite is
+    // initialized, which leaves the defaults.
     unsafe {
-        rusqlite::ffi::sqlite3_config(rusqlite::ffi::SQLITE_CONFIG_MEMSTATUS, 0 as std::ffi::c_int);
-        rusqlite::ffi::sqlite3_config(
-            rusqlite::ffi::SQLITE_CONFIG_LOOKASIDE,
-            0 as std::ffi::c_int,
-            0 as std::ffi::c_int,
-        );
-        rusqlite::ffi::sqlite3_config(
-            rusqlite::ffi::SQLITE_CONFIG_PAGECACHE,
+        sqlite3_config(SQLITE_CONFIG_MEMSTATUS, off);
+        sqlite3_config(SQLITE_CONFIG_LOOKASIDE, off, off);
+        sqlite3_config(
+            SQLITE_CONFIG_PAGECACHE,
             std::ptr::null_mut::<std::ffi::c_void>(),
-            0 as std::ffi::c_int,
-            0 as std::ffi::c_int,
+            off,
+            off,
         );
     }
 }

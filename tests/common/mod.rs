@@ -82,6 +82,17 @@ impl Env {
             .unwrap_or(0)
     }
 
+    /// Rows of `table` matching the SQL condition `filter`.
+    pub fn count_where(&self, table: &str, filter: &str) -> i64 {
+        self.db()
+            .query_row(
+                &format!("SELECT COUNT(*) FROM {table} WHERE {filter}"),
+                [],
+                |r| r.get(0),
+            )
+            .expect("count rows")
+    }
+
     pub fn log_text(&self) -> String {
         std::fs::read_to_string(self.data_dir().join("logs/cmem.log")).unwrap_or_default()
     }
