@@ -181,6 +181,42 @@ fn check_database(r: &mut Report, path: &Path, init: bool) {
         }
         Err(e) => r.line(Status::Warn, "rows", format!("{e:#}")),
     }
+    check_quarantine(r, &store);
+}
+
+/// Turns an observer died on: they are skipped until the user asks for another try.
+fn check_quarantine(r: &mut Report, store: &Store) {
+    const SHOWN: usize = 10;
+    let turns = match store::quarantine::list(&store.conn) {
+        Ok(t) => t,
+        Err(e) => return r.line(Status::Warn, "observer", format!("{e:#}")),
+    };
+    if turns.is_empty() {
+        return r.line(Status::Ok, "observer", "no quarantined turns");
+    }
+    r.line(
+        Status::Warn,
+        "observer",
+        format!(
+            "{} turn(s) quarantined: the observer failed on them and skips them",
+            turns.len()
+        ),
+    );
+    for q in turns.iter().take(SHOWN) {
+        let session: String = q.content_session_id.chars().take(8).collect();
+        let when = jiff::Timestamp::from_millisecond(q.at_ms).map_or_else(
+            |_| q.at_ms.to_string(),
+            |t| t.strftime("%Y-%m-%d %H:%M").to_string(),
+        );
+        println!(
+            "    turn {} ({}, session {session}…, prompt {}) {} UTC, {}: {}",
+            q.turn_id, q.project, q.prompt_number, when, q.observer, q.reason
+        );
+    }
+    if turns.len() > SHOWN {
+        println!("    … and {} more", turns.len() - SHOWN);
+    }
+    r.hint("`cmem observe --retry-quarantined` tries them again (after upgrading cmem, or to see the failure in the terminal); the log has what happened");
 }
 
 fn check_spool(r: &mut Report, data_dir: &Path) {

@@ -6,7 +6,7 @@ use anyhow::Result;
 use clap::Args;
 
 use crate::observe::{self, external};
-use crate::store::Store;
+use crate::store::{Store, quarantine};
 
 #[derive(Args)]
 pub struct ObserveArgs {
@@ -14,6 +14,10 @@ pub struct ObserveArgs {
     /// foreground. The hooks start this in the background after each turn.
     #[arg(long)]
     external: bool,
+    /// Lift the quarantine of the turns an observer failed on (`cmem doctor` lists them) and
+    /// try them again now. With turn ids (`--retry-quarantined 17,18`), only those.
+    #[arg(long, value_name = "TURNS", num_args = 0..=1, value_delimiter = ',', require_equals = false)]
+    retry_quarantined: Option<Vec<i64>>,
 }
 
 pub fn run(args: &ObserveArgs) -> Result<ExitCode> {
@@ -34,6 +38,11 @@ pub fn run(args: &ObserveArgs) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let mut store = Store::open(&settings.db_path())?;
+    if let Some(ids) = &args.retry_quarantined {
+        let only = (!ids.is_empty()).then_some(ids.as_slice());
+        let released = store.write(|tx| quarantine::release(tx, only))?;
+        println!("released {released} quarantined turn(s); trying them again");
+    }
     let r = observe::observe_pending(
         &mut store,
         observe::Limits::unlimited(),
@@ -44,5 +53,16 @@ pub fn run(args: &ObserveArgs) -> Result<ExitCode> {
         "observed {} turn(s): {} observation(s), {} summary(ies)",
         r.turns, r.observations, r.summaries
     );
+    if !r.quarantined.is_empty() {
+        println!(
+            "quarantined {} turn(s) the observer failed on: {} (see `cmem doctor`)",
+            r.quarantined.len(),
+            r.quarantined
+                .iter()
+                .map(i64::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
     Ok(ExitCode::SUCCESS)
 }

@@ -8,7 +8,7 @@ pub mod confine;
 mod halves;
 pub mod lang;
 pub mod outline;
-mod parse;
+pub mod parse;
 mod rules;
 pub mod search;
 pub mod symbols;

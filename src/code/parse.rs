@@ -1,15 +1,76 @@
-//! Parsing a source text with its language's grammar.
+//! Parsing a source text with its language's grammar, within limits: a time budget (error
+//! recovery on some inputs takes minutes) and the known limits of the grammars' C scanners.
 
-use tree_sitter::{Parser, Tree};
+use std::ops::ControlFlow;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use tree_sitter::{ParseOptions, ParseState, Parser, Tree};
 
 use super::Lang;
 
-/// Parses `source`; `None` when the grammar cannot be loaded or the parser gives up.
-/// Syntax errors do not fail: tree-sitter recovers and the outline shows what it found.
+/// How long one parse may take before it is given up (as "cannot parse").
+pub const DEFAULT_BUDGET: Duration = Duration::from_secs(5);
+static BUDGET_MS: AtomicU64 = AtomicU64::new(DEFAULT_BUDGET.as_millis() as u64);
+
+/// Sets the time one parse may take in this process (hooks allow far less than the CLI).
+pub fn set_budget(budget: Duration) {
+    BUDGET_MS.store(budget.as_millis() as u64, Ordering::Relaxed);
+}
+
+/// The time one parse may take.
+pub fn budget() -> Duration {
+    Duration::from_millis(BUDGET_MS.load(Ordering::Relaxed))
+}
+
+/// Whether a text stays inside what `lang`'s grammar can parse without aborting the process.
+/// The YAML scanner keeps its indentation stack in tree-sitter's 1 KiB state buffer and
+/// overruns it (an assertion, then an abort) past 253 nested blocks; the nesting depth of a
+/// block is bounded by the column its content starts at.
+pub fn within_grammar_limits(lang: Lang, source: &str) -> bool {
+    match lang {
+        Lang::Yaml => source.lines().all(|l| {
+            l.bytes()
+                .take_while(|b| matches!(b, b' ' | b'\t' | b'-' | b'?' | b':'))
+                .count()
+                < MAX_YAML_BLOCK_COLUMN
+        }),
+        _ => true,
+    }
+}
+
+/// See `within_grammar_limits`: with room to spare below the scanner's 253 levels.
+const MAX_YAML_BLOCK_COLUMN: usize = 200;
+
+/// Runs a parse within the budget and the grammar's limits; `None` when either stops it.
+fn run(parser: &mut Parser, lang: Lang, source: &str, old: Option<&Tree>) -> Option<Tree> {
+    if !within_grammar_limits(lang, source) {
+        return None;
+    }
+    let deadline = Instant::now() + budget();
+    let mut give_up = |_: &ParseState| {
+        if Instant::now() >= deadline {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    };
+    let options = ParseOptions::new().progress_callback(&mut give_up);
+    let bytes = source.as_bytes();
+    parser.parse_with_options(
+        &mut |i, _| bytes.get(i..).unwrap_or_default(),
+        old,
+        Some(options),
+    )
+}
+
+/// Parses `source`; `None` when the grammar cannot be loaded or the parse is given up (time
+/// budget, grammar limits). Syntax errors do not fail: tree-sitter recovers and the outline
+/// shows what it found.
 pub fn parse(lang: Lang, source: &str) -> Option<Tree> {
     let mut parser = Parser::new();
     parser.set_language(&lang.grammar()).ok()?;
-    parser.parse(source, None)
+    run(&mut parser, lang, source, None)
 }
 
 /// The included range of `span` in `source`, with its rows and columns.
@@ -28,7 +89,7 @@ pub fn parse_ranges(lang: Lang, source: &str, ranges: &[tree_sitter::Range]) -> 
     let mut parser = Parser::new();
     parser.set_language(&lang.grammar()).ok()?;
     parser.set_included_ranges(ranges).ok()?;
-    parser.parse(source, None)
+    run(&mut parser, lang, source, None)
 }
 
 /// Parses `old`, then `new` incrementally from it (tree-sitter reuses every subtree outside
@@ -36,7 +97,7 @@ pub fn parse_ranges(lang: Lang, source: &str, ranges: &[tree_sitter::Range]) -> 
 pub fn parse_pair(lang: Lang, old: &str, new: &str) -> Option<(Tree, Tree)> {
     let mut parser = Parser::new();
     parser.set_language(&lang.grammar()).ok()?;
-    let old_tree = parser.parse(old, None)?;
+    let old_tree = run(&mut parser, lang, old, None)?;
     let (a, b) = (old.as_bytes(), new.as_bytes());
     let prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
     let max_suffix = a.len().min(b.len()) - prefix;
@@ -56,7 +117,7 @@ pub fn parse_pair(lang: Lang, old: &str, new: &str) -> Option<(Tree, Tree)> {
         old_end_position: point(a, a.len() - suffix),
         new_end_position: point(b, b.len() - suffix),
     });
-    let new_tree = parser.parse(new, Some(&edited))?;
+    let new_tree = run(&mut parser, lang, new, Some(&edited))?;
     Some((old_tree, new_tree))
 }
 

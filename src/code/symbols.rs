@@ -208,45 +208,62 @@ fn visit_children_in(
     depth: usize,
     out: &mut Vec<Symbol>,
 ) {
-    let at = At {
-        parent,
-        exported,
-        depth,
-        qualifier,
-    };
-    // Siblings are collected once: tree-sitter's `prev_sibling` walks from the first child, so
-    // asking it for every symbol's doc comment would be quadratic in a long file.
-    let mut cursor = node.walk();
-    let children: Vec<Node> = node.named_children(&mut cursor).collect();
-    for (i, child) in children.iter().enumerate() {
-        visit(cx, *child, at, &children[..i], out);
+    // Nodes a language passes through (an array, a block, a parenthesised expression) can nest
+    // as deep as the input does (`[[[[…]]]]` 100,000 times is valid JSON), so they are walked
+    // with an explicit stack, never by recursion. Only symbol bodies recurse, and those stop
+    // at `MAX_DEPTH`.
+    let mut stack = vec![Siblings::of(node, exported)];
+    while let Some(top) = stack.last_mut() {
+        let Some(&child) = top.nodes.get(top.next) else {
+            stack.pop();
+            continue;
+        };
+        let i = top.next;
+        top.next += 1;
+        let at = At {
+            parent,
+            exported: top.exported,
+            depth,
+            qualifier,
+        };
+        let before = &top.nodes[..i];
+        match rules::classify(cx, child, at) {
+            Visit::Skip => {}
+            Visit::Import => {
+                let (line, _) = lines_of(child);
+                let text = crate::view::doc::one_line(cx.text(child));
+                cx.imports.push((line, text));
+            }
+            Visit::Through { exported } => {
+                let inner = Siblings::of(child, at.exported || exported);
+                stack.push(inner);
+            }
+            Visit::Symbol(spec) => out.push(build(cx, spec, at, child, before)),
+            Visit::Many(specs) => {
+                for spec in specs {
+                    out.push(build(cx, spec, at, child, before));
+                }
+            }
+        }
     }
 }
 
-fn visit(cx: &mut Cx, node: Node, at: At, before: &[Node], out: &mut Vec<Symbol>) {
-    match rules::classify(cx, node, at) {
-        Visit::Skip => {}
-        Visit::Import => {
-            let (line, _) = lines_of(node);
-            let text = crate::view::doc::one_line(cx.text(node));
-            cx.imports.push((line, text));
-        }
-        Visit::Through { exported } => {
-            visit_children_in(
-                cx,
-                node,
-                at.parent,
-                at.qualifier,
-                at.exported || exported,
-                at.depth,
-                out,
-            );
-        }
-        Visit::Symbol(spec) => out.push(build(cx, spec, at, node, before)),
-        Visit::Many(specs) => {
-            for spec in specs {
-                out.push(build(cx, spec, at, node, before));
-            }
+/// The named children of a node still to visit.
+struct Siblings<'t> {
+    // Collected once: tree-sitter's `prev_sibling` walks from the first child, so asking it
+    // for every symbol's doc comment would be quadratic in a long file.
+    nodes: Vec<Node<'t>>,
+    next: usize,
+    exported: bool,
+}
+
+impl<'t> Siblings<'t> {
+    fn of(node: Node<'t>, exported: bool) -> Siblings<'t> {
+        let mut cursor = node.walk();
+        Siblings {
+            nodes: node.named_children(&mut cursor).collect(),
+            next: 0,
+            exported,
         }
     }
 }

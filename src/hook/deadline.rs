@@ -171,22 +171,75 @@ extern "C" fn on_deadline(_signal: libc::c_int) {
         // SAFETY: `_exit` is async-signal-safe.
         unsafe { libc::_exit(0) }
     }
+    spool_log_answer_exit(Level::Warn, "hook deadline reached");
+}
+
+/// Also answers for a hook that crashes: a stack overflow or an abort in a grammar's C code
+/// would otherwise end the hook with a signal and no answer. The handler runs on a stack of its
+/// own (the overflowed one has no room left), logs, spools what was being written, answers
+/// no-op and exits 0; what caused it is handled by the next run (the observer's quarantine).
+pub fn guard_fatal_signals() {
+    const ALT_STACK_BYTES: usize = 64 * 1024;
+    let stack: &'static mut [u8] = Box::leak(vec![0u8; ALT_STACK_BYTES].into_boxed_slice());
+    // SAFETY: the alternate stack is leaked, so it lives as long as the process; a zeroed
+    // `sigaction` is a valid "no flags, empty mask" value and the handler only makes
+    // async-signal-safe calls.
+    unsafe {
+        let alt = libc::stack_t {
+            ss_sp: stack.as_mut_ptr().cast(),
+            ss_flags: 0,
+            ss_size: stack.len(),
+        };
+        libc::sigaltstack(&alt, std::ptr::null_mut());
+        let mut action: libc::sigaction = std::mem::zeroed();
+        action.sa_sigaction = on_fatal as *const () as libc::sighandler_t;
+        action.sa_flags = libc::SA_ONSTACK | libc::SA_RESETHAND;
+        libc::sigemptyset(&mut action.sa_mask);
+        for signal in [
+            libc::SIGSEGV,
+            libc::SIGBUS,
+            libc::SIGABRT,
+            libc::SIGILL,
+            libc::SIGFPE,
+        ] {
+            libc::sigaction(signal, &action, std::ptr::null_mut());
+        }
+    }
+}
+
+extern "C" fn on_fatal(signal: libc::c_int) {
+    if ANSWERED.swap(true, Ordering::SeqCst) {
+        // SAFETY: `_exit` is async-signal-safe.
+        unsafe { libc::_exit(0) }
+    }
+    let what = match signal {
+        libc::SIGSEGV | libc::SIGBUS => {
+            "hook crashed (a stack overflow or memory fault, signal SIGSEGV/SIGBUS)"
+        }
+        libc::SIGABRT => "hook crashed (an abort, signal SIGABRT)",
+        _ => "hook crashed (signal SIGILL/SIGFPE)",
+    };
+    spool_log_answer_exit(Level::Error, what);
+}
+
+/// The end of a hook interrupted by a signal: spools the capture being written (if any), logs
+/// `why`, prints the event's no-op and exits 0. Async-signal-safe calls only.
+fn spool_log_answer_exit(level: Level, why: &str) -> ! {
     let pending = PENDING.swap(std::ptr::null_mut(), Ordering::SeqCst);
     if let Some(targets) = TARGETS.get() {
         if pending.is_null() {
-            log(
-                targets,
-                Level::Warn,
-                &["hook deadline reached; answering no-op"],
-            );
+            log(targets, level, &[why, "; answering no-op"]);
         } else {
             // SAFETY: a non-null PENDING is a live leaked Box; the main thread can no longer
             // take it (the swap above did), and the process exits before anyone frees it.
             let line = unsafe { &*pending };
-            const WHY: &str = "hook deadline reached while writing";
             match append_to_spool(targets, line) {
-                Ok(()) => log(targets, Level::Warn, &[WHY, super::SPOOLED]),
-                Err(why) => log(targets, Level::Error, &[WHY, super::LOST, why]),
+                Ok(()) => log(targets, level, &[why, " while writing", super::SPOOLED]),
+                Err(lost) => log(
+                    targets,
+                    Level::Error,
+                    &[why, " while writing", super::LOST, lost],
+                ),
             }
         }
     }

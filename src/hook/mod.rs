@@ -35,6 +35,8 @@ const HARD_DEADLINE: Duration = Duration::from_millis(1850);
 /// The busy handler gives up at least this long before the hard deadline, so a write that
 /// could not get the lock is spooled by the main thread, not raced by the signal.
 const BUSY_MARGIN: Duration = Duration::from_millis(150);
+/// How long one parse may take in a hook (the CLI and the MCP server allow seconds).
+const HOOK_PARSE_BUDGET: Duration = Duration::from_millis(250);
 /// How long a hook may spend starting to observe closed turns.
 const OBSERVE_BUDGET: Duration = Duration::from_millis(200);
 
@@ -59,6 +61,10 @@ pub fn run(event_arg: &str) -> ! {
         .and_then(|ms| ms.parse().ok())
         .map_or(HARD_DEADLINE, Duration::from_millis);
     deadline::arm(hard, event.map_or("{}", HookEvent::noop_json));
+    deadline::guard_fatal_signals();
+    // A file whose parse takes seconds must not take the hook's deadline with it: the observer
+    // then names no symbols for it.
+    crate::code::parse::set_budget(HOOK_PARSE_BUDGET);
     crate::store::configure_for_one_shot_process();
     std::panic::set_hook(Box::new(|info| {
         logging::error(format!("internal error (panic): {info}"));

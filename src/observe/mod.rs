@@ -6,6 +6,7 @@
 //! can then rewrite a turn's observations in the background (`external`).
 
 pub mod ascii;
+pub mod attempt;
 pub mod draft;
 pub mod event;
 pub mod external;
@@ -17,14 +18,16 @@ pub mod symbols;
 pub mod todo;
 pub mod xml;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::Result;
 use rusqlite::Connection;
 
+use crate::logging;
 use crate::model::work_state;
 use crate::store::observations::{self, NewObservation};
+use crate::store::quarantine::{self, Observer};
 use crate::store::summaries::{self, NewSummary};
 use crate::store::turns::{self, ToolRow, TurnRow};
 use crate::store::{Store, todos};
@@ -58,6 +61,8 @@ pub struct Report {
     pub summaries: usize,
     /// Prompt row ids of the turns observed.
     pub turn_ids: Vec<i64>,
+    /// Prompt row ids of the turns quarantined in this run.
+    pub quarantined: Vec<i64>,
 }
 
 /// A turn read back and run through the rules (not stored yet).
@@ -195,6 +200,7 @@ pub fn new_summary(
 
 /// Observes one turn: stores its observations and summary and marks it observed.
 pub fn observe_turn(conn: &Connection, turn: &TurnRow, now_ms: i64) -> Result<(usize, usize)> {
+    test_fault(turn);
     let a = analyze(conn, turn)?;
     let mut stored = 0;
     for d in &a.drafts {
@@ -215,20 +221,63 @@ pub fn observe_turn(conn: &Connection, turn: &TurnRow, now_ms: i64) -> Result<(u
 
 /// Observes the closed turns that wait for it, oldest first, within `limits`. Each turn is its
 /// own write transaction, re-checked inside it, so concurrent hooks never observe a turn twice.
+///
+/// A turn that killed an earlier attempt (see `attempt`) or panics now is quarantined and the
+/// run goes on with the next one: one bad turn never stops the observing of later ones.
 pub fn observe_pending(store: &mut Store, limits: Limits, now_ms: i64) -> Result<Report> {
     let mut report = Report::default();
+    let data_dir = store
+        .path()
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
     let pending = turns::unobserved(&store.conn, limits.max_turns.min(10_000))?;
     for turn in pending {
         if limits.until.is_some_and(|u| Instant::now() >= u) {
             break;
         }
-        let done = store.write(|tx| {
-            if !turns::is_unobserved(tx, turn.id)? {
-                return Ok(None);
+        let attempt = match attempt::begin(&data_dir, Observer::Rules, turn.id, now_ms) {
+            attempt::Begin::Go(a) => a,
+            attempt::Begin::Busy => continue,
+            attempt::Begin::Failed(failed) => {
+                store.write(|tx| {
+                    quarantine::add(tx, turn.id, Observer::Rules, now_ms, &failed.reason)
+                })?;
+                logging::warn(format!(
+                    "observer: turn {} quarantined: {}; `cmem observe --retry-quarantined` tries it again",
+                    turn.id, failed.reason
+                ));
+                failed.clear();
+                report.quarantined.push(turn.id);
+                continue;
             }
-            observe_turn(tx, &turn, now_ms).map(Some)
-        })?;
-        if let Some((observations, summaries)) = done {
+        };
+        // A panic is caught where unwinding is on (tests, debug builds); a release build aborts
+        // and the attempt's mark quarantines the turn in the next run instead.
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            store.write(|tx| {
+                if !turns::is_unobserved(tx, turn.id)? {
+                    return Ok(None);
+                }
+                observe_turn(tx, &turn, now_ms).map(Some)
+            })
+        }));
+        let done = match result {
+            Ok(done) => done,
+            Err(panic) => {
+                let reason = format!("the rules observer panicked: {}", panic_text(&*panic));
+                let stored = store
+                    .write(|tx| quarantine::add(tx, turn.id, Observer::Rules, now_ms, &reason));
+                attempt.end();
+                stored?;
+                logging::warn(format!("observer: turn {} quarantined: {reason}", turn.id));
+                report.quarantined.push(turn.id);
+                continue;
+            }
+        };
+        // An error here is the database's (locked, full), not the turn's: it stays waiting.
+        attempt.end();
+        if let Some((observations, summaries)) = done? {
             report.turns += 1;
             report.observations += observations;
             report.summaries += summaries;
@@ -236,4 +285,46 @@ pub fn observe_pending(store: &mut Store, limits: Limits, now_ms: i64) -> Result
         }
     }
     Ok(report)
+}
+
+/// Lets the tests make the observer die on a turn the way a real bug would (the quarantine
+/// must hold for deaths no code can catch): with `CMEM_TEST_OBSERVER_FAULT=KIND:MARKER`, a turn
+/// whose prompt holds MARKER makes the observer overflow its stack, abort, panic or hang.
+fn test_fault(turn: &TurnRow) {
+    let Ok(spec) = std::env::var("CMEM_TEST_OBSERVER_FAULT") else {
+        return;
+    };
+    let Some((kind, marker)) = spec.split_once(':') else {
+        return;
+    };
+    if marker.is_empty() || !turn.prompt_text.contains(marker) {
+        return;
+    }
+    match kind {
+        "overflow" => {
+            fn deeper(n: u64) -> u64 {
+                let frame = std::hint::black_box([n; 64]);
+                if frame[0] == u64::MAX {
+                    return 0;
+                }
+                deeper(frame[0] + 1) + frame[1]
+            }
+            std::hint::black_box(deeper(0));
+        }
+        "abort" => std::process::abort(),
+        "panic" => panic!("test fault on turn {}", turn.id),
+        "hang" => loop {
+            std::thread::sleep(std::time::Duration::from_secs(1));
+        },
+        _ => {}
+    }
+}
+
+/// The message of a caught panic.
+pub fn panic_text(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "(no message)".to_string())
 }

@@ -9,6 +9,7 @@ use rusqlite::{Connection, TransactionBehavior};
 const STEPS: &[&str] = &[
     include_str!("sql/001_init.sql"),
     include_str!("sql/002_origin.sql"),
+    include_str!("sql/003_quarantine.sql"),
 ];
 
 pub const SCHEMA_VERSION: i64 = STEPS.len() as i64;

@@ -12,6 +12,7 @@ pub mod jsonl;
 mod migrations;
 pub mod observations;
 pub mod prompts;
+pub mod quarantine;
 pub mod rank;
 pub mod search;
 pub mod spool;

@@ -4,6 +4,8 @@
 use anyhow::Result;
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
+use super::quarantine::{NOT_QUARANTINED_FOR_EXTERNAL, NOT_QUARANTINED_FOR_RULES};
+
 /// One closed prompt turn.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TurnRow {
@@ -73,6 +75,7 @@ pub fn unobserved(conn: &Connection, limit: usize) -> Result<Vec<TurnRow>> {
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT {TURN_COLUMNS} FROM user_prompts p JOIN sessions s ON s.id = p.session_id
          WHERE p.observed_at_epoch IS NULL AND p.ended_at_epoch IS NOT NULL
+           AND {NOT_QUARANTINED_FOR_RULES}
          ORDER BY p.ended_at_epoch, p.id LIMIT ?1"
     ))?;
     let rows = stmt.query_map(params![limit as i64], turn_from_row)?;
@@ -159,7 +162,7 @@ pub fn awaiting_external(conn: &Connection, since_ms: i64, limit: usize) -> Resu
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT {TURN_COLUMNS} FROM user_prompts p JOIN sessions s ON s.id = p.session_id
          WHERE p.external_observed_at_epoch IS NULL AND p.observed_at_epoch IS NOT NULL
-           AND p.observed_at_epoch >= ?1
+           AND p.observed_at_epoch >= ?1 AND {NOT_QUARANTINED_FOR_EXTERNAL}
          ORDER BY p.observed_at_epoch, p.id LIMIT ?2"
     ))?;
     let rows = stmt.query_map(params![since_ms, limit as i64], turn_from_row)?;

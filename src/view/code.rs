@@ -250,7 +250,8 @@ fn range_always(start: usize, end: usize) -> String {
 pub fn parse_failure(path: &str) -> Doc {
     let mut doc = Doc::default();
     doc.push(Block::new(BlockKind::Other).line(Line::text(format!(
-        "Could not parse {path}. The file may use an unsupported language or be empty."
+        "Could not parse {path}: its grammar gave up on it (a text it cannot read, nesting deeper than it handles, or more than {} s of parsing). Read it with offset and limit instead.",
+        crate::code::parse::budget().as_secs()
     ))));
     doc
 }
