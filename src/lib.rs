@@ -8,6 +8,7 @@ pub mod config;
 pub mod demo;
 pub mod disclosure;
 pub mod hook;
+pub mod jsonfix;
 pub mod logging;
 pub mod mcp;
 pub mod model;

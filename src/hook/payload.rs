@@ -6,6 +6,8 @@ use serde_json::{Map, Value};
 pub struct Payload(pub Map<String, Value>);
 
 const MAX_ID_LEN: usize = 256;
+/// Values nested deeper than this are cut from a payload (serde_json refuses past 128).
+const MAX_DEPTH: usize = 100;
 
 impl Payload {
     pub fn parse(bytes: &[u8]) -> Result<Payload> {
@@ -15,7 +17,19 @@ impl Payload {
         }
         let value: Value = match serde_json::from_slice(bytes) {
             Ok(v) => v,
-            Err(e) => bail!("payload is not valid JSON ({e})"),
+            Err(e) => match crate::jsonfix::repair(bytes, MAX_DEPTH) {
+                // Lone surrogates, huge numbers or deep nesting: keep the event, repaired.
+                Some(fixed) => match serde_json::from_slice(&fixed) {
+                    Ok(v) => {
+                        crate::logging::info(format!(
+                            "payload repaired before parsing ({e}): lone surrogates became U+FFFD, huge numbers strings, values deeper than {MAX_DEPTH} levels were cut"
+                        ));
+                        v
+                    }
+                    Err(_) => bail!("payload is not valid JSON ({e})"),
+                },
+                None => bail!("payload is not valid JSON ({e})"),
+            },
         };
         match value {
             Value::Object(map) => Ok(Payload(map)),

@@ -221,8 +221,13 @@ pub fn import(store: &mut Store, input: &mut dyn BufRead, dry_run: bool) -> Resu
         if line.trim().is_empty() {
             continue;
         }
-        let record: Value =
-            serde_json::from_str(&line).with_context(|| format!("line {} is not JSON", n + 2))?;
+        let record: Value = match serde_json::from_str(&line) {
+            Ok(v) => v,
+            // Another tool's export may hold lone surrogates, huge numbers or deep nesting.
+            Err(e) => crate::jsonfix::repair(line.as_bytes(), 100)
+                .and_then(|fixed| serde_json::from_slice(&fixed).ok())
+                .with_context(|| format!("line {} is not JSON ({e})", n + 2))?,
+        };
         let Some(table) = TABLES.iter().copied().find(|t| record["table"] == *t) else {
             bail!("line {}: unknown table {}", n + 2, record["table"]);
         };
