@@ -1,7 +1,9 @@
 //! `cmem mcp`: a synchronous MCP server on stdio (JSON-RPC 2.0, one message per line).
 //!
 //! stdout carries protocol only; diagnostics go to the log file. Every request gets exactly one
-//! answer, notifications none; bad input is a JSON-RPC error, never a crash.
+//! answer, notifications none; bad input is a JSON-RPC error, never a crash. Lines are read
+//! with a cap (`line`), a line the strict parse refuses still yields its id (`recover`), and
+//! replies become bytes in one place only (`wire`).
 
 mod lifecycle;
 pub mod line;
@@ -70,8 +72,17 @@ impl Server {
         if line.trim().is_empty() {
             return None;
         }
-        match serde_json::from_str(line) {
-            Ok(msg) => self.handle_message(msg, None),
+        match serde_json::from_str::<Value>(line) {
+            Ok(msg) => {
+                // A number id that is not a whole 64-bit integer (1.5e3, -0, 40 digits) was
+                // read as a float; it goes back as the exact text sent, for the client to match.
+                let raw_id = msg
+                    .get("id")
+                    .filter(|id| id.is_f64())
+                    .and_then(|_| recover::find_id(line))
+                    .map(|r| Id::Raw(line[r].to_string()));
+                self.handle_message(msg, raw_id)
+            }
             Err(_) => self.handle_broken(line),
         }
     }
