@@ -1,13 +1,18 @@
 //! `cmem mcp`: a synchronous MCP server on stdio (JSON-RPC 2.0, one message per line).
 //!
 //! stdout carries protocol only; diagnostics go to the log file. Every request gets exactly one
-//! answer, notifications none; bad input is a JSON-RPC error, never a crash.
+//! answer, notifications none; bad input is a JSON-RPC error, never a crash. Lines are read
+//! with a cap (`line`), a line the strict parse refuses still yields its id (`recover`), and
+//! replies become bytes in one place only (`wire`).
 
 mod lifecycle;
+pub mod line;
 pub mod protocol;
+mod recover;
 pub mod tools;
+pub mod wire;
 
-use std::io::{BufRead, Write};
+use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::Result;
@@ -15,18 +20,39 @@ use serde_json::{Value, json};
 
 use protocol::*;
 use tools::{Ctx, Tool};
+use wire::{Answer, Id};
 
 pub struct Server {
     ctx: Ctx,
     tools: Vec<Tool>,
 }
 
-fn error_response(id: Value, code: i64, message: &str, data: Option<Value>) -> Value {
+fn error(code: i64, message: &str, data: Option<Value>) -> Value {
     let mut error = json!({"code": code, "message": message});
     if let Some(d) = data {
         error["data"] = d;
     }
-    json!({"jsonrpc": "2.0", "id": id, "error": error})
+    error
+}
+
+/// serde_json's message, and what the client can do about the two limits it may hit.
+fn parse_error_message(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    let hint = if text.starts_with("recursion limit exceeded") {
+        " (cmem reads JSON nested up to 128 levels deep)"
+    } else if text.starts_with("number out of range") {
+        " (numbers must fit a 64-bit float)"
+    } else {
+        ""
+    };
+    format!("Parse error: {text}{hint}")
+}
+
+fn error_answer(id: Id, code: i64, message: &str, data: Option<Value>) -> Answer {
+    Answer {
+        id,
+        outcome: Err(error(code, message, data)),
+    }
 }
 
 impl Server {
@@ -42,24 +68,71 @@ impl Server {
     }
 
     /// Handles one line from the client; `None` when nothing must be answered.
-    pub fn handle_line(&mut self, line: &str) -> Option<Value> {
+    pub fn handle_line(&mut self, line: &str) -> Option<Answer> {
         if line.trim().is_empty() {
             return None;
         }
-        let msg: Value = match serde_json::from_str(line) {
-            Ok(v) => v,
-            Err(e) => {
-                return Some(error_response(
-                    Value::Null,
-                    PARSE_ERROR,
-                    &format!("Parse error: {e}"),
-                    None,
-                ));
+        match serde_json::from_str::<Value>(line) {
+            Ok(msg) => {
+                // A number id that is not a whole 64-bit integer (1.5e3, -0, 40 digits) was
+                // read as a float; it goes back as the exact text sent, for the client to match.
+                let raw_id = msg
+                    .get("id")
+                    .filter(|id| id.is_f64())
+                    .and_then(|_| recover::find_id(line))
+                    .map(|r| Id::Raw(line[r].to_string()));
+                self.handle_message(msg, raw_id)
             }
-        };
+            Err(_) => self.handle_broken(line),
+        }
+    }
+
+    /// A line the strict parse refused. Served all the same when a lone surrogate escape was
+    /// its only fault (the surrogate becomes U+FFFD); otherwise a parse error, for the request's
+    /// id whenever the line holds one (found by a scan that survives any depth and number).
+    fn handle_broken(&mut self, line: &str) -> Option<Answer> {
+        let id_range = recover::find_id(line);
+        let raw_id = id_range.clone().map(|r| Id::Raw(line[r].to_string()));
+        let mut repaired = line.as_bytes().to_vec();
+        recover::fix_lone_surrogates(&mut repaired);
+        if let Some(r) = id_range {
+            // The id goes back as it was sent; a stand-in of the same length lets the rest be
+            // parsed and keeps the error's column right.
+            repaired[r.start] = b'0';
+            repaired[r.start + 1..r.end].fill(b' ');
+        }
+        match serde_json::from_slice(&repaired) {
+            Ok(msg) => self.handle_message(msg, raw_id),
+            Err(e) => Some(error_answer(
+                raw_id.unwrap_or(Id::NULL),
+                PARSE_ERROR,
+                &parse_error_message(&e),
+                None,
+            )),
+        }
+    }
+
+    /// A line longer than [`line::MAX_LINE_BYTES`]: refused, for its id if the kept start
+    /// of the line shows one.
+    pub fn too_long(&mut self, prefix: &str, bytes: u64) -> Answer {
+        let id = recover::find_id(prefix).map_or(Id::NULL, |r| Id::Raw(prefix[r].to_string()));
+        crate::logging::error(format!("refused a request line of {bytes} bytes"));
+        error_answer(
+            id,
+            INVALID_REQUEST,
+            &format!(
+                "Request too large: the line has {bytes} bytes and cmem reads lines of up to {} bytes (8 MiB)",
+                line::MAX_LINE_BYTES
+            ),
+            None,
+        )
+    }
+
+    /// One parsed message; `raw_id` is the id as sent when the line needed repair to parse.
+    fn handle_message(&mut self, msg: Value, raw_id: Option<Id>) -> Option<Answer> {
         let Some(obj) = msg.as_object() else {
-            return Some(error_response(
-                Value::Null,
+            return Some(error_answer(
+                Id::NULL,
                 INVALID_REQUEST,
                 "Invalid request: expected one JSON-RPC object per line (batches are not supported)",
                 None,
@@ -69,9 +142,14 @@ impl Server {
         let Some(method) = obj.get("method").and_then(Value::as_str) else {
             // A response to a request we never sent, or garbage with an id.
             return match id {
-                Some(id) if !obj.contains_key("result") && !obj.contains_key("error") => Some(
-                    error_response(id, INVALID_REQUEST, "Invalid request: no method", None),
-                ),
+                Some(id) if !obj.contains_key("result") && !obj.contains_key("error") => {
+                    Some(error_answer(
+                        raw_id.unwrap_or(Id::Value(id)),
+                        INVALID_REQUEST,
+                        "Invalid request: no method",
+                        None,
+                    ))
+                }
                 _ => None,
             };
         };
@@ -80,29 +158,29 @@ impl Server {
             return None;
         };
         if !(id.is_string() || id.is_number() || id.is_null()) {
-            return Some(error_response(
-                Value::Null,
+            return Some(error_answer(
+                Id::NULL,
                 INVALID_REQUEST,
                 "Invalid request: id must be a string or a number",
                 None,
             ));
         }
+        let id = raw_id.unwrap_or(Id::Value(id));
         let params = obj.get("params");
         let stateless = match stateless_check(params) {
             Ok(s) => s,
-            Err((code, message, data)) => return Some(error_response(id, code, &message, data)),
+            Err((code, message, data)) => return Some(error_answer(id, code, &message, data)),
         };
-        let result = match self.request(method, params, stateless) {
+        let outcome = match self.request(method, params, stateless) {
             Ok(mut result) => {
                 if stateless && let Some(map) = result.as_object_mut() {
                     map.insert("resultType".into(), json!("complete"));
                 }
-                return Some(json!({"jsonrpc": "2.0", "id": id, "result": result}));
+                Ok(result)
             }
-            Err(e) => e,
+            Err((code, message, data)) => Err(error(code, &message, data)),
         };
-        let (code, message, data) = result;
-        Some(error_response(id, code, &message, data))
+        Some(Answer { id, outcome })
     }
 
     fn notification(&mut self, method: &str) {
@@ -215,19 +293,19 @@ pub fn serve() -> Result<ExitCode> {
     let mut buf = Vec::new();
     let mut input = stdin.lock();
     loop {
-        buf.clear();
-        match input.read_until(b'\n', &mut buf) {
-            Ok(0) => break,
-            Ok(_) => {}
+        let answer = match line::read_line(&mut input, &mut buf, line::MAX_LINE_BYTES) {
+            Ok(line::Read::Eof) => break,
+            Ok(line::Read::Line) => server.handle_line(&String::from_utf8_lossy(&buf)),
+            Ok(line::Read::TooLong { bytes }) => {
+                Some(server.too_long(&String::from_utf8_lossy(&buf), bytes))
+            }
             Err(e) => {
                 crate::logging::error(format!("cannot read stdin: {e}"));
                 break;
             }
-        }
-        let line = String::from_utf8_lossy(&buf);
-        if let Some(answer) = server.handle_line(&line) {
-            let mut text = answer.to_string();
-            text.push('\n');
+        };
+        if let Some(answer) = answer {
+            let text = wire::encode(&answer);
             if stdout
                 .write_all(text.as_bytes())
                 .and_then(|_| stdout.flush())

@@ -65,13 +65,19 @@ impl Line {
     }
 
     fn write_plain(&self, out: &mut String) {
+        // A markdown heading is a whole line: its `#`s open the line even when the heading
+        // span follows others (an id, a type symbol), never in the middle of it.
+        let heading = self.spans.iter().find_map(|s| match s.role {
+            Role::Heading(level) => Some(level),
+            _ => None,
+        });
+        if let Some(level) = heading {
+            out.extend(std::iter::repeat_n('#', level as usize));
+            out.push(' ');
+        }
         for span in &self.spans {
             match span.role {
-                Role::Heading(level) => {
-                    out.extend(std::iter::repeat_n('#', level as usize));
-                    out.push(' ');
-                    out.push_str(&span.text);
-                }
+                Role::Heading(_) => out.push_str(&span.text),
                 Role::Strong => {
                     out.push_str("**");
                     out.push_str(&span.text);
@@ -282,6 +288,15 @@ mod tests {
                 .line(Line::blank()),
         );
         assert_eq!(d.to_plain(), "### Oct 10, 2026\n**514** 3:05p");
+    }
+
+    #[test]
+    fn a_heading_after_other_spans_still_opens_its_line() {
+        let line = Line::new()
+            .push("#12", Role::Id)
+            .push(" ", Role::Text)
+            .push("Read pool.rs", Role::Heading(2));
+        assert_eq!(line.plain(), "## #12 Read pool.rs");
     }
 
     #[test]
