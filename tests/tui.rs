@@ -591,6 +591,244 @@ fn control_bytes_in_raw_output_are_escaped() {
     assert!(all.contains("[31mred"), "escaped text is shown");
 }
 
+/// The status line's right end: `N/TOTAL`.
+fn counter(h: &mut Harness) -> String {
+    let screen = h.screen();
+    let last = screen
+        .lines()
+        .rfind(|l| !l.trim().is_empty())
+        .unwrap_or_default();
+    last.split_whitespace()
+        .next_back()
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// The rows a list layer shows that lead somewhere (records, tool uses, lists).
+fn visible_items(h: &Harness) -> Vec<String> {
+    let l = h.app.top();
+    (0..l.visible_len())
+        .filter_map(|p| l.visible(p))
+        .filter_map(|(i, _)| l.rows.get(i))
+        .filter(|r| r.target.is_some())
+        .map(|r| r.display())
+        .collect()
+}
+
+/// A record row's words without its id, time and symbol (`266 8:57p ✓ Changed …`).
+fn title_of(display: &str) -> String {
+    display
+        .splitn(4, ' ')
+        .nth(3)
+        .unwrap_or_default()
+        .to_lowercase()
+}
+
+#[test]
+fn filter_keeps_rows_whose_words_match_not_scattered_letters_or_times() {
+    let mut h = open("default", 100, 30);
+    let all = visible_items(&h);
+    let with_pool = all.iter().filter(|d| title_of(d).contains("pool")).count();
+    assert!(
+        with_pool > 3 && with_pool < all.len() / 2,
+        "{with_pool} of {}",
+        all.len()
+    );
+    h.keys("/").unwrap();
+    h.type_text("pool");
+    let kept = visible_items(&h);
+    for d in &kept {
+        assert!(title_of(d).contains("pool"), "{d:?} kept for /pool");
+    }
+    assert_eq!(kept.len(), with_pool, "every row about pool, nothing else");
+    assert!(h.screen().contains(&format!("/pool ({with_pool} shown)")));
+    // Word starts: `tokref` finds "token refresh".
+    h.keys("ctrl-u").unwrap();
+    h.type_text("tokref");
+    let kept = visible_items(&h);
+    assert!(kept.iter().any(|d| title_of(d).contains("token refresh")));
+    for d in &kept {
+        let t = title_of(d);
+        let starts = |p: &str| {
+            t.match_indices(p)
+                .any(|(i, _)| !t[..i].chars().last().is_some_and(char::is_alphanumeric))
+        };
+        assert!(starts("tok") && starts("ref"), "{d:?} kept for /tokref");
+    }
+    // A time is not a reason to keep a row.
+    let time = all[0].split(' ').nth(1).unwrap().to_string();
+    h.keys("ctrl-u").unwrap();
+    h.type_text(&time);
+    assert!(
+        visible_items(&h).is_empty(),
+        "{time} matched {:?}",
+        visible_items(&h)
+    );
+}
+
+#[test]
+fn counter_counts_items_not_day_headings() {
+    let mut h = open("default", 100, 30);
+    let (obs, sums) = h.app.top().total.unwrap();
+    assert_eq!(counter(&mut h), format!("1/{}", obs + sums));
+    h.keys("j j").unwrap();
+    assert_eq!(counter(&mut h), format!("3/{}", obs + sums));
+    h.keys("/").unwrap();
+    h.type_text("pool");
+    h.keys("enter").unwrap();
+    let n = visible_items(&h).len();
+    assert!(h.app.top().visible_len() > n, "day headings are visible");
+    assert_eq!(counter(&mut h), format!("1/{n}"));
+    h.keys("esc w").unwrap();
+    let lists = visible_items(&h).len();
+    assert_eq!(counter(&mut h), format!("1/{lists}"));
+}
+
+#[test]
+fn tool_uses_are_written_t_and_their_id() {
+    let mut h = open("default", 120, 40);
+    let (tool, obs) = h.demo_code_tool_use().unwrap();
+    h.keys(":").unwrap();
+    h.type_text(&obs.to_string());
+    h.keys("enter").unwrap();
+    let screen = h.screen();
+    assert!(screen.contains(&format!("│T{tool} ")), "{screen}");
+    assert!(!screen.contains(&format!("#{tool} ")) || tool == obs);
+    h.keys("y").unwrap();
+    assert_eq!(
+        h.app.effects.last(),
+        Some(&Effect::Copy(format!("T{tool}")))
+    );
+    h.keys("enter").unwrap();
+    let screen = h.screen();
+    assert!(screen.contains(&format!("› Raw T{tool} ")), "{screen}");
+    assert!(screen.contains(&format!("Tool use T{tool} ·")), "{screen}");
+}
+
+#[test]
+fn footers_offer_only_keys_that_act_here() {
+    let mut h = open("default", 140, 40);
+    let footer = |h: &mut Harness| h.screen().lines().nth(39).unwrap_or_default().to_string();
+    assert!(footer(&mut h).contains("Enter open"));
+    let (_, obs) = h.demo_code_tool_use().unwrap();
+    h.script(&format!(": '{obs} enter")).unwrap();
+    assert!(footer(&mut h).contains("Enter open"), "the tool use opens");
+    h.keys("enter").unwrap();
+    assert_eq!(h.app.top().kind, LayerKind::Raw);
+    let raw = footer(&mut h);
+    assert!(!raw.contains("open") && raw.contains("Esc back"), "{raw}");
+    // Enter there does nothing indeed.
+    h.keys("enter").unwrap();
+    assert_eq!(h.app.top().kind, LayerKind::Raw);
+    h.keys("a").unwrap();
+    let agent = footer(&mut h);
+    assert!(
+        !agent.contains("a agent") && agent.contains("w work"),
+        "{agent}"
+    );
+    h.keys("w").unwrap();
+    let work = footer(&mut h);
+    assert!(
+        !work.contains("w work") && work.contains("Enter open"),
+        "{work}"
+    );
+}
+
+#[test]
+fn help_says_what_keys_do_and_shows_every_symbol() {
+    let mut h = open("default", 140, 40);
+    h.keys("?").unwrap();
+    let screen = h.screen();
+    assert!(screen.contains(": · g:"), "{screen}");
+    assert!(screen.contains("Home · gg"), "{screen}");
+    assert!(screen.contains("full-text search of the current scope"));
+    assert!(!screen.contains("all memory"));
+    h.keys("ctrl-d").unwrap();
+    let screen = h.screen();
+    assert!(screen.contains("◎session ❯prompt ●bugfix"), "{screen}");
+    assert!(screen.contains("\" in the time column"), "{screen}");
+    // The prompt's glyph: distinct from the ditto, in the legend the agent gets too.
+    assert_eq!(cmem::view::timeline::PROMPT_SYMBOL, '❯');
+    assert!(cmem::view::index::legend_line().plain().contains("❯prompt"));
+}
+
+#[test]
+fn breadcrumbs_show_each_layer_once() {
+    let mut h = open("default", 140, 40);
+    let crumbs = |h: &mut Harness| {
+        let top = h.screen().lines().next().unwrap_or_default().to_string();
+        top.split("  ")
+            .next()
+            .unwrap_or_default()
+            .trim()
+            .to_string()
+    };
+    h.keys("a").unwrap();
+    assert_eq!(crumbs(&mut h), "cmem › acme-api › Agent view");
+    h.keys("w").unwrap();
+    assert_eq!(kinds(&h), vec![LayerKind::Index, LayerKind::WorkState]);
+    assert_eq!(crumbs(&mut h), "cmem › acme-api › Work state");
+    h.keys("a w").unwrap();
+    assert_eq!(crumbs(&mut h), "cmem › acme-api › Work state");
+    h.keys("enter w").unwrap();
+    assert_eq!(kinds(&h), vec![LayerKind::Index, LayerKind::WorkState]);
+    h.keys("w").unwrap();
+    assert_eq!(
+        kinds(&h),
+        vec![LayerKind::Index],
+        "w on the work state goes back"
+    );
+    h.keys("j enter a").unwrap();
+    assert_eq!(
+        crumbs(&mut h),
+        format!("cmem › acme-api › {} › Agent view", h.app.stack[1].title)
+    );
+}
+
+/// Every word on a wrapped screen row is a whole word of the row's text (or a piece of a word
+/// too long for any row).
+fn assert_words_whole(h: &Harness, layer: &cmem::tui::app::Layer, area: ratatui::layout::Rect) {
+    let mut wrapped = 0;
+    for (pos, lines) in cmem::tui::ui::screen_rows(&h.app, layer, area) {
+        let Some((i, _)) = layer.visible(pos) else {
+            continue;
+        };
+        let source = layer.rows[i].display();
+        let words: Vec<&str> = source.split(' ').collect();
+        if lines.len() > 1 {
+            wrapped += 1;
+        }
+        for line in &lines {
+            let text = line.to_string();
+            assert!(text.chars().count() <= area.width as usize);
+            for w in text.split(' ').filter(|w| !w.is_empty()) {
+                assert!(
+                    words.contains(&w)
+                        || words
+                            .iter()
+                            .any(|x| x.chars().count() > area.width as usize && x.contains(w)),
+                    "{w:?} is cut out of a word in {source:?}: {lines:?}"
+                );
+            }
+        }
+    }
+    assert!(wrapped > 0, "nothing wrapped: the test shows nothing");
+}
+
+#[test]
+fn preview_and_agent_view_wrap_between_words() {
+    let mut h = open("default", 140, 40);
+    let area = ratatui::layout::Rect::new(0, 0, 140, 40);
+    let preview = cmem::tui::ui::layout(&h.app, area).preview.unwrap();
+    let layer = h.app.preview.as_ref().unwrap().layer.clone();
+    assert_words_whole(&h, &layer, preview);
+    h.resize(60, 30);
+    h.keys("a").unwrap();
+    let list = cmem::tui::ui::layout(&h.app, ratatui::layout::Rect::new(0, 0, 60, 30)).list;
+    let layer = h.app.top().clone();
+    assert_words_whole(&h, &layer, list);
+}
+
 fn snapshot(name: &str, theme: &str, w: u16, h: u16, script: &str) {
     let mut harness = open(theme, w, h);
     let script = script.replace(

@@ -5,7 +5,6 @@
 use std::path::PathBuf;
 
 use crossterm::event::{KeyCode, KeyEvent, MouseButton, MouseEvent, MouseEventKind};
-use fuzzy_matcher::FuzzyMatcher;
 use fuzzy_matcher::skim::SkimMatcherV2;
 
 use super::data::{
@@ -294,23 +293,38 @@ impl Layer {
     fn refilter(&mut self, matcher: &SkimMatcherV2) {
         let Some(f) = &mut self.filter else { return };
         let list = self.kind.is_list();
+        let is_item = |row: &Row| !list || row.target.is_some();
+        // Score every item first: what is good enough depends on the best match.
+        let found: Vec<Option<(i64, Vec<usize>)>> = self
+            .rows
+            .iter()
+            .map(|row| {
+                if !is_item(row) {
+                    None
+                } else if f.query.trim().is_empty() {
+                    Some((0, Vec::new()))
+                } else {
+                    super::filter::score(matcher, &f.query, row)
+                }
+            })
+            .collect();
+        let keep = super::filter::keep(
+            &found
+                .iter()
+                .map(|x| x.as_ref().map(|m| m.0))
+                .collect::<Vec<_>>(),
+        );
         let mut visible: Vec<(usize, Vec<usize>)> = Vec::new();
         let mut pending_heading: Option<usize> = None;
-        for (i, row) in self.rows.iter().enumerate() {
-            let is_item = !list || row.target.is_some();
-            let text = row.display();
-            if list && !is_item {
+        for (i, (row, hit)) in self.rows.iter().zip(found).enumerate() {
+            if !is_item(row) {
                 // A heading stays when something under it matches.
-                if !text.trim().is_empty() {
+                if !row.display().trim().is_empty() {
                     pending_heading = Some(i);
                 }
                 continue;
             }
-            if f.query.is_empty() {
-                visible.push((i, Vec::new()));
-                continue;
-            }
-            if let Some((_, idx)) = matcher.fuzzy_indices(&text, &f.query) {
+            if let Some((_, idx)) = hit.filter(|_| keep[i]) {
                 if let Some(h) = pending_heading.take() {
                     visible.push((h, Vec::new()));
                 }
@@ -323,6 +337,28 @@ impl Layer {
         if !self.selectable(0) {
             self.step(1);
         }
+    }
+
+    /// How many visible rows are items (records, tool uses, lists), not day headings or
+    /// blank lines; a document layer's lines all count.
+    pub fn item_count(&self) -> usize {
+        if !self.kind.is_list() {
+            return self.visible_len();
+        }
+        (0..self.visible_len())
+            .filter(|&p| self.selectable(p))
+            .count()
+    }
+
+    /// The 1-based number of the item under the cursor among `item_count`.
+    pub fn item_number(&self) -> usize {
+        if !self.kind.is_list() {
+            return self.cursor + 1;
+        }
+        (0..=self.cursor.min(self.visible_len().saturating_sub(1)))
+            .filter(|&p| self.selectable(p))
+            .count()
+            .max(1)
     }
 }
 
@@ -843,14 +879,7 @@ impl App {
                 self.status = Some((format!("scope: {}", self.scope.label()), false));
                 self.open_index();
             }
-            Action::WorkState => {
-                let keys = self.scope_keys();
-                self.push(
-                    LayerKind::WorkState,
-                    format!("Work state · {}", self.scope_label()),
-                    Request::WorkState { keys },
-                );
-            }
+            Action::WorkState => self.open_work_state(),
             Action::Agent => self.open_agent_view(),
             Action::NextPane => {
                 if self.preview_visible() && self.preview.is_some() {
@@ -867,8 +896,9 @@ impl App {
                     self.effects.push(Effect::Copy(text));
                 }
                 Some(Target::ToolUse(id)) => {
-                    self.status = Some((format!("copied tool use #{id}"), false));
-                    self.effects.push(Effect::Copy(id.to_string()));
+                    let text = view::detail::tool_use_id(id);
+                    self.status = Some((format!("copied tool use {text}"), false));
+                    self.effects.push(Effect::Copy(text));
                 }
                 _ => self.status = Some(("no id on this row".into(), true)),
             },
@@ -1084,9 +1114,42 @@ impl App {
         self.status = Some(("reloaded".into(), false));
     }
 
+    /// `w`: the work state, once in the stack. From an agent view it replaces the view (which
+    /// belongs to the layer under it); on the work state it goes back, as `a` does on its
+    /// layer; with the work state further down the stack it pops back to it.
+    fn open_work_state(&mut self) {
+        if self.focus == Focus::Preview {
+            self.focus = Focus::List;
+        }
+        let from_agent = self.top().kind == LayerKind::Agent && self.stack.len() > 1;
+        if from_agent {
+            self.stack.pop();
+        }
+        match self
+            .stack
+            .iter()
+            .rposition(|l| l.kind == LayerKind::WorkState)
+        {
+            Some(pos) if pos + 1 == self.stack.len() && !from_agent => {
+                self.pop_to(pos.saturating_sub(1))
+            }
+            Some(pos) => self.pop_to(pos),
+            None => {
+                let keys = self.scope_keys();
+                self.push(
+                    LayerKind::WorkState,
+                    format!("Work state · {}", self.scope_label()),
+                    Request::WorkState { keys },
+                );
+            }
+        }
+        self.preview = None;
+        self.request_preview();
+    }
+
     fn open_agent_view(&mut self) {
         let l = self.top();
-        let title = format!("Agent view · {}", l.title);
+        let title = LayerKind::Agent.name().to_string();
         match l.kind {
             LayerKind::Index => {
                 let keys = if self.scope == Scope::All {
@@ -1146,9 +1209,11 @@ impl App {
                     );
                 }
             }
-            Target::ToolUse(id) => {
-                self.push(LayerKind::Raw, format!("Raw #{id}"), Request::Raw { id })
-            }
+            Target::ToolUse(id) => self.push(
+                LayerKind::Raw,
+                format!("Raw {}", view::detail::tool_use_id(id)),
+                Request::Raw { id },
+            ),
             Target::WorkList(project, list) => self.push(
                 LayerKind::WorkHistory,
                 format!("History {list}"),
@@ -1206,7 +1271,11 @@ impl App {
         if let Some(rest) = t.strip_prefix('T').or_else(|| t.strip_prefix('t'))
             && let Ok(id) = rest.trim_start_matches('#').parse::<i64>()
         {
-            self.push(LayerKind::Raw, format!("Raw #{id}"), Request::Raw { id });
+            self.push(
+                LayerKind::Raw,
+                format!("Raw {}", view::detail::tool_use_id(id)),
+                Request::Raw { id },
+            );
             return;
         }
         match Kind::parse_id(t) {

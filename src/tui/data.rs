@@ -308,7 +308,7 @@ fn serve_inner(store: &mut Store, ctx: &Ctx, req: &Request) -> Result<Reply> {
                 page.rows = highlight_code(&doc);
                 Reply::Page(page)
             }
-            None => Reply::Missing(format!("no tool use #{id}")),
+            None => Reply::Missing(format!("no tool use {}", view::detail::tool_use_id(*id))),
         },
         Request::Search { text, keys } => Reply::Page(search_page(conn, ctx, text, keys)?),
         Request::Forget { kind, id } => forget_record(store, *kind, *id)?,

@@ -113,7 +113,7 @@ pub const ACTIONS: &[(Action, &str, &str, Section)] = &[
     (
         Action::Search,
         "search",
-        "full-text search (all memory)",
+        "full-text search of the current scope",
         Section::Find,
     ),
     (
@@ -427,12 +427,21 @@ impl Keymap {
         Resolved::Unbound
     }
 
-    /// The keys bound to an action, as the help screen writes them.
+    /// The keys bound to an action, as the help screen writes them: one entry per binding, a
+    /// sequence of plain characters written together (`gg`, `g:`) so that it cannot be read
+    /// as two bindings.
     pub fn keys_of(&self, a: Action) -> Vec<String> {
         self.bindings
             .iter()
             .filter(|(_, x)| *x == a)
-            .map(|(s, _)| s.iter().map(Press::label).collect::<Vec<_>>().join(" "))
+            .map(|(s, _)| {
+                let labels: Vec<String> = s.iter().map(Press::label).collect();
+                if labels.iter().all(|l| l.chars().count() == 1) {
+                    labels.concat()
+                } else {
+                    labels.join(" ")
+                }
+            })
             .collect()
     }
 

@@ -7,6 +7,7 @@
 
 pub mod app;
 pub mod data;
+pub mod filter;
 pub mod harness;
 pub mod highlight;
 pub mod keymap;
@@ -14,6 +15,7 @@ pub mod render;
 pub mod svg;
 pub mod theme;
 pub mod ui;
+pub mod wrap;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

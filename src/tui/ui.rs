@@ -13,6 +13,7 @@ use super::data::RowText;
 use super::keymap::{ACTIONS, Action, Section};
 use super::render;
 use super::theme::Theme;
+use super::wrap::wrap_line;
 use crate::view::time::thousands;
 
 /// Terminals at least this wide show a preview beside list layers.
@@ -140,9 +141,11 @@ pub fn breadcrumbs(app: &App) -> Vec<(String, Option<usize>)> {
     out
 }
 
+/// A layer's name in the breadcrumbs: the agent view and the work state by name only (their
+/// titles repeat the layer or scope before them, already in the trail).
 fn crumb(l: &Layer) -> String {
     match l.kind {
-        LayerKind::Index => l.title.clone(),
+        LayerKind::Agent | LayerKind::WorkState => l.kind.name().to_string(),
         _ => l.title.clone(),
     }
 }
@@ -225,7 +228,7 @@ fn layer_title(l: &Layer) -> String {
         t = format!(" {} ", l.title);
     }
     if let Some(f) = &l.filter {
-        t.push_str(&format!("· /{} ({} shown) ", f.query, f.visible.len()));
+        t.push_str(&format!("· /{} ({} shown) ", f.query, l.item_count()));
     }
     t
 }
@@ -288,40 +291,6 @@ pub fn screen_rows(app: &App, layer: &Layer, area: Rect) -> Vec<(usize, Vec<Line
         used += lines.len();
         out.push((pos, lines));
         pos += 1;
-    }
-    out
-}
-
-/// Wraps a styled line at `width` columns (by character width; no word breaking, so code
-/// keeps its columns).
-pub fn wrap_line(line: Line<'static>, width: usize) -> Vec<Line<'static>> {
-    if width == 0 || line.width() <= width {
-        return vec![line];
-    }
-    let mut out = Vec::new();
-    let mut current: Vec<Span<'static>> = Vec::new();
-    let mut used = 0;
-    for span in line.spans {
-        let style = span.style;
-        let mut piece = String::new();
-        for c in span.content.chars() {
-            let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
-            if used + w > width {
-                if !piece.is_empty() {
-                    current.push(Span::styled(std::mem::take(&mut piece), style));
-                }
-                out.push(Line::from(std::mem::take(&mut current)));
-                used = 0;
-            }
-            piece.push(c);
-            used += w;
-        }
-        if !piece.is_empty() {
-            current.push(Span::styled(piece, style));
-        }
-    }
-    if !current.is_empty() {
-        out.push(Line::from(current));
     }
     out
 }
@@ -511,19 +480,7 @@ fn draw_status(app: &App, f: &mut Frame, area: Rect) {
             s.patch(Style::default().bg(bar.bg.unwrap_or_default())),
         ));
     } else {
-        let mut hints: Vec<(Action, &str)> = vec![(Action::Open, "open")];
-        if app.stack.len() > 1 {
-            hints.push((Action::Back, "back"));
-        }
-        hints.extend([
-            (Action::Filter, "filter"),
-            (Action::Search, "search"),
-            (Action::Agent, "agent"),
-            (Action::WorkState, "work"),
-            (Action::Projects, "projects"),
-            (Action::Help, "help"),
-            (Action::Quit, "quit"),
-        ]);
+        let hints = footer_hints(app);
         let room = area.width as usize;
         let mut used = spans.iter().map(|s| s.content.width()).sum::<usize>() + 14;
         for (a, label) in hints {
@@ -537,15 +494,21 @@ fn draw_status(app: &App, f: &mut Frame, area: Rect) {
             spans.push(Span::styled(format!(" {label}  "), bar));
         }
     }
-    let total = top.visible_len();
-    let pos = if total == 0 {
+    // Items only (day headings and blank lines are not rows of the memory); an unfiltered
+    // index knows its full count before every page is loaded.
+    let loaded = top.item_count();
+    let (total, more) = match top.total {
+        Some((o, s)) if top.filter.is_none() => ((o + s).max(loaded as i64), false),
+        _ => (loaded as i64, top.next.is_some()),
+    };
+    let pos = if loaded == 0 {
         String::from("0/0 ")
     } else {
         format!(
             "{}/{}{} ",
-            top.cursor + 1,
-            thousands(total as i64),
-            if top.next.is_some() { "+" } else { "" }
+            thousands(top.item_number() as i64),
+            thousands(total),
+            if more { "+" } else { "" }
         )
     };
     let used: usize = spans.iter().map(|s| s.content.width()).sum();
@@ -555,6 +518,34 @@ fn draw_status(app: &App, f: &mut Frame, area: Rect) {
         spans.push(Span::styled(pos, bar));
     }
     f.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+/// The keys the footer offers: only those that do something on this layer (`Enter` only where
+/// a row leads somewhere, `a`/`w` not on the layer they would leave).
+pub fn footer_hints(app: &App) -> Vec<(Action, &'static str)> {
+    let top = app.top();
+    let mut hints = Vec::new();
+    if top.rows.iter().any(|r| r.target.is_some()) {
+        hints.push((Action::Open, "open"));
+    }
+    if top.filter.is_some() {
+        hints.push((Action::Back, "clear filter"));
+    } else if app.stack.len() > 1 || app.focus == Focus::Preview {
+        hints.push((Action::Back, "back"));
+    }
+    hints.extend([(Action::Filter, "filter"), (Action::Search, "search")]);
+    if top.kind != LayerKind::Agent {
+        hints.push((Action::Agent, "agent"));
+    }
+    if top.kind != LayerKind::WorkState {
+        hints.push((Action::WorkState, "work"));
+    }
+    hints.extend([
+        (Action::Projects, "projects"),
+        (Action::Help, "help"),
+        (Action::Quit, "quit"),
+    ]);
+    hints
 }
 
 fn centered(area: Rect, w: u16, h: u16) -> Rect {
@@ -567,6 +558,11 @@ fn centered(area: Rect, w: u16, h: u16) -> Rect {
         h,
     )
 }
+
+/// Where the help screen's descriptions start (two spaces, then the keys).
+const HELP_KEY_COLUMN: usize = 22;
+/// The help box's width, borders included.
+const HELP_WIDTH: usize = 72;
 
 /// The help screen's lines, straight from the keymap table.
 pub fn help_lines(app: &App) -> Vec<Line<'static>> {
@@ -584,13 +580,44 @@ pub fn help_lines(app: &App) -> Vec<Line<'static>> {
             if *s != section {
                 continue;
             }
-            let keys = app.keymap.keys_of(*a).join(" ");
-            lines.push(Line::from(vec![
-                Span::styled(format!("  {keys:<16}"), theme.get("ui.help.key")),
-                Span::styled(desc.to_string(), theme.get("ui.text")),
-            ]));
+            // Bindings apart with a dot that is no key: `:` and `g:` must not read `: g :`.
+            let keys = app.keymap.keys_of(*a);
+            let mut spans = vec![Span::raw("  ")];
+            for (i, k) in keys.iter().enumerate() {
+                if i > 0 {
+                    spans.push(Span::styled(" · ", theme.get("ui.muted")));
+                }
+                spans.push(Span::styled(k.clone(), theme.get("ui.help.key")));
+            }
+            let used: usize = spans.iter().map(|s| s.content.width()).sum();
+            spans.push(Span::raw(
+                " ".repeat(HELP_KEY_COLUMN.saturating_sub(used).max(1)),
+            ));
+            spans.push(Span::styled(desc.to_string(), theme.get("ui.text")));
+            lines.push(Line::from(spans));
         }
     }
+    lines.push(Line::default());
+    lines.push(Line::styled(
+        "Symbols".to_string(),
+        theme.get("ui.help.section"),
+    ));
+    // The legend the agent gets, without its "Legend: " label, wrapped to the help's width.
+    let legend = render::line(&crate::view::index::legend_line(), theme);
+    let legend = Line::from(legend.spans.into_iter().skip(1).collect::<Vec<_>>());
+    for l in wrap_line(legend, HELP_WIDTH - 6) {
+        let mut spans = vec![Span::raw("  ")];
+        spans.extend(l.spans);
+        lines.push(Line::from(spans));
+    }
+    lines.push(Line::from(vec![
+        Span::raw("  "),
+        Span::styled("\"", theme.role(crate::view::Role::Time)),
+        Span::styled(
+            " in the time column: the same time as the row above",
+            theme.get("ui.text"),
+        ),
+    ]));
     lines.push(Line::default());
     lines.push(Line::styled(
         "Keys are set in the config file: [tui] keys = { \"ctrl-n\" = \"down\" }".to_string(),
@@ -607,18 +634,33 @@ pub fn help_lines(app: &App) -> Vec<Line<'static>> {
 fn draw_help(app: &App, f: &mut Frame, area: Rect, offset: usize) {
     let theme = &app.theme;
     let lines = help_lines(app);
-    let rect = centered(area, 72, lines.len() as u16 + 2);
+    let rect = centered(area, HELP_WIDTH as u16, lines.len() as u16 + 2);
+    let max = lines
+        .len()
+        .saturating_sub(rect.height.saturating_sub(2) as usize);
+    let title = if max > 0 {
+        " Help · j/k scroll · ? or Esc closes "
+    } else {
+        " Help · ? or Esc closes "
+    };
     f.render_widget(Clear, rect);
-    let block = frame_block(theme, " Help · ? or Esc closes ", true).style(theme.get("ui.popup"));
+    let block = frame_block(theme, title, true).style(theme.get("ui.popup"));
     let inner = block.inner(rect);
     f.render_widget(block, rect);
-    let max = lines.len().saturating_sub(inner.height as usize);
     f.render_widget(
         Paragraph::new(lines)
             .scroll((offset.min(max) as u16, 0))
             .style(theme.get("ui.popup")),
         inner,
     );
+    if offset < max && rect.width > 12 {
+        let more = " ↓ more ";
+        let w = more.width() as u16;
+        f.render_widget(
+            Paragraph::new(more).style(theme.get("ui.title")),
+            Rect::new(rect.x + rect.width - w - 2, rect.y + rect.height - 1, w, 1),
+        );
+    }
 }
 
 fn draw_projects(

@@ -28,11 +28,17 @@ fn list(label: &str, items: &[String]) -> Option<Vec<Line>> {
     Some(lines)
 }
 
+/// How a tool use's id is written everywhere (`T266`): never `#266`, the form of observation
+/// 266. The TUI's `:` jump and `get_tool_uses` read it back.
+pub fn tool_use_id(id: i64) -> String {
+    format!("T{id}")
+}
+
 /// One line per tool use an observation was built from (what `get_tool_uses` can fetch).
 pub fn tool_use_line(t: &ToolUse, tz: &Tz) -> Line {
     let status = if t.failed { "failed" } else { "ok" };
     Line::new()
-        .push(format!("#{}", t.id), Role::Id)
+        .push(tool_use_id(t.id), Role::Id)
         .push(" ", Role::Text)
         .push(tz.row(t.created_at), Role::Time)
         .push(" ", Role::Text)

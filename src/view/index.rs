@@ -126,19 +126,27 @@ fn header(project: &str, input: &IndexInput) -> Block {
         .line(Line::blank())
 }
 
-fn legend() -> Block {
+/// `Legend: ◎session ❯prompt ●bugfix …`: every symbol a row can start its title with.
+pub fn legend_line() -> Line {
     let mut legend = Line::new()
         .push("Legend: ", Role::Label)
         .push(SESSION_SYMBOL.to_string(), Role::TypeSymbol(None))
-        .push("session", Role::Text);
+        .push("session", Role::Text)
+        .push(" ", Role::Text)
+        .push(super::timeline::PROMPT_SYMBOL.to_string(), Role::Muted)
+        .push("prompt", Role::Text);
     for t in ObsType::ALL {
         legend = legend
             .push(" ", Role::Text)
             .push(t.symbol().to_string(), Role::TypeSymbol(Some(t)))
             .push(t.id(), Role::Text);
     }
+    legend
+}
+
+fn legend() -> Block {
     Block::new(BlockKind::Header)
-        .line(legend)
+        .line(legend_line())
         .line(
             Line::new()
                 .push("Format: ", Role::Label)

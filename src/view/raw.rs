@@ -192,7 +192,10 @@ impl Tree<'_> {
 /// The header line of a tool use.
 pub fn header(t: &ToolUse, tz: &Tz) -> Line {
     Line::new()
-        .push(format!("Tool use #{}", t.id), Role::Heading(3))
+        .push(
+            format!("Tool use {}", super::detail::tool_use_id(t.id)),
+            Role::Heading(3),
+        )
         .push(
             format!(
                 " · {} · {} · {}",

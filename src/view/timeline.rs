@@ -4,8 +4,9 @@ use super::doc::{Block, BlockKind, Doc, Line, Role, clip, escape_controls, one_l
 use super::time::Tz;
 use crate::model::{IndexRow, Kind, ObsType, SESSION_SYMBOL};
 
-/// The symbol of a prompt row.
-pub const PROMPT_SYMBOL: char = '”';
+/// The symbol of a prompt row: a shell prompt's `❯`, unlike any quote mark (rows repeat their
+/// time as a ditto `"`, and the reference's `”` sat right beside it).
+pub const PROMPT_SYMBOL: char = '❯';
 
 pub fn symbol(row: &IndexRow) -> (char, Role) {
     match row.kind {

@@ -88,13 +88,13 @@ token figures, and the tool uses each observation was built from. At most 5 reco
             name: "get_tool_uses",
             title: "Raw tool input/output",
             description: "Last resort, rarely needed: the raw tool_input and tool_response (stored capped and redacted) of tool calls, \
-by tool-use ID (#17 or toolu_…) or by the observation they were turned into. Use after get_observations, when a summary is not enough.",
+by tool-use ID (T17 or toolu_…) or by the observation they were turned into. Use after get_observations, when a summary is not enough.",
             read_only: true,
             schema: || {
                 json!({
                     "type": "object",
                     "properties": {
-                        "ids": {"type": "array", "items": {"anyOf": [{"type": "integer"}, {"type": "string"}]}, "description": "Tool-use IDs (#17, 17) or host IDs (toolu_…)"},
+                        "ids": {"type": "array", "items": {"anyOf": [{"type": "integer"}, {"type": "string"}]}, "description": "Tool-use IDs (T17, 17) or host IDs (toolu_…)"},
                         "observationIds": {"type": "array", "items": {"type": "integer"}, "description": "Observations whose tool uses to fetch"},
                         "limit": {"type": "integer", "minimum": 1, "maximum": 5, "default": 5},
                         "project": {"type": "string"}
@@ -465,6 +465,16 @@ fn get_observations_call(ctx: &mut Ctx, args: &Map<String, Value>) -> Result<Rep
     Ok(Reply::ok(text))
 }
 
+/// `T17` (as the views write it), `17` or `#17`.
+fn tool_use_row_id(s: &str) -> Option<i64> {
+    let t = s.trim();
+    let t = t
+        .strip_prefix(['T', 't'])
+        .or_else(|| t.strip_prefix('#'))
+        .unwrap_or(t);
+    t.parse().ok()
+}
+
 fn get_tool_uses_call(ctx: &mut Ctx, args: &Map<String, Value>) -> Result<Reply> {
     let limit = match int_arg(args, "limit", 5, 1, 5) {
         Ok(n) => n as usize,
@@ -478,13 +488,13 @@ fn get_tool_uses_call(ctx: &mut Ctx, args: &Map<String, Value>) -> Result<Reply>
                 Value::Number(n) if n.as_i64().is_some() => {
                     row_ids.push(n.as_i64().unwrap_or_default())
                 }
-                Value::String(s) if s.trim().trim_start_matches('#').parse::<i64>().is_ok() => {
-                    row_ids.push(s.trim().trim_start_matches('#').parse().unwrap_or_default());
+                Value::String(s) if tool_use_row_id(s).is_some() => {
+                    row_ids.push(tool_use_row_id(s).unwrap_or_default());
                 }
                 Value::String(s) if !s.trim().is_empty() => host_ids.push(s.trim().to_string()),
                 other => {
                     return Ok(Reply::error(format!(
-                        "{other} is not a tool-use ID (use 17, \"#17\" or \"toolu_…\")."
+                        "{other} is not a tool-use ID (use \"T17\", 17 or \"toolu_…\")."
                     )));
                 }
             }
@@ -525,7 +535,7 @@ fn get_tool_uses_call(ctx: &mut Ctx, args: &Map<String, Value>) -> Result<Reply>
     let more: Vec<String> = uses
         .iter()
         .skip(limit)
-        .map(|t| format!("#{}", t.id))
+        .map(|t| detail::tool_use_id(t.id))
         .collect();
     let mut parts: Vec<String> = uses
         .iter()
