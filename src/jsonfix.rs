@@ -26,7 +26,7 @@ pub fn repair(text: &[u8], max_depth: usize) -> Option<Vec<u8>> {
         match b {
             b'"' => {
                 let end = string_end(text, i)?;
-                changed |= copy_string(&text[i..end], &mut out);
+                out.extend_from_slice(&text[i..end]);
                 i = end;
             }
             b'[' | b'{' if depth >= max_depth => {
@@ -68,6 +68,7 @@ pub fn repair(text: &[u8], max_depth: usize) -> Option<Vec<u8>> {
             }
         }
     }
+    changed |= fix_lone_surrogates(&mut out);
     changed.then_some(out)
 }
 
@@ -80,7 +81,7 @@ fn overflows(number: &[u8]) -> bool {
 }
 
 /// The index just past the string that starts at `start` (a `"`), or `None` if it never ends.
-fn string_end(text: &[u8], start: usize) -> Option<usize> {
+pub fn string_end(text: &[u8], start: usize) -> Option<usize> {
     let mut i = start + 1;
     while i < text.len() {
         match text[i] {
@@ -116,45 +117,54 @@ fn skip_value(text: &[u8], start: usize) -> Option<usize> {
     None
 }
 
-/// Copies a string token, replacing lone surrogate escapes with `\ufffd`. Returns whether any
-/// was replaced.
-fn copy_string(s: &[u8], out: &mut Vec<u8>) -> bool {
+/// Replaces every lone surrogate escape inside a string (`\ud800` without its partner) with
+/// `\ufffd`, in place: both are six bytes, so offsets into the line stay valid.
+/// Returns whether anything changed.
+pub fn fix_lone_surrogates(b: &mut [u8]) -> bool {
     let mut changed = false;
+    let mut in_string = false;
     let mut i = 0;
-    while i < s.len() {
-        if s[i] == b'\\' && s.get(i + 1) == Some(&b'u') {
-            let unit = hex4(s, i + 2);
-            let paired_low = hex4(s, i + 8).filter(|_| s.get(i + 6..i + 8) == Some(b"\\u"));
-            match unit {
-                Some(0xD800..=0xDBFF)
-                    if paired_low.is_some_and(|l| (0xDC00..=0xDFFF).contains(&l)) =>
-                {
-                    out.extend_from_slice(&s[i..i + 12]);
-                    i += 12;
-                    continue;
-                }
-                Some(0xD800..=0xDFFF) => {
-                    out.extend_from_slice(b"\\ufffd");
-                    changed = true;
-                    i += 6;
-                    continue;
-                }
-                _ => {}
-            }
-        }
-        if s[i] == b'\\' {
-            // Any other escape: copy it whole so its second byte is never read as a quote.
-            out.extend_from_slice(&s[i..(i + 2).min(s.len())]);
-            i += 2;
+    while i < b.len() {
+        let c = b[i];
+        if !in_string {
+            in_string = c == b'"';
+            i += 1;
             continue;
         }
-        out.push(s[i]);
-        i += 1;
+        match c {
+            b'"' => {
+                in_string = false;
+                i += 1;
+            }
+            b'\\' if b.get(i + 1) == Some(&b'u') => match hex4(b, i + 2) {
+                Some(0xD800..=0xDBFF) => {
+                    let paired = b.get(i + 6) == Some(&b'\\')
+                        && b.get(i + 7) == Some(&b'u')
+                        && matches!(hex4(b, i + 8), Some(0xDC00..=0xDFFF));
+                    if paired {
+                        i += 12;
+                    } else {
+                        b[i + 2..i + 6].copy_from_slice(b"fffd");
+                        changed = true;
+                        i += 6;
+                    }
+                }
+                Some(0xDC00..=0xDFFF) => {
+                    b[i + 2..i + 6].copy_from_slice(b"fffd");
+                    changed = true;
+                    i += 6;
+                }
+                _ => i += 2,
+            },
+            b'\\' => i += 2,
+            _ => i += 1,
+        }
     }
     changed
 }
 
-fn hex4(s: &[u8], at: usize) -> Option<u32> {
+/// The value of the four hex digits at `at`.
+pub fn hex4(s: &[u8], at: usize) -> Option<u32> {
     let digits = s.get(at..at + 4)?;
     u32::from_str_radix(std::str::from_utf8(digits).ok()?, 16).ok()
 }

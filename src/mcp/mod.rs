@@ -94,7 +94,7 @@ impl Server {
         let id_range = recover::find_id(line);
         let raw_id = id_range.clone().map(|r| Id::Raw(line[r].to_string()));
         let mut repaired = line.as_bytes().to_vec();
-        recover::fix_lone_surrogates(&mut repaired);
+        crate::jsonfix::fix_lone_surrogates(&mut repaired);
         if let Some(r) = id_range {
             // The id goes back as it was sent; a stand-in of the same length lets the rest be
             // parsed and keeps the error's column right.

@@ -2,9 +2,10 @@
 //! gets its answer instead of waiting for a time-out, and a repaired text when the only defect
 //! is a lone surrogate escape (which JavaScript's `JSON.stringify` writes for broken strings).
 //!
-//! Both walks are single passes over bytes with a depth counter, never recursion: the input
+//! The lexing pieces (string ends, surrogate repair) are `jsonfix`'s. Both walks are single passes over bytes with a depth counter, never recursion: the input
 //! decides how deep it nests (a line may open 100,000 arrays).
 
+use crate::jsonfix::{hex4, string_end};
 use std::ops::Range;
 
 /// Where the value of the top-level `"id"` member sits in `line`, when it is a valid id token
@@ -46,76 +47,11 @@ pub fn find_id(line: &str) -> Option<Range<usize>> {
     }
 }
 
-/// Replaces every lone surrogate escape inside a string (`\ud800` without its partner) with
-/// `\ufffd`, in place: both are six bytes, so offsets into the line stay valid.
-/// Returns whether anything changed.
-pub fn fix_lone_surrogates(b: &mut [u8]) -> bool {
-    let mut changed = false;
-    let mut in_string = false;
-    let mut i = 0;
-    while i < b.len() {
-        let c = b[i];
-        if !in_string {
-            in_string = c == b'"';
-            i += 1;
-            continue;
-        }
-        match c {
-            b'"' => {
-                in_string = false;
-                i += 1;
-            }
-            b'\\' if b.get(i + 1) == Some(&b'u') => match hex4(b, i + 2) {
-                Some(0xD800..=0xDBFF) => {
-                    let paired = b.get(i + 6) == Some(&b'\\')
-                        && b.get(i + 7) == Some(&b'u')
-                        && matches!(hex4(b, i + 8), Some(0xDC00..=0xDFFF));
-                    if paired {
-                        i += 12;
-                    } else {
-                        b[i + 2..i + 6].copy_from_slice(b"fffd");
-                        changed = true;
-                        i += 6;
-                    }
-                }
-                Some(0xDC00..=0xDFFF) => {
-                    b[i + 2..i + 6].copy_from_slice(b"fffd");
-                    changed = true;
-                    i += 6;
-                }
-                _ => i += 2,
-            },
-            b'\\' => i += 2,
-            _ => i += 1,
-        }
-    }
-    changed
-}
-
-fn hex4(b: &[u8], at: usize) -> Option<u32> {
-    let digits = b.get(at..at + 4)?;
-    let text = std::str::from_utf8(digits).ok()?;
-    u32::from_str_radix(text, 16).ok()
-}
-
 fn skip_ws(b: &[u8], mut i: usize) -> usize {
     while matches!(b.get(i), Some(b' ' | b'\t' | b'\r' | b'\n')) {
         i += 1;
     }
     i
-}
-
-/// The index just past the string that opens at `i`, or `None` if it never closes.
-fn string_end(b: &[u8], i: usize) -> Option<usize> {
-    let mut j = i + 1;
-    while j < b.len() {
-        match b[j] {
-            b'\\' => j += 2,
-            b'"' => return Some(j + 1),
-            _ => j += 1,
-        }
-    }
-    None
 }
 
 /// The index just past the value that starts at `i`, or `None` if the line ends first (a cut
@@ -233,6 +169,7 @@ fn valid_number(t: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::jsonfix::fix_lone_surrogates;
     use proptest::prelude::*;
 
     fn id(line: &str) -> Option<&str> {
