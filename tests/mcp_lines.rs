@@ -10,31 +10,6 @@ use serde_json::{Value, json};
 
 const CAP: usize = 8 * 1024 * 1024;
 
-/// Runs one server over `input` (stdin closed after it) and returns its reply lines.
-fn serve(env: &Env, input: &[u8]) -> Vec<Vec<u8>> {
-    let mut cmd = env.cmd();
-    cmd.arg("mcp");
-    let out = common::run_with_stdin(&mut cmd, input);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "the server exits 0 at EOF; stderr: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(out.stdout.is_empty() || out.stdout.ends_with(b"\n"));
-    out.stdout
-        .split(|&b| b == b'\n')
-        .filter(|l| !l.is_empty())
-        .map(<[u8]>::to_vec)
-        .collect()
-}
-
-fn lines(requests: &[String]) -> Vec<u8> {
-    let mut input = requests.join("\n").into_bytes();
-    input.push(b'\n');
-    input
-}
-
 /// Whether the reply's id is `sent` (a JSON token): a number or a string serde cannot read
 /// (a lone surrogate) as the very same text, other strings as the same value.
 fn same_id(reply: &[u8], sent: &str) -> bool {
@@ -97,7 +72,7 @@ fn the_id_comes_back_from_lines_the_strict_parse_refuses() {
         "not json".to_string(),
         r#"{"jsonrpc":"2.0","id":8,"method":"ping"}"#.to_string(),
     ];
-    let replies = serve(&env, &lines(&requests));
+    let replies = env.mcp_serve(&common::jsonl(&requests));
     let shown: Vec<String> = replies
         .iter()
         .map(|r| String::from_utf8_lossy(r).chars().take(200).collect())
@@ -136,7 +111,7 @@ fn an_over_long_line_is_refused_for_its_id_and_the_server_goes_on() {
         format!(r#"{{"jsonrpc":"2.0","method":"ping","params":{{"pad":"{pad}"}},"id":2}}"#),
         r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#.to_string(),
     ];
-    let replies = serve(&env, &lines(&requests));
+    let replies = env.mcp_serve(&common::jsonl(&requests));
     assert_eq!(replies.len(), 3);
     let first: Value = serde_json::from_slice(&replies[0]).unwrap();
     assert_eq!(first["id"], json!("big"));
@@ -179,7 +154,7 @@ fn no_reply_leaves_the_bmp() {
     ];
     // An unknown tool named with an emoji: echoed in the error message.
     requests.push(call(8, "🚀tool", json!({})));
-    let replies = serve(&env, &lines(&requests));
+    let replies = env.mcp_serve(&common::jsonl(&requests));
     assert_eq!(replies.len(), requests.len());
     for (i, reply) in replies.iter().enumerate() {
         let text = String::from_utf8_lossy(reply);
@@ -340,7 +315,7 @@ proptest! {
         }
         input.extend_from_slice(br#"{"jsonrpc":"2.0","id":"last","method":"ping"}"#);
         input.push(b'\n');
-        let replies = serve(&env, &input);
+        let replies = env.mcp_serve(&input);
         let expected: Vec<&(String, Option<bool>)> =
             cases.iter().filter_map(|c| c.expect.as_ref()).collect();
         let shown = |r: &[u8]| String::from_utf8_lossy(r).chars().take(300).collect::<String>();

@@ -69,6 +69,26 @@ impl Env {
         self.hook_bytes(event, payload.to_string().as_bytes())
     }
 
+    /// Runs one `cmem mcp` server over `input` (stdin closed after it), checks it exits 0, and
+    /// returns its reply lines.
+    pub fn mcp_serve(&self, input: &[u8]) -> Vec<Vec<u8>> {
+        let mut cmd = self.cmd();
+        cmd.arg("mcp");
+        let out = run_with_stdin(&mut cmd, input);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "the server exits 0 at EOF; stderr: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(out.stdout.is_empty() || out.stdout.ends_with(b"\n"));
+        out.stdout
+            .split(|&b| b == b'\n')
+            .filter(|l| !l.is_empty())
+            .map(<[u8]>::to_vec)
+            .collect()
+    }
+
     pub fn db(&self) -> rusqlite::Connection {
         rusqlite::Connection::open(self.db_path()).expect("open db")
     }
@@ -110,6 +130,13 @@ impl Env {
         }
         p
     }
+}
+
+/// Request lines as one JSONL input.
+pub fn jsonl(requests: &[String]) -> Vec<u8> {
+    let mut input = requests.join("\n").into_bytes();
+    input.push(b'\n');
+    input
 }
 
 pub fn run_with_stdin(cmd: &mut Command, stdin: &[u8]) -> Output {
