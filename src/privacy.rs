@@ -157,6 +157,36 @@ fn strip_regions(text: &str) -> Option<String> {
     Some(out)
 }
 
+/// Whether `text` holds a `</private>` that no `<private>` in `text` opens. A string cut
+/// before such a tag must hide what it keeps as if the tag were there.
+pub fn has_lone_private_close(text: &str) -> bool {
+    let mut from = 0;
+    let found = loop {
+        let Some(i) = text[from..].find("</").map(|i| from + i) else {
+            break false;
+        };
+        let name = &text.as_bytes()[i + 2..];
+        if name.len() >= 7 && name[..7].eq_ignore_ascii_case(b"private") {
+            break true;
+        }
+        from = i + 2;
+    };
+    if !found {
+        return false;
+    }
+    let mut depth = 0usize;
+    for t in find_tags(text).iter().filter(|t| t.tag == PRIVATE) {
+        if !t.close {
+            depth += 1;
+        } else if depth == 0 {
+            return true;
+        } else {
+            depth -= 1;
+        }
+    }
+    false
+}
+
 /// Whether `text` holds one of the stripped tags, opening or closing (checked before any
 /// scanning).
 fn has_stripped_tag(text: &str) -> bool {

@@ -117,7 +117,13 @@ fn clean_cut(text: &str, limit: usize, clean: fn(&str) -> String) -> (String, bo
     if text.len() <= limit {
         return (clean(text), false);
     }
-    let mut kept = clean(&text[..floor_char_boundary(text, limit)]);
+    let cut = floor_char_boundary(text, limit);
+    if privacy::has_lone_private_close(&text[cut..]) {
+        // A private region closes in the part dropped: what is kept is cleaned as if its
+        // closing tag were there (a lone one hides everything before it).
+        return (clean(&format!("{}</private>", &text[..cut])), true);
+    }
+    let mut kept = clean(&text[..cut]);
     let wider = clean(&text[..floor_char_boundary(text, limit + LOOKAHEAD)]);
     let same = kept
         .bytes()
@@ -206,6 +212,21 @@ mod tests {
                 assert!(!tail.contains(&token[4..12]), "cut at {at}: {tail}");
             }
         }
+    }
+
+    #[test]
+    fn a_private_region_closed_after_the_cut_hides_what_is_kept() {
+        let text = format!("SECRET {} </private> after", "x ".repeat(20_000));
+        let (kept, cut) = clean_cut(&text, 5000, privacy::clean_text);
+        assert!(cut);
+        assert_eq!(kept, "");
+        let text = format!(
+            "seen <private>SECRET {} </private> after",
+            "x ".repeat(20_000)
+        );
+        assert_eq!(clean_cut(&text, 5000, privacy::clean_text).0, "seen");
+        let text = format!("seen {} <private>x</private> after", "x ".repeat(20_000));
+        assert!(clean_cut(&text, 5000, privacy::clean_text).0.len() > 4000);
     }
 
     #[test]
