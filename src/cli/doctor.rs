@@ -205,7 +205,10 @@ fn check_disk(r: &mut Report, data_dir: &Path) {
     let free = at.and_then(store::dropped::free_bytes);
     let free_text = free.map_or_else(
         || "free space unknown".to_string(),
-        |b| format!("{:.1} MiB free", b as f64 / (1024.0 * 1024.0)),
+        |b| match b as f64 / (1024.0 * 1024.0) {
+            mib if mib >= 10.0 * 1024.0 => format!("{:.1} GiB free", mib / 1024.0),
+            mib => format!("{mib:.1} MiB free"),
+        },
     );
     let drops = store::dropped::read(data_dir).filter(|d| d.count > 0);
     let Some(d) = drops else {
