@@ -10,8 +10,14 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde_json::Value;
 
-/// Elements removed with their content. `<private>` without a closing tag hides everything
-/// after it: a forgotten `</private>` must not leak the secret.
+/// Elements removed with their content. Tags nest: a region ends at the closing tag that
+/// matches its opening one, so nothing inside the outermost pair survives.
+///
+/// A private region lives inside one string (a prompt, or one JSON string value): a `<private>`
+/// left open hides the rest of that string, and a `</private>` with no opening before it hides
+/// everything before it in that string (its opening tag was in another field, or was lost).
+/// The other tags are context cmem or the host injected, not secrets: only their complete
+/// pairs are removed.
 const STRIPPED_TAGS: &[&str] = &[
     "private",
     "cmem-context",
@@ -21,28 +27,173 @@ const STRIPPED_TAGS: &[&str] = &[
     "persisted-output",
     "system-reminder",
 ];
+/// Index of `private` in `STRIPPED_TAGS`.
+const PRIVATE: usize = 0;
 
 // Patterns are ASCII-only (`(?i-u:…)`, `(?-u:\b)`, explicit classes) and each is compiled only
 // when a cheap literal check says it could match: compiling every pattern costs more than a
 // whole hook is allowed to take, and most texts need none of them.
 
-static TAGS: LazyLock<Regex> = LazyLock::new(|| {
-    let alternatives: Vec<String> = STRIPPED_TAGS
-        .iter()
-        .map(|t| format!(r"(?i-u:<{t})(?:[ \t\r\n][^>]*)?>(?s:.*?)(?i-u:</{t})[ \t\r\n]*>"))
-        .collect();
-    Regex::new(&alternatives.join("|")).expect("static regex")
-});
+/// One stripped tag found in a text.
+struct TagAt {
+    start: usize,
+    end: usize,
+    tag: usize,
+    close: bool,
+}
 
-static UNCLOSED_PRIVATE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i-u:<private)(?:[ \t\r\n][^>]*)?>(?s:.*)\z").expect("static regex")
-});
+/// Every opening (`<name>`, `<name attrs>`) and closing (`</name >`) stripped tag, in order.
+/// Linear in the text: the search for an opening tag's `>` is shared by all candidates.
+fn find_tags(text: &str) -> Vec<TagAt> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut next_gt: Option<usize> = None;
+    let mut no_more_gt = false;
+    for i in memchr_iter(b'<', b) {
+        let close = b.get(i + 1) == Some(&b'/');
+        let name_at = i + 1 + usize::from(close);
+        let rest = &b[name_at.min(b.len())..];
+        let Some(tag) = STRIPPED_TAGS.iter().position(|t| {
+            rest.len() >= t.len() && rest[..t.len()].eq_ignore_ascii_case(t.as_bytes())
+        }) else {
+            continue;
+        };
+        let after = name_at + STRIPPED_TAGS[tag].len();
+        let is_space = |c: &u8| matches!(c, b' ' | b'\t' | b'\r' | b'\n');
+        let end = if close {
+            let spaces = b[after..].iter().take_while(|c| is_space(c)).count();
+            match b.get(after + spaces) {
+                Some(b'>') => after + spaces + 1,
+                _ => continue,
+            }
+        } else {
+            match b.get(after) {
+                Some(b'>') => after + 1,
+                Some(c) if is_space(c) => {
+                    if no_more_gt {
+                        continue;
+                    }
+                    if next_gt.is_none_or(|g| g < after) {
+                        next_gt = b[after..]
+                            .iter()
+                            .position(|c| *c == b'>')
+                            .map(|p| after + p);
+                    }
+                    match next_gt {
+                        Some(g) => g + 1,
+                        None => {
+                            no_more_gt = true;
+                            continue;
+                        }
+                    }
+                }
+                _ => continue,
+            }
+        };
+        out.push(TagAt {
+            start: i,
+            end,
+            tag,
+            close,
+        });
+    }
+    out
+}
 
-/// Whether `text` holds one of the stripped tags (checked before any regex is built).
+/// Removes the stripped regions (see `STRIPPED_TAGS`); `None` when there is nothing to remove.
+fn strip_regions(text: &str) -> Option<String> {
+    if !has_stripped_tag(text) {
+        return None;
+    }
+    let tags = find_tags(text);
+    // Pair each closing tag with the innermost open one of the same name.
+    let mut partner: Vec<Option<usize>> = vec![None; tags.len()];
+    let mut open: Vec<Vec<usize>> = vec![Vec::new(); STRIPPED_TAGS.len()];
+    for (i, t) in tags.iter().enumerate() {
+        if !t.close {
+            open[t.tag].push(i);
+        } else if let Some(o) = open[t.tag].pop() {
+            partner[o] = Some(i);
+        }
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut copied = 0; // text before this is in `out` or removed
+    let mut changed = false;
+    let mut i = 0;
+    while i < tags.len() {
+        let t = &tags[i];
+        if t.start < copied {
+            i += 1; // inside a removed region
+            continue;
+        }
+        match (t.close, partner[i]) {
+            (false, Some(c)) => {
+                out.push_str(&text[copied..t.start]);
+                copied = tags[c].end;
+                changed = true;
+                i = c + 1;
+                continue;
+            }
+            (false, None) if t.tag == PRIVATE => {
+                out.push_str(&text[copied..t.start]);
+                copied = text.len();
+                changed = true;
+                break;
+            }
+            // A closing private tag outside any region: what came before it was private.
+            (true, _) if t.tag == PRIVATE => {
+                out.clear();
+                copied = t.end;
+                changed = true;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    if !changed {
+        return None;
+    }
+    out.push_str(&text[copied..]);
+    Some(out)
+}
+
+/// Whether `text` holds a `</private>` that no `<private>` in `text` opens. A string cut
+/// before such a tag must hide what it keeps as if the tag were there.
+pub fn has_lone_private_close(text: &str) -> bool {
+    let mut from = 0;
+    let found = loop {
+        let Some(i) = text[from..].find("</").map(|i| from + i) else {
+            break false;
+        };
+        let name = &text.as_bytes()[i + 2..];
+        if name.len() >= 7 && name[..7].eq_ignore_ascii_case(b"private") {
+            break true;
+        }
+        from = i + 2;
+    };
+    if !found {
+        return false;
+    }
+    let mut depth = 0usize;
+    for t in find_tags(text).iter().filter(|t| t.tag == PRIVATE) {
+        if !t.close {
+            depth += 1;
+        } else if depth == 0 {
+            return true;
+        } else {
+            depth -= 1;
+        }
+    }
+    false
+}
+
+/// Whether `text` holds one of the stripped tags, opening or closing (checked before any
+/// scanning).
 fn has_stripped_tag(text: &str) -> bool {
     let bytes = text.as_bytes();
     memchr_iter(b'<', bytes).any(|i| {
         let rest = &bytes[i + 1..];
+        let rest = rest.strip_prefix(b"/").unwrap_or(rest);
         STRIPPED_TAGS
             .iter()
             .any(|t| rest.len() >= t.len() && rest[..t.len()].eq_ignore_ascii_case(t.as_bytes()))
@@ -193,16 +344,140 @@ static SECRETS: &[Secret] = &[
     },
 ];
 
-/// The words that make a `name = value` look like a secret assignment.
-const ASSIGNMENT_WORDS: &[&str] = &["pass", "pwd", "secret", "token", "key"];
+/// A secret found by what stands before it (a name, an option, a header): only the value
+/// (the regex's `v` group) is replaced, and values that are placeholders are kept.
+struct Keyed {
+    may_match: fn(&str) -> bool,
+    regex: &'static LazyLock<Regex>,
+    /// The kind, from the `name` group when there is one.
+    kind: fn(Option<&str>) -> &'static str,
+}
+
+/// A value as written after `=`/`:`/a space: quoted (an unterminated quote runs to the end of
+/// the line, so a value cut short is still found) or a run without separators.
+macro_rules! value {
+    ($min:literal) => {
+        concat!(
+            r#"(?P<v>"[^"\n]{"#,
+            $min,
+            r#",}"?|'[^'\n]{"#,
+            $min,
+            r#",}'?|[^ \t\r\n"'`,;&|}{)\]]{"#,
+            $min,
+            r#",})"#
+        )
+    };
+}
 
 /// `password=…`, `token: …`, `"api_key": "…"`: the value after a secret-looking name.
 static ASSIGNMENT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r#"(?-u:\b)(?P<name>[A-Za-z0-9_\-]*(?i-u:password|passwd|pwd|secret|token|api[_\-]?key|access[_\-]?key|auth[_\-]?key|private[_\-]?key|client[_\-]?secret)[A-Za-z0-9_\-]*)["']?[ \t]*[:=][ \t]*"#,
+        value!(3)
+    ))
+    .expect("static regex")
+});
+
+/// `DB_PASS=…`, `export AWS_SECRET_ACCESS_KEY=…`: an upper-case (environment style) name with
+/// a secret word as one of its `_`-separated parts, joined to its value by `=` alone. Upper
+/// case, whole parts and the bare `=` keep `PASSED=3`, `BYPASS=1`, `KEYBOARD=us` and
+/// `const MAX_KEY: usize` out; names of a reference to a secret (`…_PATH`, `…_FILE`, `…_ID`)
+/// and `PWD` are left alone when replacing.
+static ENV_ASSIGNMENT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r#"(?-u:\b)(?P<name>(?:[A-Z0-9]+_)*(?:PASS|PASSWD|PASSWORD|PASSPHRASE|PWD|SECRET|SECRETS|TOKEN|KEY|APIKEY|CREDENTIAL|CREDENTIALS|AUTH)(?:_[A-Z0-9]+)*)="#,
+        value!(1)
+    ))
+    .expect("static regex")
+});
+
+/// `--password hunter2`, `--db-password=…`, `--api-key …`: a long option named for a secret,
+/// its value joined by `=` or spaces (a value that starts with `-` is the next option).
+static CLI_OPTION: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r#"(?-u:\b)([A-Za-z0-9_\-]*(?i-u:password|passwd|pwd|secret|token|api[_\-]?key|access[_\-]?key|auth[_\-]?key|private[_\-]?key|client[_\-]?secret)[A-Za-z0-9_\-]*)(["']?[ \t]*[:=][ \t]*)("[^"\n]{3,}"|'[^'\n]{3,}'|[^ \t\r\n"',;&}{)\]]{3,})"#,
+        r#"--(?P<name>(?:[A-Za-z0-9]+-)*(?i-u:password|passwd|pass|passphrase|secret|token|api-?key|access-key|secret-key|private-key|auth-token))(?:=|[ \t]+)(?P<v>"[^"\n]+"?|'[^'\n]+'?|[^- \t\r\n"'`;&|)][^ \t\r\n"'`;&|)]*)"#,
     )
     .expect("static regex")
 });
+
+/// `mysql -uroot -phunter2` and `sshpass -p hunter2`: `-p` means a password only for these
+/// commands (elsewhere it is a port, a parent directory, a patch), so only they are matched.
+static PASSWORD_FLAG: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r#"(?-u:\b)(?:(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mariadb|mariadb-dump)[^\n;&|]*?[ \t]-p|sshpass[ \t]+-p[ \t]*)(?P<v>[^- \t\r\n"'`;&|)][^ \t\r\n"'`;&|)]*)"#,
+    )
+    .expect("static regex")
+});
+
+/// `Authorization: Basic …`, `"authorization": "Bearer …"`, `Proxy-Authorization: …`: the
+/// credentials of an HTTP authorization header, whatever the scheme.
+static AUTH_HEADER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r#"(?i-u:\bauthorization)["']?[ \t]*[:=][ \t]*["']?(?:(?i-u:basic|bearer|token|digest|negotiate|ntlm|apikey)[ \t]+)?(?P<v>[^ \t\r\n"',;]{4,})"#,
+    )
+    .expect("static regex")
+});
+
+static KEYED: &[Keyed] = &[
+    Keyed {
+        may_match: |t| {
+            (t.contains('=') || t.contains(':'))
+                && ["pass", "pwd", "secret", "token", "key"]
+                    .iter()
+                    .any(|w| contains_ci(t, w))
+        },
+        regex: &ASSIGNMENT,
+        kind: |name| secret_kind(name.unwrap_or("")),
+    },
+    Keyed {
+        may_match: |t| {
+            (t.contains('=') || t.contains(':'))
+                && [
+                    "PASS",
+                    "PWD",
+                    "SECRET",
+                    "TOKEN",
+                    "KEY",
+                    "CREDENTIAL",
+                    "AUTH",
+                ]
+                .iter()
+                .any(|w| t.contains(w))
+        },
+        regex: &ENV_ASSIGNMENT,
+        kind: |name| secret_kind(name.unwrap_or("")),
+    },
+    Keyed {
+        may_match: |t| t.contains("--"),
+        regex: &CLI_OPTION,
+        kind: |name| secret_kind(name.unwrap_or("")),
+    },
+    Keyed {
+        may_match: |t| {
+            (t.contains("mysql") || t.contains("mariadb") || t.contains("sshpass"))
+                && t.contains("-p")
+        },
+        regex: &PASSWORD_FLAG,
+        kind: |_| "password",
+    },
+    Keyed {
+        may_match: |t| contains_ci(t, "authorization"),
+        regex: &AUTH_HEADER,
+        kind: |_| "authorization",
+    },
+];
+
+/// Names that point at a secret rather than hold one, or hold something else.
+fn is_reference_name(name: &str) -> bool {
+    let n = name.to_ascii_uppercase();
+    n == "PWD"
+        || n == "OLDPWD"
+        || [
+            "_PATH", "_FILE", "_DIR", "_ID", "_NAME", "_URL", "_TYPE", "_SIZE",
+        ]
+        .iter()
+        .any(|s| n.ends_with(s))
+}
 
 /// Names of JSON object keys whose string values are secrets as a whole.
 fn is_secret_key(key: &str) -> bool {
@@ -222,17 +497,28 @@ fn is_secret_key(key: &str) -> bool {
         "sessiontoken",
         "secretkey",
     ];
-    NAMES.iter().any(|n| k == *n || k.ends_with(n)) && !is_counting_name(key)
+    let named = NAMES.iter().any(|n| k == *n || k.ends_with(n))
+        // `DB_PASS`, `dbPass`, `smtp-pass`: a last part `pass`, not `bypass` or `compass`.
+        || key
+            .len()
+            .checked_sub(4)
+            .filter(|&i| key.is_char_boundary(i) && key[i..].eq_ignore_ascii_case("pass"))
+            .is_some_and(|i| {
+                let before = i.checked_sub(1).map(|j| key.as_bytes()[j]);
+                match before {
+                    None | Some(b'_' | b'-') => true,
+                    Some(c) => &key[i..] == "Pass" && (c.is_ascii_lowercase() || c.is_ascii_digit()),
+                }
+            });
+    named && !is_counting_name(key)
 }
 
 /// Removes the private/system tags with their content, then trims.
 pub fn strip_tags(text: &str) -> String {
-    if !has_stripped_tag(text) {
-        return text.trim().to_string();
+    match strip_regions(text) {
+        Some(stripped) => stripped.trim().to_string(),
+        None => text.trim().to_string(),
     }
-    let once = TAGS.replace_all(text, "");
-    let twice = UNCLOSED_PRIVATE.replace_all(&once, "");
-    twice.trim().to_string()
 }
 
 /// Replaces every secret with `[REDACTED:<kind>]`.
@@ -247,20 +533,31 @@ pub fn redact(text: &str) -> Cow<'_, str> {
             out = Cow::Owned(replaced);
         }
     }
-    let may_assign = (out.contains('=') || out.contains(':'))
-        && ASSIGNMENT_WORDS.iter().any(|w| contains_ci(&out, w));
-    if may_assign && ASSIGNMENT.is_match(&out) {
-        let replaced = ASSIGNMENT
+    for keyed in KEYED {
+        if !(keyed.may_match)(&out) || !keyed.regex.is_match(&out) {
+            continue;
+        }
+        let replaced = keyed
+            .regex
             .replace_all(&out, |c: &regex::Captures| {
-                let value = &c[3];
-                if value.starts_with("[REDACTED:")
-                    || looks_like_placeholder(value)
-                    || is_counting_name(&c[1])
+                let whole = c.get(0).expect("group 0 always matches");
+                let Some(value) = c.name("v") else {
+                    return whole.as_str().to_string();
+                };
+                let name = c.name("name").map(|n| n.as_str());
+                if value.as_str().starts_with("[REDACTED:")
+                    || looks_like_placeholder(value.as_str())
+                    || name.is_some_and(|n| is_counting_name(n) || is_reference_name(n))
                 {
-                    c[0].to_string()
-                } else {
-                    format!("{}{}[REDACTED:{}]", &c[1], &c[2], secret_kind(&c[1]))
+                    return whole.as_str().to_string();
                 }
+                let start = whole.start();
+                format!(
+                    "{}[REDACTED:{}]{}",
+                    &whole.as_str()[..value.start() - start],
+                    (keyed.kind)(name),
+                    &whole.as_str()[value.end() - start..]
+                )
             })
             .into_owned();
         out = Cow::Owned(replaced);
@@ -306,33 +603,66 @@ pub fn clean_text(text: &str) -> String {
     redact(&strip_tags(text)).into_owned()
 }
 
-/// Cleans every string inside a JSON value (keys are kept; values under secret-looking keys are
-/// replaced whole). Strings are not trimmed here: file contents keep their exact whitespace.
+/// Tag stripping plus redaction without trimming: one JSON string value (file contents keep
+/// their exact whitespace).
+pub fn clean_value(text: &str) -> String {
+    match strip_regions(text) {
+        Some(stripped) => redact(&stripped).into_owned(),
+        None => redact(text).into_owned(),
+    }
+}
+
+/// Cleans every string inside a JSON value, keys included; values under secret-looking keys
+/// are replaced whole.
 pub fn clean_json(value: &mut Value) {
+    clean_json_with(value, &mut |s| *s = clean_value(s));
+}
+
+/// `clean_json` with the caller's cleaning of string values (the capture cuts long ones).
+pub fn clean_json_with(value: &mut Value, clean_string: &mut dyn FnMut(&mut String)) {
     match value {
-        Value::String(s) => {
-            let stripped = if has_stripped_tag(s) {
-                let once = TAGS.replace_all(s, "");
-                UNCLOSED_PRIVATE.replace_all(&once, "").into_owned()
-            } else {
-                std::mem::take(s)
-            };
-            *s = redact(&stripped).into_owned();
+        Value::String(s) => clean_string(s),
+        Value::Array(items) => {
+            for item in items {
+                clean_json_with(item, clean_string);
+            }
         }
-        Value::Array(items) => items.iter_mut().for_each(clean_json),
         Value::Object(map) => {
+            if map.keys().any(|k| needs_cleaning(k)) {
+                clean_keys(map);
+            }
             for (key, v) in map.iter_mut() {
                 match v {
-                    Value::String(s) if is_secret_key(key) && !s.is_empty() => {
-                        if !looks_like_placeholder(s) {
-                            *s = format!("[REDACTED:{}]", secret_kind(key));
-                        }
+                    Value::String(s)
+                        if is_secret_key(key) && !s.is_empty() && !looks_like_placeholder(s) =>
+                    {
+                        *s = format!("[REDACTED:{}]", secret_kind(key));
                     }
-                    _ => clean_json(v),
+                    _ => clean_json_with(v, clean_string),
                 }
             }
         }
         _ => {}
+    }
+}
+
+fn needs_cleaning(text: &str) -> bool {
+    strip_regions(text).is_some() || redact(text) != text
+}
+
+/// Rebuilds `map` with cleaned keys (`{"ghp_…": "alice"}` keeps no token). Two keys that clean
+/// to the same text both stay, the later one with a `#2`, `#3`… suffix.
+fn clean_keys(map: &mut serde_json::Map<String, Value>) {
+    let old = std::mem::take(map);
+    for (key, v) in old {
+        let cleaned = clean_value(&key);
+        let mut unique = cleaned.clone();
+        let mut n = 2;
+        while map.contains_key(&unique) {
+            unique = format!("{cleaned}#{n}");
+            n += 1;
+        }
+        map.insert(unique, v);
     }
 }
 
@@ -410,5 +740,111 @@ mod tests {
         assert!(!s.contains("hidden"), "{s}");
         assert!(s.contains("shown  "), "{s}");
         assert!(s.contains("\"max_tokens\":\"100\""), "{s}");
+    }
+
+    #[test]
+    fn nested_tags_are_matched_as_nesting() {
+        assert_eq!(
+            strip_tags("x <private>a <private>b</private> SECRET </private> y"),
+            "x  y"
+        );
+        assert_eq!(strip_tags("x <private>a <private>b</private> SECRET"), "x");
+        assert_eq!(
+            strip_tags(
+                "<system-reminder>a<system-reminder>b</system-reminder>c</system-reminder>d"
+            ),
+            "d"
+        );
+        // A region of one tag hides the other tags inside it.
+        assert_eq!(
+            strip_tags("<private>a <system-reminder>b</private> c</system-reminder> d"),
+            "c</system-reminder> d"
+        );
+        // An unclosed non-private tag is left, its inner pairs still go.
+        assert_eq!(
+            strip_tags("<system-reminder>a <cmem-context>b</cmem-context> c"),
+            "<system-reminder>a  c"
+        );
+        assert_eq!(strip_tags("<private x=\"1\">a</private >b"), "b");
+    }
+
+    #[test]
+    fn a_closing_private_tag_alone_hides_what_precedes_it() {
+        assert_eq!(strip_tags("SECRET MORE </private> shown"), "shown");
+        assert_eq!(strip_tags("a </private> b </private> c"), "c");
+        assert_eq!(clean_value("keep <private>x</private> keep"), "keep  keep");
+        let mut v = serde_json::json!({"a": "x <private>SECRET1", "b": "SECRET2 </private> y"});
+        clean_json(&mut v);
+        assert_eq!(v, serde_json::json!({"a": "x ", "b": " y"}));
+    }
+
+    #[test]
+    fn tag_scanning_is_linear() {
+        let many = "<private ".repeat(200_000);
+        let started = std::time::Instant::now();
+        assert_eq!(strip_tags(&many), many.trim());
+        let closes = "</system-reminder>".repeat(100_000);
+        assert_eq!(strip_tags(&closes), closes);
+        assert!(started.elapsed() < std::time::Duration::from_secs(2));
+    }
+
+    #[test]
+    fn redacts_the_new_kinds() {
+        for (input, secret) in [
+            ("export DB_PASS=hunter2hunter2", "hunter2"),
+            ("AWS_SECRET_ACCESS_KEY=abc/def+ghi", "abc/def"),
+            ("GH_TOKEN='abc def' cmd", "abc def"),
+            ("psql --password hunter2 -h db", "hunter2"),
+            ("tool --db-password=\"s3 cr3t\"", "s3 cr3t"),
+            ("cli --api-key k3y-value-1", "k3y-value"),
+            ("mysql -u root -phunter2 app", "hunter2"),
+            ("sshpass -p hunter2 ssh host", "hunter2"),
+            ("Authorization: Basic dXNlcjpwYXNzd29yZA==", "dXNlcjpw"),
+            ("-H 'authorization: token abcdef123'", "abcdef123"),
+            ("Proxy-Authorization: Digest username", "username"),
+        ] {
+            let out = redact(input);
+            assert!(!out.contains(secret), "{input} → {out}");
+            assert!(out.contains("[REDACTED:"), "{input} → {out}");
+        }
+    }
+
+    #[test]
+    fn the_new_kinds_leave_ordinary_text_alone() {
+        for text in [
+            "PASSED=3 FAILED=0",
+            "BYPASS=1 KEYBOARD=us",
+            "PWD=/home/me OLDPWD=/tmp",
+            "SSH_KEY_PATH=/home/me/.ssh/id",
+            "const MAX_KEY: usize = 3;",
+            "mkdir -p src/bin && ssh -p 22 host",
+            "docker run -p 8080:80 img",
+            "--password-stdin --token-file t.txt --max-tokens 100",
+            "DB_PASS=$DB_PASS --password \"$PW\"",
+            "a basic understanding of it",
+        ] {
+            assert_eq!(redact(text), text);
+        }
+    }
+
+    #[test]
+    fn secret_keys_are_cleaned_and_collisions_kept() {
+        let mut v = serde_json::json!({
+            "ghp_abcdefghijklmnopqrstuvwxyz0123456789": "alice",
+            "sk-ant-api03-abcdefghijklmnopqrstuvwxyz": "bob",
+            "DB_PASS": "hunter2",
+            "dbPass": "hunter3",
+            "bypass": "yes",
+            "password": "<private>hunter4</private>",
+        });
+        clean_json(&mut v);
+        let s = v.to_string();
+        for secret in ["ghp_abc", "sk-ant", "hunter"] {
+            assert!(!s.contains(secret), "{s}");
+        }
+        assert_eq!(v["[REDACTED:github-token]"], "alice");
+        assert_eq!(v["[REDACTED:anthropic-key]"], "bob");
+        assert_eq!(v["bypass"], "yes");
+        assert_eq!(v.as_object().unwrap().len(), 6);
     }
 }

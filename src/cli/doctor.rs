@@ -72,6 +72,7 @@ pub fn run(args: &DoctorArgs) -> Result<ExitCode> {
     check_data_dir(&mut r, &data_dir, args.init);
     check_database(&mut r, &loaded.db_path(), args.init);
     check_spool(&mut r, &data_dir);
+    check_disk(&mut r, &data_dir);
     check_install(&mut r)?;
     check_log(&mut r, &data_dir);
     println!();
@@ -231,6 +232,49 @@ fn check_spool(r: &mut Report, data_dir: &Path) {
             r.hint("the next hook that gets the database stores them; if this stays, the database is locked or broken");
         }
     }
+}
+
+/// Free space where the data dir is, and the events hooks had to drop (a full disk).
+fn check_disk(r: &mut Report, data_dir: &Path) {
+    const LOW: u64 = 64 * 1024 * 1024;
+    let at = std::iter::successors(Some(data_dir), |p| p.parent()).find(|p| p.exists());
+    let free = at.and_then(store::dropped::free_bytes);
+    let free_text = free.map_or_else(
+        || "free space unknown".to_string(),
+        |b| match b as f64 / (1024.0 * 1024.0) {
+            mib if mib >= 10.0 * 1024.0 => format!("{:.1} GiB free", mib / 1024.0),
+            mib => format!("{mib:.1} MiB free"),
+        },
+    );
+    let drops = store::dropped::read(data_dir).filter(|d| d.count > 0);
+    let Some(d) = drops else {
+        let low = free.is_some_and(|b| b < LOW);
+        r.line(
+            if low { Status::Warn } else { Status::Ok },
+            "disk",
+            format!("{free_text}, no event dropped"),
+        );
+        if low {
+            r.hint("free some space: once the disk is full, new events are dropped");
+        }
+        return;
+    };
+    let low = free.is_some_and(|b| b < LOW);
+    r.line(
+        if low { Status::Fail } else { Status::Warn },
+        "disk",
+        format!(
+            "{free_text}; {} event(s) dropped between {} and {}",
+            d.count,
+            crate::clock::format_utc_iso(d.first_ms),
+            crate::clock::format_utc_iso(d.last_ms)
+        ),
+    );
+    println!("    last reason: {}", d.reason);
+    r.hint(&format!(
+        "they are lost; free disk space so new events are kept (delete {} to reset the count)",
+        store::dropped::path(data_dir).display()
+    ));
 }
 
 fn check_install(r: &mut Report) -> Result<()> {

@@ -219,7 +219,10 @@ pub fn build(
             at_ms: now_ms,
         },
         HookEvent::SessionEnd => Capture::SessionEnd {
-            reason: payload.str("reason").map(|r| r.chars().take(64).collect()),
+            reason: payload
+                .str("reason")
+                .map(|r| fields::store_text(r, 1024).text.chars().take(64).collect())
+                .filter(|r: &String| !r.is_empty()),
             session,
             at_ms: now_ms,
         },

@@ -3,8 +3,10 @@
 //! The content hash is taken over the original JSON (before truncation), the stored text is
 //! privacy-cleaned and capped at `max_bytes` with a visible `…[truncated: N bytes]` marker.
 //! Strings far larger than the cap are cut before cleaning (so a 100 MB response costs no more
-//! than the part that is kept), dropping the last partial word so no half of a secret can slip
-//! past the redactor at the cut.
+//! than the part that is kept), and a cut can split a secret the redactor would only recognise
+//! whole: so the part before the cut is cleaned twice, alone and with a look-ahead past the cut,
+//! and only what both cleanings agree on is kept (a secret at the cut is redacted in the second
+//! and so differs). A string that was cut always carries its marker.
 
 use std::io::Write;
 
@@ -16,8 +18,9 @@ use crate::privacy;
 /// Slack kept beyond the cap before cleaning: redactions shorten text, and the kept part must
 /// still fill the cap after them.
 const PRECUT_SLACK: usize = 4096;
-/// The longest run of non-space characters dropped at a pre-cut (a token is shorter).
-const MAX_PARTIAL_WORD: usize = 1024;
+/// How far past a cut the second cleaning looks: longer than any secret the redactor knows
+/// (a PEM block needs none: an unterminated one is redacted to the end).
+const LOOKAHEAD: usize = 8 * 1024;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Stored {
@@ -81,11 +84,19 @@ pub fn prepare_tool_io(
 }
 
 fn store_json(mut value: Value, original_bytes: u64, max_bytes: usize) -> Stored {
-    precut_strings(&mut value, max_bytes + PRECUT_SLACK);
-    privacy::clean_json(&mut value);
+    let limit = max_bytes + PRECUT_SLACK;
+    privacy::clean_json_with(&mut value, &mut |s| {
+        let (kept, cut) = clean_cut(s, limit, privacy::clean_value);
+        *s = if cut {
+            let dropped = s.len().saturating_sub(kept.len());
+            format!("{kept}…[truncated: {dropped} bytes]")
+        } else {
+            kept
+        };
+    });
     let text = serde_json::to_string(&value).unwrap_or_default();
     Stored {
-        text: cap(text, original_bytes, max_bytes),
+        text: cap(text, original_bytes, max_bytes, false),
         original_bytes,
     }
 }
@@ -93,49 +104,48 @@ fn store_json(mut value: Value, original_bytes: u64, max_bytes: usize) -> Stored
 /// Cleans and caps free text (prompts, error texts, assistant messages).
 pub fn store_text(text: &str, max_bytes: usize) -> Stored {
     let original_bytes = text.len() as u64;
-    let cut = precut(text, max_bytes + PRECUT_SLACK);
-    let cleaned = privacy::clean_text(&cut);
+    let (cleaned, cut) = clean_cut(text, max_bytes + PRECUT_SLACK, privacy::clean_text);
     Stored {
-        text: cap(cleaned, original_bytes, max_bytes),
+        text: cap(cleaned, original_bytes, max_bytes, cut),
         original_bytes,
     }
 }
 
-fn precut_strings(value: &mut Value, limit: usize) {
-    match value {
-        Value::String(s) if s.len() > limit => *s = precut(s, limit),
-        Value::Array(items) => items.iter_mut().for_each(|v| precut_strings(v, limit)),
-        Value::Object(map) => map.values_mut().for_each(|v| precut_strings(v, limit)),
-        _ => {}
-    }
-}
-
-fn precut(text: &str, limit: usize) -> String {
+/// `clean(text)` of at most about `limit` bytes of `text`, and whether it was cut. No part of
+/// a secret that straddles the cut survives (see the module's note).
+fn clean_cut(text: &str, limit: usize, clean: fn(&str) -> String) -> (String, bool) {
     if text.len() <= limit {
-        return text.to_string();
+        return (clean(text), false);
     }
-    let kept = &text[..floor_char_boundary(text, limit)];
-    let word_start = kept
-        .char_indices()
-        .rev()
-        .take_while(|(_, c)| !c.is_whitespace())
-        .last()
-        .map(|(i, _)| i)
-        .unwrap_or(kept.len());
-    if kept.len() - word_start <= MAX_PARTIAL_WORD {
-        kept[..word_start].to_string()
-    } else {
-        kept.to_string()
+    let cut = floor_char_boundary(text, limit);
+    if privacy::has_lone_private_close(&text[cut..]) {
+        // A private region closes in the part dropped: what is kept is cleaned as if its
+        // closing tag were there (a lone one hides everything before it).
+        return (clean(&format!("{}</private>", &text[..cut])), true);
     }
+    let mut kept = clean(&text[..cut]);
+    let wider = clean(&text[..floor_char_boundary(text, limit + LOOKAHEAD)]);
+    let same = kept
+        .bytes()
+        .zip(wider.bytes())
+        .take_while(|(a, b)| a == b)
+        .count();
+    kept.truncate(floor_char_boundary(&kept, same));
+    (kept, true)
 }
 
-/// Cuts `text` to at most `max_bytes` including the marker that says how much was dropped.
-fn cap(text: String, original_bytes: u64, max_bytes: usize) -> String {
-    if text.len() <= max_bytes {
+/// Cuts `text` to at most `max_bytes` including the marker that says how much was dropped;
+/// a text that was already cut (`was_cut`) gets the marker even when it fits.
+fn cap(text: String, original_bytes: u64, max_bytes: usize, was_cut: bool) -> String {
+    if text.len() <= max_bytes && !was_cut {
         return text;
     }
     let estimate = format!("…[truncated: {original_bytes} bytes]").len();
-    let keep = floor_char_boundary(&text, max_bytes.saturating_sub(estimate));
+    let keep = if text.len() + estimate <= max_bytes {
+        text.len()
+    } else {
+        floor_char_boundary(&text, max_bytes.saturating_sub(estimate))
+    };
     let dropped = original_bytes.saturating_sub(keep as u64);
     format!("{}…[truncated: {dropped} bytes]", &text[..keep])
 }
@@ -190,12 +200,51 @@ mod tests {
 
     #[test]
     fn secret_at_the_cut_never_survives_in_part() {
-        let filler = "a ".repeat(3000);
         let token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789ABCD";
-        let text = format!("{filler}{token} tail");
-        // Cut the pre-cut right in the middle of the token.
-        let limit = filler.len() + 10;
-        let cut = precut(&text, limit);
-        assert!(!cut.contains("ghp_"), "{}", &cut[cut.len() - 20..]);
+        // Whitespace-separated and inside a long run without whitespace, cut at every offset.
+        for filler in ["a ".repeat(3000), "x,".repeat(3000)] {
+            let text = format!("{filler}{token} tail");
+            for at in 1..token.len() {
+                let (kept, cut) = clean_cut(&text, filler.len() + at, privacy::clean_text);
+                assert!(cut);
+                let tail = &kept[kept.len().saturating_sub(60)..];
+                assert!(!tail.contains("ghp_"), "cut at {at}: {tail}");
+                assert!(!tail.contains(&token[4..12]), "cut at {at}: {tail}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_private_region_closed_after_the_cut_hides_what_is_kept() {
+        let text = format!("SECRET {} </private> after", "x ".repeat(20_000));
+        let (kept, cut) = clean_cut(&text, 5000, privacy::clean_text);
+        assert!(cut);
+        assert_eq!(kept, "");
+        let text = format!(
+            "seen <private>SECRET {} </private> after",
+            "x ".repeat(20_000)
+        );
+        assert_eq!(clean_cut(&text, 5000, privacy::clean_text).0, "seen");
+        let text = format!("seen {} <private>x</private> after", "x ".repeat(20_000));
+        assert!(clean_cut(&text, 5000, privacy::clean_text).0.len() > 4000);
+    }
+
+    #[test]
+    fn a_cut_text_keeps_its_marker_even_when_cleaning_shrank_it() {
+        let text = format!("<private>{}</private> after", "p".repeat(200_000));
+        let stored = store_text(&text, 1024);
+        assert!(stored.text.contains("…[truncated: "), "{}", stored.text);
+        assert!(!stored.text.contains("ppp"), "{}", stored.text);
+        let io = prepare_tool_io("Read", None, Some(json!({"content": text})), 1024);
+        let response = io.response.unwrap().text;
+        assert!(response.contains("…[truncated: "), "{response}");
+        let parsed: Value = serde_json::from_str(&response).expect("still JSON");
+        assert!(
+            parsed["content"]
+                .as_str()
+                .unwrap()
+                .starts_with("…[truncated: ")
+        );
+        assert!(!response.contains("ppp"), "{response}");
     }
 }

@@ -23,7 +23,7 @@ use crate::clock;
 use crate::config::{self, Settings};
 use crate::logging::{self, Level};
 use crate::store::ingest::{self, Capture};
-use crate::store::{Store, Wait, spool};
+use crate::store::{self, Store, Wait, spool};
 use deadline::{answer, answer_noop};
 pub use event::HookEvent;
 use payload::Payload;
@@ -47,7 +47,25 @@ const LOST: &str = "; the event could not be spooled either, it is lost: ";
 fn spool_or_log(capture: &Capture, data_dir: &std::path::Path, why: &str) {
     match spool::append(data_dir, capture, clock::now_ms()) {
         Ok(()) => logging::warn(format!("{why}{SPOOLED}")),
-        Err(e) => logging::error(format!("{why}{LOST}{e:#}")),
+        Err(e) => dropped(data_dir, &format!("{why}{LOST}{e:#}")),
+    }
+}
+
+/// Counts an event that is lost and logs it, once per `dropped::LOG_EVERY_MS` when the count
+/// can be kept (a full disk would otherwise try for a log line per event).
+fn dropped(data_dir: &std::path::Path, why: &str) {
+    match store::dropped::record(data_dir, clock::now_ms(), why) {
+        Ok((_, false)) => {}
+        Ok((d, true)) => {
+            let free = store::dropped::free_bytes(data_dir)
+                .map_or_else(|| "unknown".into(), |b| format!("{} KiB", b / 1024));
+            logging::error(format!(
+                "{why} ({} event(s) dropped so far, {free} free in the data dir; `cmem doctor` counts them, this is logged at most every {} minutes)",
+                d.count,
+                store::dropped::LOG_EVERY_MS / 60_000
+            ));
+        }
+        Err(e) => logging::error(format!("{why} (not counted either: {e:#})")),
     }
 }
 
@@ -219,6 +237,10 @@ fn persist(capture: Capture, settings: &Settings, deadline: Instant) -> Option<S
     match result {
         Ok((outcome, store)) => {
             deadline::clear_pending();
+            // Made while there is room, so a full disk later can still count what it drops.
+            if let Err(e) = store::dropped::ensure(&data_dir) {
+                logging::warn(format!("{e:#}"));
+            }
             logging::debug(format!("{outcome:?}"));
             Some(store)
         }

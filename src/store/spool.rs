@@ -55,9 +55,12 @@ pub fn append(data_dir: &Path, capture: &Capture, now_ms: i64) -> Result<()> {
         "the spool {} is full ({len} bytes); the database has been unreachable for long: run `cmem doctor`",
         path.display()
     );
-    file.write_all(&line)
-        .with_context(|| format!("cannot write the spool {}", path.display()))?;
-    file.flush()?;
+    if let Err(e) = file.write_all(&line) {
+        // A disk that filled up mid-line leaves part of it: cut it off, or the next line
+        // would be glued to it and both be rejected.
+        let _ = file.set_len(len);
+        return Err(e).with_context(|| format!("cannot write the spool {}", path.display()));
+    }
     Ok(())
 }
 
