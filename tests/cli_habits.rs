@@ -133,3 +133,91 @@ fn hook_and_mcp_keep_their_own_closed_pipe_handling() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn doctor_says_how_to_run_cmem_when_it_is_not_on_the_path() {
+    let env = Env::new();
+    let exe = std::path::PathBuf::from(assert_cmd::cargo::cargo_bin!("cmem"))
+        .canonicalize()
+        .unwrap();
+    let doctor = |path: &std::path::Path| {
+        let out = env.cmd().env("PATH", path).arg("doctor").output().unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    // Not on the PATH (as under `cargo run` before any install): the full path, and how to
+    // put it there.
+    let empty = env.root().join("empty-bin");
+    std::fs::create_dir_all(&empty).unwrap();
+    let text = doctor(&empty);
+    assert!(
+        text.contains(&format!("→ run `{} install`", exe.display())),
+        "{text}"
+    );
+    assert!(
+        text.contains("`cmem` is not on your PATH yet")
+            && text.contains("scripts/install.sh (or `cargo install --path .`)"),
+        "{text}"
+    );
+    // This binary on the PATH: plain `cmem`.
+    let bin = env.root().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::os::unix::fs::symlink(&exe, bin.join("cmem")).unwrap();
+    let text = doctor(&bin);
+    assert!(text.contains("→ run `cmem install`"), "{text}");
+    assert!(!text.contains("PATH"), "{text}");
+    // Another cmem on the PATH: said so.
+    let other = env.root().join("other-bin");
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::write(other.join("cmem"), "#!/bin/sh\n").unwrap();
+    let text = doctor(&other);
+    assert!(
+        text.contains(&format!(
+            "`cmem` on your PATH is {}, not this binary",
+            other.join("cmem").display()
+        )),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_failed_import_creates_no_database() {
+    let env = Env::new();
+    std::fs::write(env.root().join("bad.jsonl"), "{\"x\": 1}\n").unwrap();
+    std::fs::write(env.root().join("fake.db"), "not a database").unwrap();
+    for (args, says) in [
+        (
+            vec![
+                "claude-mem".to_string(),
+                "/nonexistent/claude-mem.db".into(),
+            ],
+            "no claude-mem database at /nonexistent/claude-mem.db",
+        ),
+        (
+            vec![
+                "claude-mem".into(),
+                env.root().join("fake.db").to_string_lossy().into_owned(),
+            ],
+            "is not a readable SQLite database",
+        ),
+        (
+            vec![
+                "jsonl".into(),
+                env.root().join("bad.jsonl").to_string_lossy().into_owned(),
+            ],
+            "is not a cmem export",
+        ),
+    ] {
+        let out = env.cmd().arg("import").args(&args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.starts_with("cmem: error: ") && err.contains(says),
+            "{args:?}: {err}"
+        );
+        assert!(
+            !env.db_path().exists(),
+            "{args:?} created {}",
+            env.db_path().display()
+        );
+    }
+}

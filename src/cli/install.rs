@@ -146,7 +146,7 @@ pub fn current_binary() -> Result<PathBuf> {
 }
 
 /// Quotes a path for the `sh -c` Claude Code runs hook commands with.
-fn shell_quote(path: &str) -> String {
+pub(crate) fn shell_quote(path: &str) -> String {
     if !path.is_empty()
         && path
             .chars()
