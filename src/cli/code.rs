@@ -1,5 +1,7 @@
 //! `cmem outline`, `cmem unfold`, `cmem symbols`: the smart tools on the command line. They
-//! print exactly the text the MCP tools reply with; the workspace is the current directory.
+//! print exactly the text the MCP tools reply with, paths shown relative to the current
+//! directory; unlike the agent's tools they read any file the user can, and a missing symbol
+//! or an unparsable file is an error (exit 1).
 
 use std::process::ExitCode;
 
@@ -11,13 +13,13 @@ use crate::code::tools::{self, ToolError};
 
 #[derive(Args)]
 pub struct OutlineArgs {
-    /// A source file inside the current directory
+    /// A source file
     pub file: String,
 }
 
 #[derive(Args)]
 pub struct UnfoldArgs {
-    /// A source file inside the current directory
+    /// A source file
     pub file: String,
     /// The symbol's name as `cmem outline` shows it, optionally qualified (Store::open)
     pub symbol: String,
@@ -27,7 +29,7 @@ pub struct UnfoldArgs {
 pub struct SymbolsArgs {
     /// Part of a symbol name; several words must all match
     pub query: String,
-    /// Directory or file to search, inside the current directory (default: all of it)
+    /// Directory or file to search (default: the current directory)
     pub path: Option<String>,
     /// How many matches to show (1–100)
     #[arg(long, default_value_t = tools::DEFAULT_MAX_RESULTS)]
@@ -44,7 +46,7 @@ fn print(result: Result<String, ToolError>) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Err(e) => {
-            eprintln!("cmem: {e}");
+            eprintln!("cmem: error: {e}");
             Ok(ExitCode::FAILURE)
         }
     }
@@ -56,7 +58,7 @@ fn workspace() -> Result<std::path::PathBuf> {
 
 pub fn outline(args: &OutlineArgs) -> Result<ExitCode> {
     crate::code::leave_big_trees_to_exit();
-    print(tools::smart_outline(
+    print(tools::cli_outline(
         &workspace()?,
         &json!({"file_path": args.file}),
     ))
@@ -64,7 +66,7 @@ pub fn outline(args: &OutlineArgs) -> Result<ExitCode> {
 
 pub fn unfold(args: &UnfoldArgs) -> Result<ExitCode> {
     crate::code::leave_big_trees_to_exit();
-    print(tools::smart_unfold(
+    print(tools::cli_unfold(
         &workspace()?,
         &json!({"file_path": args.file, "symbol_name": args.symbol}),
     ))
@@ -78,5 +80,5 @@ pub fn symbols(args: &SymbolsArgs) -> Result<ExitCode> {
     if let Some(p) = &args.file_pattern {
         call["file_pattern"] = json!(p);
     }
-    print(tools::smart_search(&workspace()?, &call))
+    print(tools::cli_search(&workspace()?, &call))
 }

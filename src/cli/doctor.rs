@@ -279,6 +279,8 @@ fn check_disk(r: &mut Report, data_dir: &Path) {
 
 fn check_install(r: &mut Report) -> Result<()> {
     let me = install::current_binary()?;
+    let (cmem, path_hint) = invocation(&me);
+    let mut hinted = false;
     let project_dir = install::default_project_dir()?;
     let mut any_hooks = false;
     let mut any_mcp = false;
@@ -310,7 +312,8 @@ fn check_install(r: &mut Report) -> Result<()> {
                     "hooks",
                     format!("{label} scope lacks {}", missing.join(", ")),
                 );
-                r.hint(&format!("run `cmem install --scope {label}`"));
+                r.hint(&format!("run `{cmem} install --scope {label}`"));
+                hinted = true;
             } else if !foreign.is_empty() {
                 r.line(
                     Status::Warn,
@@ -318,8 +321,9 @@ fn check_install(r: &mut Report) -> Result<()> {
                     format!("{label} scope runs {} (not this binary)", foreign[0]),
                 );
                 r.hint(&format!(
-                    "run `cmem install --scope {label}` to point them here"
+                    "run `{cmem} install --scope {label}` to point them here"
                 ));
+                hinted = true;
             } else {
                 r.line(
                     Status::Ok,
@@ -336,7 +340,8 @@ fn check_install(r: &mut Report) -> Result<()> {
                     "mcp server",
                     format!("{label} scope runs {}, which does not exist", cmd.display()),
                 );
-                r.hint(&format!("run `cmem install --scope {label}`"));
+                r.hint(&format!("run `{cmem} install --scope {label}`"));
+                hinted = true;
             } else if !same_binary(&cmd, &me) {
                 r.line(
                     Status::Warn,
@@ -358,7 +363,10 @@ fn check_install(r: &mut Report) -> Result<()> {
             "hooks",
             "not installed in any Claude Code settings",
         );
-        r.hint("run `cmem install` (user scope) or `cmem install --scope project`");
+        r.hint(&format!(
+            "run `{cmem} install` (user scope) or `{cmem} install --scope project`"
+        ));
+        hinted = true;
     }
     if !any_mcp {
         r.line(
@@ -366,9 +374,41 @@ fn check_install(r: &mut Report) -> Result<()> {
             "mcp server",
             "not registered with Claude Code",
         );
-        r.hint("run `cmem install`");
+        r.hint(&format!("run `{cmem} install`"));
+        hinted = true;
+    }
+    if hinted && let Some(h) = path_hint {
+        r.hint(&h);
     }
     Ok(())
+}
+
+/// How to run this binary in a hint: `cmem` when that is what the PATH finds, else its full
+/// path, with a hint on putting it on the PATH (`cargo run -- doctor` before any install).
+fn invocation(me: &Path) -> (String, Option<String>) {
+    let on_path = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|d| d.join("cmem"))
+            .find(|c| c.is_file())
+    });
+    let get_there = "to have `cmem` on your PATH, run scripts/install.sh (or `cargo install --path .`) in cmem's source tree";
+    match on_path {
+        Some(found) if same_binary(&found, me) => ("cmem".into(), None),
+        Some(found) => (
+            "cmem".into(),
+            Some(format!(
+                "`cmem` on your PATH is {}, not this binary ({}); {get_there} to replace it",
+                found.display(),
+                me.display()
+            )),
+        ),
+        None => (
+            install::shell_quote(&me.to_string_lossy()),
+            Some(format!(
+                "`cmem` is not on your PATH yet, so this is the binary's full path; {get_there}"
+            )),
+        ),
+    }
 }
 
 fn same_binary(a: &Path, b: &Path) -> bool {

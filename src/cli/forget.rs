@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result, bail};
 use clap::Args;
 
+use crate::observe::draft::plural;
 use crate::store::Store;
 use crate::store::forget::{self, Pattern, Selection};
 
@@ -66,7 +67,11 @@ fn print_counts(counts: &[(&str, usize)], dry_run: bool) {
     if total == 0 {
         println!("nothing matches: {verb} 0 rows");
     } else {
-        println!("{verb} {total} rows: {}", parts.join(", "));
+        println!(
+            "{verb} {}: {}",
+            plural(total, "row", "rows"),
+            parts.join(", ")
+        );
     }
 }
 

@@ -1,9 +1,12 @@
 //! `cmem install` / `cmem uninstall`: cmem's hooks and MCP server in Claude Code's settings.
 //!
 //! Idempotent (a second install changes nothing), keeps every other key and hook, writes
-//! atomically with a backup, and uninstall removes exactly what install added: the containers
-//! (`hooks`, an event's array, `mcpServers`) that install had to create are recorded in the data
-//! dir and removed again only if they are empty by then.
+//! atomically with a backup (`<file>.cmem-backup`, the file as install found it). Uninstall
+//! puts that text back byte for byte, whatever its formatting, when the file is still exactly
+//! as cmem left it, and removes the backup; a file changed since has only cmem's entries taken
+//! out (the containers `hooks`, an event's array, `mcpServers` that install had to create are
+//! recorded in the data dir and removed again only if they are empty by then) and its backup is
+//! kept. Files and directories install created go again.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -11,7 +14,9 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
+use sha2::{Digest, Sha256};
 
 use super::jsonfile::JsonFile;
 use crate::hook::HookEvent;
@@ -141,7 +146,7 @@ pub fn current_binary() -> Result<PathBuf> {
 }
 
 /// Quotes a path for the `sh -c` Claude Code runs hook commands with.
-fn shell_quote(path: &str) -> String {
+pub(crate) fn shell_quote(path: &str) -> String {
     if !path.is_empty()
         && path
             .chars()
@@ -433,8 +438,41 @@ fn fallback_hook_containers() -> Vec<String> {
     v
 }
 
-/// Which containers install created, per absolute file path.
-type Record = BTreeMap<String, Vec<String>>;
+/// What install did to one file, so uninstall can undo exactly that.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+struct FileRecord {
+    /// JSON pointers of the containers install created; `""` is the file itself.
+    #[serde(default)]
+    created: Vec<String>,
+    /// SHA-256 of the text install last wrote, kept only while the file's text from before cmem
+    /// is known (in `<file>.cmem-backup`, or "no file" when install created it): if the file
+    /// still reads so at uninstall, that text goes back byte for byte.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    written: Option<String>,
+    /// Directories install created for the file, deepest first; removed again when empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    dirs: Vec<String>,
+}
+
+impl FileRecord {
+    fn is_empty(&self) -> bool {
+        self.created.is_empty() && self.written.is_none() && self.dirs.is_empty()
+    }
+
+    fn created_file(&self) -> bool {
+        self.created.iter().any(String::is_empty)
+    }
+}
+
+/// Per absolute file path. Older versions kept only the list of created containers.
+type Record = BTreeMap<String, FileRecord>;
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum StoredRecord {
+    Current(FileRecord),
+    Containers(Vec<String>),
+}
 
 fn record_path() -> PathBuf {
     let mut noop = |_m: String| {};
@@ -444,10 +482,23 @@ fn record_path() -> PathBuf {
 }
 
 fn load_record() -> Record {
-    std::fs::read_to_string(record_path())
+    let stored: BTreeMap<String, StoredRecord> = std::fs::read_to_string(record_path())
         .ok()
         .and_then(|t| serde_json::from_str(&t).ok())
-        .unwrap_or_default()
+        .unwrap_or_default();
+    stored
+        .into_iter()
+        .map(|(k, r)| {
+            let r = match r {
+                StoredRecord::Current(r) => r,
+                StoredRecord::Containers(created) => FileRecord {
+                    created,
+                    ..FileRecord::default()
+                },
+            };
+            (k, r)
+        })
+        .collect()
 }
 
 fn save_record(record: &Record) -> Result<()> {
@@ -461,6 +512,138 @@ fn save_record(record: &Record) -> Result<()> {
 
 fn key(path: &Path) -> String {
     path.to_string_lossy().into_owned()
+}
+
+fn sha256(text: &str) -> String {
+    Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// The directories above `path` that do not exist yet, deepest first.
+fn missing_dirs(path: &Path) -> Vec<PathBuf> {
+    path.ancestors()
+        .skip(1)
+        .filter(|d| !d.as_os_str().is_empty())
+        .take_while(|d| !d.exists())
+        .map(Path::to_path_buf)
+        .collect()
+}
+
+/// What happens to one file.
+struct Plan<'a> {
+    file: &'a JsonFile,
+    /// The text to leave; `None`: remove the file.
+    after: Option<String>,
+    record: FileRecord,
+    /// Install: the backup to write first (the file as found).
+    backup: Option<String>,
+    /// Uninstall: the text from before cmem went back exactly, so its backup goes too.
+    restored: bool,
+}
+
+impl Plan<'_> {
+    fn changes(&self) -> bool {
+        self.after.as_deref() != self.file.original.as_deref()
+    }
+}
+
+/// Install: the edited file; its backup and record say how to undo it exactly later.
+fn plan_install<'a>(
+    file: &'a JsonFile,
+    before: &Value,
+    strip: impl Fn(&mut Value),
+    created: Vec<String>,
+    old: Option<&FileRecord>,
+) -> Plan<'a> {
+    let mut record = old.cloned().unwrap_or_default();
+    for c in created {
+        if !record.created.contains(&c) {
+            record.created.push(c);
+        }
+    }
+    let after = Some(file.render());
+    if !file.changed() {
+        return Plan {
+            file,
+            after: file.original.clone(),
+            record,
+            backup: None,
+            restored: false,
+        };
+    }
+    let backup_path = super::jsonfile::backup_path(&file.path);
+    // Still exactly what cmem wrote last: the text from before cmem is still known.
+    let still_ours = record.written.is_some()
+        && record.written == file.original.as_deref().map(sha256)
+        && (record.created_file() || backup_path.exists());
+    let mut stripped = before.clone();
+    strip(&mut stripped);
+    // Nothing of cmem's in it yet: the file as found is the text to go back to.
+    let pristine = !still_ours && (file.original.is_none() || stripped == *before);
+    let backup = if still_ours {
+        None
+    } else {
+        file.original.clone()
+    };
+    if file.original.is_none() && !still_ours {
+        record.dirs = missing_dirs(&file.path).iter().map(|d| key(d)).collect();
+    }
+    record.written = (still_ours || pristine)
+        .then(|| after.as_deref().map(sha256))
+        .flatten();
+    Plan {
+        file,
+        after,
+        record,
+        backup,
+        restored: false,
+    }
+}
+
+/// Uninstall: the text from before cmem when the file is still as cmem left it, else `edited`
+/// (cmem's entries taken out of what is there now; `None` removes a file install created).
+fn plan_uninstall<'a>(
+    file: &'a JsonFile,
+    edited: Option<String>,
+    old: Option<&FileRecord>,
+) -> Result<Plan<'a>> {
+    let record = old.cloned().unwrap_or_default();
+    let backup_path = super::jsonfile::backup_path(&file.path);
+    let unchanged =
+        record.written.is_some() && record.written == file.original.as_deref().map(sha256);
+    if unchanged && record.created_file() {
+        return Ok(Plan {
+            file,
+            after: None,
+            record,
+            backup: None,
+            restored: true,
+        });
+    }
+    if unchanged && backup_path.exists() {
+        let text = std::fs::read_to_string(&backup_path)
+            .with_context(|| format!("cannot read the backup {}", backup_path.display()))?;
+        return Ok(Plan {
+            file,
+            after: Some(text),
+            record,
+            backup: None,
+            restored: true,
+        });
+    }
+    // Without a backup from install, the file as found now is kept before it is edited.
+    let backup = (!backup_path.exists() && edited.is_some())
+        .then(|| file.original.clone())
+        .flatten();
+    Ok(Plan {
+        file,
+        after: edited,
+        record,
+        backup,
+        restored: false,
+    })
 }
 
 pub fn run(args: &InstallArgs, action: Action) -> Result<ExitCode> {
@@ -477,18 +660,43 @@ pub fn run(args: &InstallArgs, action: Action) -> Result<ExitCode> {
 
     let mut settings = JsonFile::load(&t.settings)?;
     let mut mcp = JsonFile::load(&t.mcp_file)?;
-    let mut created_settings = Vec::new();
-    let mut created_mcp = Vec::new();
-    match action {
+    let settings_before = settings.value.clone();
+    let mcp_before = mcp.value.clone();
+    let plans = match action {
         Action::Install => {
+            let mut created_settings = Vec::new();
+            let mut created_mcp = Vec::new();
             install_hooks(&mut settings.value, &binary, &mut created_settings)?;
             install_mcp(&mut mcp.value, &t.mcp_parent, &binary, &mut created_mcp)?;
+            if settings.original.is_none() {
+                created_settings.push(String::new());
+            }
+            if mcp.original.is_none() {
+                created_mcp.push(String::new());
+            }
+            let parent = t.mcp_parent.clone();
+            [
+                plan_install(
+                    &settings,
+                    &settings_before,
+                    uninstall_hooks,
+                    created_settings,
+                    record.get(&key(&settings.path)),
+                ),
+                plan_install(
+                    &mcp,
+                    &mcp_before,
+                    move |v| uninstall_mcp(v, &parent),
+                    created_mcp,
+                    record.get(&key(&mcp.path)),
+                ),
+            ]
         }
         Action::Uninstall => {
             uninstall_hooks(&mut settings.value);
             prune_created(
                 &mut settings.value,
-                record.get(&key(&t.settings)),
+                record.get(&key(&t.settings)).map(|r| &r.created),
                 &fallback_hook_containers(),
             );
             uninstall_mcp(&mut mcp.value, &t.mcp_parent);
@@ -496,40 +704,46 @@ pub fn run(args: &InstallArgs, action: Action) -> Result<ExitCode> {
             parent.push("mcpServers");
             prune_created(
                 &mut mcp.value,
-                record.get(&key(&t.mcp_file)),
+                record.get(&key(&t.mcp_file)).map(|r| &r.created),
                 &[pointer(&parent)],
             );
-        }
-    }
-
-    // A file install had to create is removed again by uninstall once nothing is left in it.
-    let mut delete = Vec::new();
-    for (file, created) in [(&settings, &mut created_settings), (&mcp, &mut created_mcp)] {
-        match action {
-            Action::Install if file.original.is_none() => created.push(String::new()),
-            Action::Uninstall => {
+            // A file install had to create is removed again once nothing is left in it.
+            let edited = |file: &JsonFile| -> Option<String> {
                 let made_it = record
                     .get(&key(&file.path))
-                    .is_some_and(|r| r.iter().any(String::is_empty));
-                if made_it && file.value.as_object().is_some_and(Map::is_empty) {
-                    delete.push(file.path.clone());
+                    .is_some_and(FileRecord::created_file);
+                if file.original.is_none()
+                    || (made_it && file.value.as_object().is_some_and(Map::is_empty))
+                {
+                    None
+                } else if file.changed() {
+                    Some(file.render())
+                } else {
+                    file.original.clone()
                 }
-            }
-            _ => {}
+            };
+            [
+                plan_uninstall(
+                    &settings,
+                    edited(&settings),
+                    record.get(&key(&settings.path)),
+                )?,
+                plan_uninstall(&mcp, edited(&mcp), record.get(&key(&mcp.path)))?,
+            ]
         }
-    }
-    let files = [(&settings, created_settings), (&mcp, created_mcp)];
+    };
+
     if args.dry_run {
         let mut any = false;
-        for (file, _) in &files {
-            if file.changed() {
-                any = true;
-                print!("{}", file.diff());
-            }
-        }
-        for path in &delete {
+        for plan in plans.iter().filter(|p| p.changes()) {
             any = true;
-            println!("cmem: would remove {} (install created it)", path.display());
+            match &plan.after {
+                Some(text) => print!("{}", plan.file.diff_to(text)),
+                None => println!(
+                    "cmem: would remove {} (install created it)",
+                    plan.file.path.display()
+                ),
+            }
         }
         if !any {
             println!("cmem: nothing to change");
@@ -538,26 +752,43 @@ pub fn run(args: &InstallArgs, action: Action) -> Result<ExitCode> {
     }
 
     let mut changed = 0;
-    for (file, created) in &files {
-        if delete.contains(&file.path) {
-            std::fs::remove_file(&file.path)
-                .with_context(|| format!("cannot remove {}", file.path.display()))?;
-            let _ = std::fs::remove_file(super::jsonfile::backup_path(&file.path));
+    let mut kept_backups = Vec::new();
+    for plan in &plans {
+        let path = &plan.file.path;
+        let backup = super::jsonfile::backup_path(path);
+        if plan.changes() {
             changed += 1;
-        } else if file.changed() {
-            file.save()?;
-            changed += 1;
+            if let Some(text) = &plan.backup {
+                std::fs::create_dir_all(path.parent().unwrap_or(Path::new(".")))?;
+                std::fs::write(&backup, text)
+                    .with_context(|| format!("cannot write the backup {}", backup.display()))?;
+            }
+            match &plan.after {
+                Some(text) => super::jsonfile::write_atomic(path, text)?,
+                None => std::fs::remove_file(path)
+                    .with_context(|| format!("cannot remove {}", path.display()))?,
+            }
         }
-        let entry = record.entry(key(&file.path)).or_default();
+        let file_key = key(path);
         match action {
             Action::Install => {
-                for c in created {
-                    if !entry.contains(c) {
-                        entry.push(c.clone());
+                record.insert(file_key, plan.record.clone());
+            }
+            Action::Uninstall => {
+                let removed_ours = plan.after.is_none() && plan.record.created_file();
+                if plan.restored || (removed_ours && plan.changes()) {
+                    let _ = std::fs::remove_file(&backup);
+                } else if plan.changes() && backup.exists() {
+                    kept_backups.push(backup);
+                }
+                if plan.after.is_none() {
+                    // Directories install created for the file, if nothing else is in them.
+                    for dir in &plan.record.dirs {
+                        let _ = std::fs::remove_dir(dir);
                     }
                 }
+                record.remove(&file_key);
             }
-            Action::Uninstall => entry.clear(),
         }
     }
     record.retain(|_, v| !v.is_empty());
@@ -588,6 +819,12 @@ pub fn run(args: &InstallArgs, action: Action) -> Result<ExitCode> {
                 "cmem: removed the MCP server `{MCP_SERVER_NAME}` from {}",
                 t.mcp_file.display()
             );
+            for b in &kept_backups {
+                println!(
+                    "cmem: kept {}: the file had changed since install, so only cmem's entries were taken out of it (delete the backup when you no longer need it)",
+                    b.display()
+                );
+            }
         }
     }
     Ok(ExitCode::SUCCESS)

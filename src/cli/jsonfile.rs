@@ -1,6 +1,7 @@
 //! Editing a user's JSON settings file without disturbing it: key order, indentation and the
-//! trailing newline are kept, writes are atomic (temp file + rename) with a backup beside it,
-//! and `--dry-run` shows a unified diff.
+//! trailing newline are kept, writes are atomic (temp file + rename, permissions kept), and
+//! `--dry-run` shows a unified diff. (What exactly goes back on uninstall, and the backup that
+//! makes it possible, is `install`'s business.)
 
 use std::path::{Path, PathBuf};
 
@@ -72,43 +73,35 @@ impl JsonFile {
         self.original.as_deref() != Some(self.render().as_str())
     }
 
-    /// Writes atomically, keeping the previous text in `<file>.cmem-backup`.
-    pub fn save(&self) -> Result<()> {
-        let text = self.render();
-        let dir = self
-            .path
-            .parent()
-            .filter(|d| !d.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
-        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-        if let Some(orig) = &self.original {
-            let backup = backup_path(&self.path);
-            std::fs::write(&backup, orig)
-                .with_context(|| format!("cannot write the backup {}", backup.display()))?;
-        }
-        let name = self
-            .path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "settings.json".into());
-        let tmp = dir.join(format!(".{name}.cmem-tmp-{}", std::process::id()));
-        std::fs::write(&tmp, &text).with_context(|| format!("cannot write {}", tmp.display()))?;
-        if let Ok(meta) = std::fs::metadata(&self.path) {
-            let _ = std::fs::set_permissions(&tmp, meta.permissions());
-        }
-        std::fs::rename(&tmp, &self.path).with_context(|| {
-            let _ = std::fs::remove_file(&tmp);
-            format!("cannot replace {}", self.path.display())
-        })?;
-        Ok(())
-    }
-
-    /// A unified diff of the pending change, for `--dry-run`.
-    pub fn diff(&self) -> String {
+    /// A unified diff from the file as found to `after`, for `--dry-run`.
+    pub fn diff_to(&self, after: &str) -> String {
         let before = self.original.clone().unwrap_or_default();
         let label = self.path.display().to_string();
-        unified_diff(&before, &self.render(), &label)
+        unified_diff(&before, after, &label)
     }
+}
+
+/// Replaces `path` with `text` atomically (a temporary file beside it, then a rename), keeping
+/// the old file's permissions; creates the directory if needed.
+pub fn write_atomic(path: &Path, text: &str) -> Result<()> {
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "settings.json".into());
+    let tmp = dir.join(format!(".{name}.cmem-tmp-{}", std::process::id()));
+    std::fs::write(&tmp, text).with_context(|| format!("cannot write {}", tmp.display()))?;
+    if let Ok(meta) = std::fs::metadata(path) {
+        let _ = std::fs::set_permissions(&tmp, meta.permissions());
+    }
+    std::fs::rename(&tmp, path).with_context(|| {
+        let _ = std::fs::remove_file(&tmp);
+        format!("cannot replace {}", path.display())
+    })
 }
 
 pub fn backup_path(path: &Path) -> PathBuf {

@@ -9,6 +9,7 @@ mod forget;
 pub mod install;
 pub mod jsonfile;
 mod observe;
+mod pipe;
 mod transfer;
 mod tui;
 
@@ -87,6 +88,9 @@ pub fn main() -> ExitCode {
         crate::hook::run(event);
     }
     let cli = Cli::parse();
+    if !matches!(cli.command, Command::Hook { .. } | Command::Mcp) {
+        pipe::quiet_on_closed_stdout();
+    }
     let result = match cli.command {
         Command::Hook { event } => crate::hook::run(&event),
         Command::Mcp => crate::mcp::serve(),
@@ -109,6 +113,7 @@ pub fn main() -> ExitCode {
     };
     match result {
         Ok(code) => code,
+        Err(e) if pipe::is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("cmem: error: {e:#}");
             ExitCode::FAILURE

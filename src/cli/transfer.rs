@@ -2,13 +2,14 @@
 //! Claude-Code-auto-memory markdown folder out.
 
 use std::collections::BTreeMap;
-use std::io::{BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand, ValueEnum};
 
+use crate::observe::draft::plural;
 use crate::store::transfer::Report;
 use crate::store::{Store, claude_mem, jsonl, observations, summaries};
 use crate::view::memory_md;
@@ -82,6 +83,8 @@ pub fn import(args: &ImportArgs) -> Result<ExitCode> {
     match &args.source {
         ImportSource::ClaudeMem { db, dry_run } => {
             let path = db.clone().unwrap_or_else(claude_mem::default_path);
+            // A source that cannot be read fails before cmem's own database is created.
+            drop(claude_mem::open_source(&path)?);
             let mut store = Store::open(&settings.db_path())?;
             let report = claude_mem::import(&mut store, &path, *dry_run, now)?;
             if !dry_run {
@@ -100,8 +103,25 @@ pub fn import(args: &ImportArgs) -> Result<ExitCode> {
         ImportSource::Jsonl { file, dry_run } => {
             let f = std::fs::File::open(file)
                 .with_context(|| format!("cannot open {}", file.display()))?;
+            let mut input = BufReader::new(f);
+            // The header is checked before cmem's own database is created.
+            let mut header = String::new();
+            input
+                .read_line(&mut header)
+                .with_context(|| format!("cannot read {}", file.display()))?;
+            let format = serde_json::from_str::<serde_json::Value>(&header)
+                .ok()
+                .and_then(|h| h.get("format").and_then(|f| f.as_str()).map(String::from));
+            if format.as_deref() != Some(jsonl::FORMAT) {
+                bail!(
+                    "{} is not a cmem export (its first line has no \"format\": \"{}\"); `cmem export` writes one",
+                    file.display(),
+                    jsonl::FORMAT
+                );
+            }
             let mut store = Store::open(&settings.db_path())?;
-            let report = jsonl::import(&mut store, &mut BufReader::new(f), *dry_run)?;
+            let mut input = std::io::Cursor::new(header).chain(input);
+            let report = jsonl::import(&mut store, &mut input, *dry_run)?;
             if !dry_run {
                 store.checkpoint()?;
             }
@@ -158,7 +178,11 @@ pub fn export(args: &ExportArgs) -> Result<ExitCode> {
             };
             let total: usize = counts.iter().map(|(_, n)| n).sum();
             let parts: Vec<String> = counts.iter().map(|(t, n)| format!("{n} {t}")).collect();
-            eprintln!("exported {total} rows: {}", parts.join(", "));
+            eprintln!(
+                "exported {}: {}",
+                plural(total, "row", "rows"),
+                parts.join(", ")
+            );
         }
         Format::Markdown => {
             let Some(dir) = &args.out else {
@@ -188,11 +212,11 @@ pub fn export(args: &ExportArgs) -> Result<ExitCode> {
                     })?;
                 }
                 println!(
-                    "{}: MEMORY.md + {} topic file(s), {} observations, {} summaries",
+                    "{}: MEMORY.md + {}, {}, {}",
                     folder.display(),
-                    files.len() - 1,
-                    obs.len(),
-                    sums.len()
+                    plural(files.len() - 1, "topic file", "topic files"),
+                    plural(obs.len(), "observation", "observations"),
+                    plural(sums.len(), "summary", "summaries")
                 );
             }
         }

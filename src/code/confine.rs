@@ -1,5 +1,7 @@
 //! Keeping the smart tools inside the workspace: both the workspace root and the requested
 //! path are resolved to their real paths (symlinks followed), and the file must lie inside.
+//! That confinement is for the agent's tools; a person's command line reads whatever the
+//! user can (`Reach::Anywhere`).
 
 use std::fmt;
 use std::path::{Component, Path, PathBuf};
@@ -60,6 +62,47 @@ pub struct Confined {
     pub display: String,
 }
 
+/// Which paths a caller may read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reach {
+    /// Only inside the workspace (the agent's MCP tools).
+    Workspace,
+    /// Any path the user can read (the person's CLI); paths inside the workspace are still
+    /// shown relative to it.
+    Anywhere,
+}
+
+/// Resolves `given` as `reach` allows.
+pub fn resolve(root: &Path, given: &str, reach: Reach) -> Result<Confined, PathError> {
+    match reach {
+        Reach::Workspace => confine(root, given),
+        Reach::Anywhere => match confine(root, given) {
+            Err(PathError::Outside { .. }) => {
+                let candidate = root.join(given);
+                let real = candidate.canonicalize().map_err(|_| PathError::NotFound {
+                    given: given.to_string(),
+                })?;
+                Ok(Confined {
+                    real,
+                    display: given.to_string(),
+                })
+            }
+            other => other,
+        },
+    }
+}
+
+/// A regular file `reach` allows.
+pub fn resolve_file(root: &Path, given: &str, reach: Reach) -> Result<Confined, PathError> {
+    let c = resolve(root, given, reach)?;
+    if !c.real.is_file() {
+        return Err(PathError::NotAFile {
+            given: given.to_string(),
+        });
+    }
+    Ok(c)
+}
+
 /// Resolves `given` (relative to `root`, or absolute) and checks it lies inside `root`.
 pub fn confine(root: &Path, given: &str) -> Result<Confined, PathError> {
     if given.trim().is_empty() {
@@ -110,13 +153,7 @@ pub fn confine(root: &Path, given: &str) -> Result<Confined, PathError> {
 
 /// A confined regular file.
 pub fn confine_file(root: &Path, given: &str) -> Result<Confined, PathError> {
-    let c = confine(root, given)?;
-    if !c.real.is_file() {
-        return Err(PathError::NotAFile {
-            given: given.to_string(),
-        });
-    }
-    Ok(c)
+    resolve_file(root, given, Reach::Workspace)
 }
 
 /// `a/./b/../c` → `a/c`, without touching the file system.
@@ -187,6 +224,32 @@ mod tests {
         assert!(matches!(
             confine_file(&root, "src"),
             Err(PathError::NotAFile { .. })
+        ));
+    }
+
+    #[test]
+    fn anywhere_reads_outside_and_still_shows_inside_paths_relative() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("ws");
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        std::fs::write(root.join("src/a.rs"), "fn a() {}").unwrap();
+        std::fs::write(tmp.path().join("other.rs"), "fn o() {}").unwrap();
+        let out = resolve_file(&root, "../other.rs", Reach::Anywhere).unwrap();
+        assert_eq!(out.display, "../other.rs");
+        assert_eq!(
+            out.real,
+            tmp.path().join("other.rs").canonicalize().unwrap()
+        );
+        let inside = root.join("src/a.rs");
+        let got = resolve_file(&root, inside.to_str().unwrap(), Reach::Anywhere).unwrap();
+        assert_eq!(got.display, "src/a.rs");
+        assert!(matches!(
+            resolve_file(&root, "../missing.rs", Reach::Anywhere),
+            Err(PathError::NotFound { .. })
+        ));
+        assert!(matches!(
+            resolve_file(&root, "../other.rs", Reach::Workspace),
+            Err(PathError::Outside { .. })
         ));
     }
 }

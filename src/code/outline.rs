@@ -141,6 +141,52 @@ pub fn unfold(outline: &Outline, source: &str, symbol: &str) -> Unfold {
     )
 }
 
+/// Up to `n` of `available` whose names are closest to `wanted`: the ones containing it
+/// first, then those a few edits away (whole name or last part); none when nothing is near.
+pub fn near_names<'a>(available: &'a [Available], wanted: &str, n: usize) -> Vec<&'a Available> {
+    let wanted = normalize_qualified(&wanted.trim().to_lowercase());
+    let wanted_last = wanted.rsplit('.').next().unwrap_or(&wanted);
+    let near = (wanted_last.chars().count() / 3).max(2);
+    let mut scored: Vec<(usize, &Available)> = available
+        .iter()
+        .filter_map(|a| {
+            let full = normalize_qualified(&a.name.to_lowercase());
+            let last = full.rsplit('.').next().unwrap_or(&full);
+            if full.contains(&wanted) {
+                return Some((0, a));
+            }
+            let d = edit_distance(&full, &wanted).min(edit_distance(last, wanted_last));
+            (d <= near).then_some((d, a))
+        })
+        .collect();
+    scored.sort_by_key(|(score, a)| (*score, a.start_line));
+    let mut out: Vec<&Available> = Vec::new();
+    for (_, a) in scored {
+        if out.len() < n && !out.iter().any(|o| o.name == a.name) {
+            out.push(a);
+        }
+    }
+    out
+}
+
+/// Levenshtein distance over characters (names are short).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diag = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let next = (row[j + 1] + 1)
+                .min(row[j] + 1)
+                .min(diag + usize::from(ca != *cb));
+            diag = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()]
+}
+
 /// `Store::open` and `Store.open` name the same thing.
 fn normalize_qualified(name: &str) -> String {
     name.replace("::", ".").replace(['#', ':'], ".")
@@ -191,6 +237,33 @@ fn is_annotation_line(lang: Lang, line: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn near_names_prefer_containing_then_close_spellings() {
+        let a = |name: &str, line| Available {
+            kind: Kind::Function,
+            name: name.into(),
+            start_line: line,
+            end_line: line,
+        };
+        let all = [
+            a("open", 1),
+            a("Store::open_at", 5),
+            a("close", 9),
+            a("parse_header", 12),
+        ];
+        let names = |w: &str| -> Vec<String> {
+            near_names(&all, w, 5)
+                .iter()
+                .map(|a| a.name.clone())
+                .collect()
+        };
+        assert_eq!(names("open"), ["open", "Store::open_at"]);
+        assert_eq!(names("parse_heder"), ["parse_header"]);
+        assert_eq!(names("opne"), ["open"]);
+        assert!(names("zzzzzz").is_empty());
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+    }
 
     #[test]
     fn extends_over_docs_and_attributes_but_not_code() {

@@ -11,8 +11,8 @@ use std::path::Path;
 use serde_json::{Map, Value, json};
 
 use super::Lang;
-use super::confine::{confine, confine_file};
-use super::outline::{outline, unfold};
+use super::confine::{Reach, resolve, resolve_file};
+use super::outline::{Outline, Unfold, near_names, outline, unfold};
 use super::search::{Query, search};
 use crate::view;
 
@@ -152,9 +152,13 @@ fn optional_str<'a>(map: &'a Map<String, Value>, key: &str) -> Result<Option<&'a
     }
 }
 
-/// Reads a confined source file of a known language.
-fn read_source(root: &Path, file_path: &str) -> Result<(String, Lang, String), ToolError> {
-    let file = confine_file(root, file_path)?;
+/// Reads a source file of a known language that `reach` allows.
+fn read_source(
+    root: &Path,
+    file_path: &str,
+    reach: Reach,
+) -> Result<(String, Lang, String), ToolError> {
+    let file = resolve_file(root, file_path, reach)?;
     let Some(lang) = Lang::from_path(&file.real) else {
         return Err(ToolError(format!(
             "Could not parse {}. The file may use an unsupported language or be empty (cmem knows: {}).",
@@ -177,30 +181,109 @@ fn read_source(root: &Path, file_path: &str) -> Result<(String, Lang, String), T
 }
 
 pub fn smart_outline(root: &Path, args: &Value) -> Result<String, ToolError> {
+    let (display, parsed) = outline_call(root, args, Reach::Workspace)?;
+    Ok(match parsed {
+        Some(o) => outline_text(&o),
+        None => view::code::parse_failure(&display).to_plain(),
+    })
+}
+
+/// `cmem outline`: any file the user can read; a file that cannot be parsed is an error.
+pub fn cli_outline(root: &Path, args: &Value) -> Result<String, ToolError> {
+    match outline_call(root, args, Reach::Anywhere)? {
+        (_, Some(o)) => Ok(outline_text(&o)),
+        (display, None) => Err(ToolError(view::code::parse_failure(&display).to_plain())),
+    }
+}
+
+fn outline_call(
+    root: &Path,
+    args: &Value,
+    reach: Reach,
+) -> Result<(String, Option<Outline>), ToolError> {
     let map = object(args, &["file_path"])?;
-    let (display, lang, source) = read_source(root, required_str(map, "file_path")?)?;
-    let doc = match outline(&display, lang, &source) {
-        Some(o) => view::code::outline(&o),
-        None => view::code::parse_failure(&display),
-    };
-    Ok(fit(doc.to_plain(), "outline"))
+    let (display, lang, source) = read_source(root, required_str(map, "file_path")?, reach)?;
+    let parsed = outline(&display, lang, &source);
+    Ok((display, parsed))
+}
+
+/// The outline in the densest form it needs to fit one reply (a big file's symbols fold to
+/// one line each, then to a packed list); cut only if even that does not fit.
+fn outline_text(o: &Outline) -> String {
+    fit(
+        view::code::outline_fitting(o, MAX_REPLY_BYTES).to_plain(),
+        "outline",
+    )
 }
 
 pub fn smart_unfold(root: &Path, args: &Value) -> Result<String, ToolError> {
+    let (display, parsed) = unfold_call(root, args, Reach::Workspace)?;
+    Ok(match parsed {
+        Some(u) => fit(view::code::unfold(&u).to_plain(), "source"),
+        None => view::code::parse_failure(&display).to_plain(),
+    })
+}
+
+/// `cmem unfold`: any file the user can read; a missing symbol is an error that names the
+/// nearest ones (the agent's tool answers with the whole list instead).
+pub fn cli_unfold(root: &Path, args: &Value) -> Result<String, ToolError> {
+    match unfold_call(root, args, Reach::Anywhere)? {
+        (display, None) => Err(ToolError(view::code::parse_failure(&display).to_plain())),
+        (
+            _,
+            Some(Unfold::NotFound {
+                path,
+                symbol,
+                available,
+            }),
+        ) => {
+            let near: Vec<String> = near_names(&available, &symbol, 5)
+                .iter()
+                .map(|a| format!("{} (L{})", a.name, a.start_line))
+                .collect();
+            let count = available.len();
+            let all = format!(
+                "`cmem outline {path}` lists all {count} symbol{}",
+                if count == 1 { "" } else { "s" }
+            );
+            Err(ToolError(match (count, near.is_empty()) {
+                (0, _) => format!(
+                    "no symbol \"{symbol}\" in {path}: the file defines no symbols cmem can list."
+                ),
+                (_, true) => format!("no symbol \"{symbol}\" in {path}; {all}."),
+                (_, false) => format!(
+                    "no symbol \"{symbol}\" in {path}. Near names: {}; {all}.",
+                    near.join(", ")
+                ),
+            }))
+        }
+        (_, Some(u)) => Ok(fit(view::code::unfold(&u).to_plain(), "source")),
+    }
+}
+
+fn unfold_call(
+    root: &Path,
+    args: &Value,
+    reach: Reach,
+) -> Result<(String, Option<Unfold>), ToolError> {
     let map = object(args, &["file_path", "symbol_name"])?;
     let file_path = required_str(map, "file_path")?;
     let symbol = required_str(map, "symbol_name")?;
-    let (display, lang, source) = read_source(root, file_path)?;
-    let Some(o) = outline(&display, lang, &source) else {
-        return Ok(view::code::parse_failure(&display).to_plain());
-    };
-    Ok(fit(
-        view::code::unfold(&unfold(&o, &source, symbol)).to_plain(),
-        "source",
-    ))
+    let (display, lang, source) = read_source(root, file_path, reach)?;
+    let parsed = outline(&display, lang, &source).map(|o| unfold(&o, &source, symbol));
+    Ok((display, parsed))
+}
+
+/// `cmem symbols`: under any directory the user can read.
+pub fn cli_search(root: &Path, args: &Value) -> Result<String, ToolError> {
+    search_call(root, args, Reach::Anywhere)
 }
 
 pub fn smart_search(root: &Path, args: &Value) -> Result<String, ToolError> {
+    search_call(root, args, Reach::Workspace)
+}
+
+fn search_call(root: &Path, args: &Value, reach: Reach) -> Result<String, ToolError> {
     let map = object(args, &["query", "path", "max_results", "file_pattern"])?;
     let query = required_str(map, "query")?;
     let max_results = match map.get("max_results") {
@@ -215,7 +298,7 @@ pub fn smart_search(root: &Path, args: &Value) -> Result<String, ToolError> {
         },
     };
     let path = optional_str(map, "path")?.unwrap_or(".");
-    let dir = confine(root, path)?;
+    let dir = resolve(root, path, reach)?;
     let result = search(
         &dir.real,
         &dir.display,

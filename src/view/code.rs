@@ -43,9 +43,205 @@ fn file_line(o: &Outline) -> Line {
         .push(format!("{glyph} "), Role::Muted)
         .push(&o.path, Role::Title)
         .push(
-            format!(" ({}, {} lines)", o.lang.name(), o.line_count),
+            format!(
+                " ({}, {} line{})",
+                o.lang.name(),
+                o.line_count,
+                if o.line_count == 1 { "" } else { "s" }
+            ),
             Role::Muted,
         )
+}
+
+/// How far a big file's outline is folded to fit a reply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fold {
+    /// One line per symbol, nested as in the file: signatures, doc lines and import
+    /// statements left out.
+    Lines,
+    /// Several symbols a line: top-level ones grouped by kind, nested ones under their
+    /// container; `ends: false` keeps only each symbol's first line.
+    Packed { ends: bool },
+}
+
+/// Items of a packed line are wrapped at about this width.
+const PACKED_WIDTH: usize = 100;
+
+/// The outline of `o` in the fullest form that fits `max_bytes`: the full outline, else one
+/// line per symbol, else packed lists (with ranges, then first lines only). Names stay exact
+/// and every symbol keeps its line, so the agent can still unfold or Read any of them; a note
+/// under the file line says what was folded. The last form is returned even if it is too long
+/// (the caller cuts it).
+pub fn outline_fitting(o: &Outline, max_bytes: usize) -> Doc {
+    let full = outline(o);
+    if full.to_plain().len() <= max_bytes {
+        return full;
+    }
+    let forms: &[Fold] = if o.lang == Lang::Markdown {
+        &[Fold::Lines]
+    } else {
+        &[
+            Fold::Lines,
+            Fold::Packed { ends: true },
+            Fold::Packed { ends: false },
+        ]
+    };
+    let mut last = full;
+    for form in forms {
+        last = folded_outline(o, *form, max_bytes);
+        if last.to_plain().len() <= max_bytes {
+            break;
+        }
+    }
+    last
+}
+
+fn folded_outline(o: &Outline, form: Fold, max_bytes: usize) -> Doc {
+    let count = o.file.all().len();
+    let kib = max_bytes / 1024;
+    let note = match form {
+        Fold::Lines if o.lang == Lang::Markdown => format!(
+            "  Folded to fit {kib} KiB: headings without padding. Names are exact: unfold any of them for its section."
+        ),
+        Fold::Lines => format!(
+            "  Folded to fit {kib} KiB: one line per symbol; signatures, doc lines, export marks and import statements left out. Names are exact: unfold any of them for its source."
+        ),
+        Fold::Packed { ends } => format!(
+            "  Folded to fit {kib} KiB: {count} symbols, several a line as `name L{}`: top-level ones by kind, nested ones after `Container (kind, lines):`. Signatures, doc lines and import statements left out. Names are exact: unfold any of them for its source.",
+            if ends {
+                "<first>-<last>"
+            } else {
+                "<first line>"
+            }
+        ),
+    };
+    let mut doc = Doc::default();
+    doc.push(
+        Block::new(BlockKind::Header)
+            .line(file_line(o))
+            .line(Line::new().push(note, Role::Muted))
+            .line(Line::blank()),
+    );
+    let imports = o.file.imports.len();
+    if imports > 0 {
+        doc.push(
+            Block::new(BlockKind::Other).line(
+                Line::new()
+                    .push(format!("  {IMPORTS_GLYPH} "), Role::Muted)
+                    .push("Imports: ", Role::Label)
+                    .push(
+                        format!("{imports} statement{}", if imports == 1 { "" } else { "s" }),
+                        Role::Number,
+                    ),
+            ),
+        );
+    }
+    match form {
+        Fold::Lines if o.lang == Lang::Markdown => {
+            for s in o.file.all() {
+                let level = heading_level(s);
+                doc.push(
+                    Block::new(BlockKind::Other).line(
+                        Line::new()
+                            .push(
+                                format!("{}{} {}", "  ".repeat(level), "#".repeat(level), s.name),
+                                Role::Title,
+                            )
+                            .push(format!(" L{}", s.start_line), Role::Muted),
+                    ),
+                );
+            }
+        }
+        Fold::Lines => {
+            fn walk(doc: &mut Doc, s: &Symbol, depth: usize) {
+                doc.push(Block::new(BlockKind::Other).line(symbol_head(s, depth, false)));
+                for c in &s.children {
+                    walk(doc, c, depth + 1);
+                }
+            }
+            for s in &o.file.symbols {
+                walk(&mut doc, s, 1);
+            }
+        }
+        Fold::Packed { ends } => packed(&mut doc, o, ends),
+    }
+    doc
+}
+
+/// Top-level symbols by kind (in order of first appearance), then one list per container.
+fn packed(doc: &mut Doc, o: &Outline, ends: bool) {
+    let item = |s: &Symbol| {
+        if ends {
+            format!("{} {}", s.name, range(s.start_line, s.end_line))
+        } else {
+            format!("{} L{}", s.name, s.start_line)
+        }
+    };
+    let mut kinds: Vec<(crate::code::Kind, Vec<&Symbol>)> = Vec::new();
+    // A container is listed once, on its own line below.
+    for s in o.file.symbols.iter().filter(|s| s.children.is_empty()) {
+        match kinds.iter_mut().find(|(k, _)| *k == s.kind) {
+            Some((_, list)) => list.push(s),
+            None => kinds.push((s.kind, vec![s])),
+        }
+    }
+    for (kind, list) in &kinds {
+        let head = format!(
+            "  {} {} {}: ",
+            kind.icon(),
+            list.len(),
+            kinds_word(*kind, list.len())
+        );
+        doc.push(packed_block(head, list.iter().map(|s| item(s))));
+    }
+    for s in o.file.all() {
+        if s.children.is_empty() {
+            continue;
+        }
+        let head = format!(
+            "  {} {} ({}, {}): ",
+            s.kind.icon(),
+            s.qualified(o.lang),
+            s.kind.label(),
+            range(s.start_line, s.end_line)
+        );
+        doc.push(packed_block(head, s.children.iter().map(&item)));
+    }
+}
+
+/// `head` and the items after it, wrapped at `PACKED_WIDTH` with a deeper indent.
+fn packed_block(head: String, items: impl Iterator<Item = String>) -> Block {
+    let mut block = Block::new(BlockKind::Other);
+    let mut line = head;
+    let mut first = true;
+    for it in items {
+        if !first && line.chars().count() + it.chars().count() + 3 > PACKED_WIDTH {
+            line.push(',');
+            block
+                .lines
+                .push(Line::text(std::mem::replace(&mut line, "    ".into())));
+        } else if !first {
+            line.push_str(", ");
+        }
+        line.push_str(&it);
+        first = false;
+    }
+    block.lines.push(Line::text(line));
+    block
+}
+
+/// "function" / "functions", "class" / "classes", "property" / "properties".
+fn kinds_word(kind: crate::code::Kind, n: usize) -> String {
+    let one = kind.label();
+    if n == 1 {
+        one.to_string()
+    } else if let Some(stem) = one.strip_suffix('y') {
+        format!("{stem}ies")
+    } else if one.ends_with('s') {
+        format!("{one}es")
+    } else {
+        format!("{one}s")
+    }
 }
 
 /// `▸ src/lib.rs (rust, 187 lines)`, then the imports and every symbol with its signature and
@@ -100,20 +296,26 @@ pub fn outline(o: &Outline) -> Doc {
     doc
 }
 
-fn symbol_block(doc: &mut Doc, s: &Symbol, depth: usize) {
-    let indent = "  ".repeat(depth);
+/// `  ƒ name [exported] (L3-9)`: a symbol's line in the outline (`marks: false` leaves out
+/// `[exported]`).
+fn symbol_head(s: &Symbol, depth: usize, marks: bool) -> Line {
     let mut head = Line::new()
-        .push(indent.clone(), Role::Text)
+        .push("  ".repeat(depth), Role::Text)
         .push(s.kind.icon().to_string(), Role::Label)
         .push(" ", Role::Text)
         .push(&s.name, Role::Title);
-    if s.exported {
+    if marks && s.exported {
         head = head.push(" [exported]", Role::Muted);
     }
-    head = head.push(
+    head.push(
         format!(" ({})", range(s.start_line, s.end_line)),
         Role::Muted,
-    );
+    )
+}
+
+fn symbol_block(doc: &mut Doc, s: &Symbol, depth: usize) {
+    let indent = "  ".repeat(depth);
+    let head = symbol_head(s, depth, true);
     let mut block = Block::new(BlockKind::Other).line(head);
     if !s.signature.is_empty() && s.signature != s.name {
         block.lines.push(
@@ -396,4 +598,76 @@ fn folded_views(r: &SearchResult) -> Doc {
         doc.push(block);
     }
     doc
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn outline_of(source: &str) -> Outline {
+        crate::code::outline::outline("s.rs", Lang::Rust, source).unwrap()
+    }
+
+    #[test]
+    fn folds_step_by_step_as_the_budget_shrinks() {
+        let src = "use std::fmt;\n\n/// A store.\npub struct Store;\n\nimpl Store {\n    /// Opens it.\n    pub fn open() -> Store {\n        Store\n    }\n\n    fn close(&self) {}\n}\n\nfn main() {}\n\nfn helper() {}\n";
+        let o = outline_of(src);
+        let full = outline(&o).to_plain();
+        assert_eq!(outline_fitting(&o, full.len()).to_plain(), full);
+
+        let lines = outline_fitting(&o, full.len() - 1).to_plain();
+        assert_eq!(lines, folded_outline(&o, Fold::Lines, 100).to_plain());
+        assert!(lines.contains("one line per symbol"), "{lines}");
+        assert!(
+            lines.ends_with(
+                "\n  ▪ Imports: 1 statement\n  ◆ Store (L4)\n  ◈ Store (L6-13)\n    ƒ open (L8-10)\n    ƒ close (L12)\n  ƒ main (L15)\n  ƒ helper (L17)"
+            ),
+            "{lines}"
+        );
+
+        let packed = folded_outline(&o, Fold::Packed { ends: true }, 100).to_plain();
+        assert!(
+            packed.contains("several a line as `name L<first>-<last>`"),
+            "{packed}"
+        );
+        assert!(
+            packed.ends_with(
+                "\n  ▪ Imports: 1 statement\n  ◆ 1 struct: Store L4\n  ƒ 2 functions: main L15, helper L17\n  ◈ Store (impl, L6-13): open L8-10, close L12"
+            ),
+            "{packed}"
+        );
+        let starts = folded_outline(&o, Fold::Packed { ends: false }, 100).to_plain();
+        assert!(starts.contains("`name L<first line>`"), "{starts}");
+        assert!(
+            starts.ends_with("◈ Store (impl, L6-13): open L8, close L12"),
+            "{starts}"
+        );
+        // The first form that fits is taken; with none, the last comes back for the caller
+        // to cut.
+        let smallest = packed.len().min(lines.len()).min(starts.len());
+        assert!(starts.len() < packed.len());
+        let fitting = outline_fitting(&o, smallest).to_plain();
+        assert!(
+            fitting.len() <= smallest && !fitting.contains(&full),
+            "{fitting}"
+        );
+        assert_eq!(
+            outline_fitting(&o, 10).to_plain(),
+            folded_outline(&o, Fold::Packed { ends: false }, 10).to_plain()
+        );
+    }
+
+    #[test]
+    fn packed_lines_wrap_between_items() {
+        let items = (0..40).map(|i| format!("name_{i} L{i}"));
+        let block = packed_block("  ƒ 40 functions: ".into(), items);
+        let text: Vec<String> = block.lines.iter().map(Line::plain).collect();
+        assert!(text.len() > 3, "{text:?}");
+        for l in &text {
+            assert!(l.chars().count() <= PACKED_WIDTH, "{l}");
+        }
+        assert!(text[1].starts_with("    name_"), "{text:?}");
+        assert!(text[0].ends_with(','), "{text:?}");
+        assert_eq!(text.join(" ").matches("name_").count(), 40);
+    }
 }

@@ -116,6 +116,7 @@ pub fn fixes(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
         let mut d = if let Some(first) = changes.first() {
             let more = match changes.len() {
                 1 => String::new(),
+                2 => " +1 file".to_string(),
                 n => format!(" +{} files", n - 1),
             };
             let title = fit_title(|c, m| {
