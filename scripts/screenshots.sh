@@ -7,10 +7,10 @@ cd "$(dirname "$0")/.."
 if ! command -v rsvg-convert >/dev/null || ! fc-list 2>/dev/null | grep -qi "DejaVu Sans Mono"; then
   apt-get update -qq && apt-get install -y -qq librsvg2-bin fonts-dejavu-core >/dev/null
 fi
-cargo build --release --quiet
+cargo build --quiet  # the dev build: the same pictures, and the one `cargo test` already made
 TMP="$(mktemp -d)"
 trap 'rm -rf "$TMP"' EXIT
-target/release/cmem dev screenshots --out "$TMP" >/dev/null
+target/debug/cmem dev screenshots --out "$TMP" >/dev/null
 mkdir -p screenshots
 for svg in "$TMP"/*.svg; do
   png="screenshots/$(basename "${svg%.svg}").png"

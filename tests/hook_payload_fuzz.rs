@@ -43,6 +43,27 @@ fn payload(env: &Env, n: usize, input: &str, response: &str) -> String {
     )
 }
 
+/// What JavaScript's `JSON.stringify` writes for a broken string is kept, not dropped (it was
+/// refused as invalid JSON before): the prompt is stored with U+FFFD where the surrogate was.
+#[test]
+fn a_lone_surrogate_in_a_prompt_is_stored_as_the_replacement_character() {
+    let env = Env::new();
+    let cwd = serde_json::to_string(&env.project().to_string_lossy()).unwrap();
+    let payload = format!(
+        r#"{{"session_id":"s","cwd":{cwd},"hook_event_name":"UserPromptSubmit","prompt":"fix \ud800 this"}}"#
+    );
+    assert_eq!(
+        env.hook_bytes("user-prompt-submit", payload.as_bytes()),
+        serde_json::json!({})
+    );
+    let stored: String = env
+        .db()
+        .query_row("SELECT prompt_text FROM user_prompts", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(stored, "fix \u{fffd} this");
+    assert!(env.log_text().contains("payload repaired"), "{}", env.log_text());
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 48, .. ProptestConfig::default() })]
 
