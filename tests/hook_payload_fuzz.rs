@@ -61,7 +61,11 @@ fn a_lone_surrogate_in_a_prompt_is_stored_as_the_replacement_character() {
         .query_row("SELECT prompt_text FROM user_prompts", [], |r| r.get(0))
         .unwrap();
     assert_eq!(stored, "fix \u{fffd} this");
-    assert!(env.log_text().contains("payload repaired"), "{}", env.log_text());
+    assert!(
+        env.log_text().contains("payload repaired"),
+        "{}",
+        env.log_text()
+    );
 }
 
 proptest! {

@@ -118,6 +118,19 @@ impl Setup {
             std::thread::sleep(Duration::from_millis(100));
         }
     }
+
+    /// Whether the log comes to hold `text` within 10 s (the worker logs a turn's outcome just
+    /// after it marks the turn done).
+    fn logged(&self, text: &str) -> bool {
+        let until = Instant::now() + Duration::from_secs(10);
+        while !self.env.log_text().contains(text) {
+            if Instant::now() >= until {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        true
+    }
 }
 
 const RULE_TITLE: &str = "Changed refresh_window in src/auth.rs: `30` \u{2192} `300`";
@@ -217,9 +230,9 @@ fn malformed_xml_keeps_the_rule_based_result() {
         vec![("change".into(), RULE_TITLE.into(), "rules".into())]
     );
     assert!(
-        s.env
-            .log_text()
-            .contains("no valid observation or summary XML")
+        s.logged("no valid observation or summary XML"),
+        "{}",
+        s.env.log_text()
     );
 }
 
@@ -233,7 +246,11 @@ fn an_empty_reply_keeps_the_rule_based_result() {
         s.observations(),
         vec![("change".into(), RULE_TITLE.into(), "rules".into())]
     );
-    assert!(s.env.log_text().contains("the command printed nothing"));
+    assert!(
+        s.logged("the command printed nothing"),
+        "{}",
+        s.env.log_text()
+    );
 }
 
 #[test]
@@ -274,5 +291,5 @@ fn a_command_past_its_timeout_is_killed_and_one_worker_runs_at_a_time() {
             .all(|(_, title, source)| title == RULE_TITLE && source == "rules"),
         "{obs:?}"
     );
-    assert!(s.env.log_text().contains("timed out after 3 s"));
+    assert!(s.logged("timed out after 3 s"), "{}", s.env.log_text());
 }
