@@ -30,7 +30,7 @@ pub fn repair(text: &[u8], max_depth: usize) -> Option<Vec<u8>> {
                 i = end;
             }
             b'[' | b'{' if depth >= max_depth => {
-                i = skip_value(text, i)?;
+                i = container_end(text, i)?;
                 out.push(b'"');
                 out.extend_from_slice(CUT_TOO_DEEP.as_bytes());
                 out.push(b'"');
@@ -93,8 +93,10 @@ pub fn string_end(text: &[u8], start: usize) -> Option<usize> {
     None
 }
 
-/// The index just past the array or object that starts at `start`, counted without recursion.
-fn skip_value(text: &[u8], start: usize) -> Option<usize> {
+/// The index just past the array or object that starts at `start`, counted without recursion
+/// (brackets are counted, not matched: enough to find where a well-formed value ends), or
+/// `None` when the text ends first.
+pub fn container_end(text: &[u8], start: usize) -> Option<usize> {
     let mut depth = 0usize;
     let mut i = start;
     while i < text.len() {

@@ -174,6 +174,15 @@ fn parse_line(line: &str) -> Option<Entry> {
     })
 }
 
+/// The message of a panic (its payload), or "(no message)".
+pub fn panic_text(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "(no message)".to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

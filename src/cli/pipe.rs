@@ -24,12 +24,7 @@ pub fn quiet_on_closed_stdout() {
     );
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
-        let message = info
-            .payload()
-            .downcast_ref::<String>()
-            .map(String::as_str)
-            .or_else(|| info.payload().downcast_ref::<&str>().copied())
-            .unwrap_or("");
+        let message = crate::logging::panic_text(info.payload());
         if message == closed || message == os_closed {
             std::process::exit(0);
         }

@@ -5,7 +5,7 @@
 //! The lexing pieces (string ends, surrogate repair) are `jsonfix`'s. Both walks are single passes over bytes with a depth counter, never recursion: the input
 //! decides how deep it nests (a line may open 100,000 arrays).
 
-use crate::jsonfix::{hex4, string_end};
+use crate::jsonfix::{container_end, hex4, string_end};
 use std::ops::Range;
 
 /// Where the value of the top-level `"id"` member sits in `line`, when it is a valid id token
@@ -55,33 +55,11 @@ fn skip_ws(b: &[u8], mut i: usize) -> usize {
 }
 
 /// The index just past the value that starts at `i`, or `None` if the line ends first (a cut
-/// line must not pass off `12` of `12345` as an id). Brackets are counted, not matched: this
-/// only needs to find where a well-formed value ends.
+/// line must not pass off `12` of `12345` as an id).
 fn value_end(b: &[u8], i: usize) -> Option<usize> {
     match b.get(i)? {
         b'"' => string_end(b, i),
-        b'{' | b'[' => {
-            let mut depth = 0usize;
-            let mut j = i;
-            while j < b.len() {
-                match b[j] {
-                    b'"' => {
-                        j = string_end(b, j)?;
-                        continue;
-                    }
-                    b'{' | b'[' => depth += 1,
-                    b'}' | b']' => {
-                        depth -= 1;
-                        if depth == 0 {
-                            return Some(j + 1);
-                        }
-                    }
-                    _ => {}
-                }
-                j += 1;
-            }
-            None
-        }
+        b'{' | b'[' => container_end(b, i),
         _ => {
             let end = i + b[i..]
                 .iter()

@@ -11,7 +11,11 @@ use std::fs::{self, OpenOptions};
 use std::io::{ErrorKind, Write};
 use std::path::{Path, PathBuf};
 
-use crate::store::quarantine::Observer;
+use anyhow::Result;
+
+use crate::logging;
+use crate::store::Store;
+use crate::store::quarantine::{self, Observer};
 
 /// Where the marks live, inside the data dir.
 pub const DIR: &str = "observing";
@@ -22,7 +26,7 @@ pub const STALE_AFTER_MS: i64 = 10 * 60 * 1000;
 
 /// The outcome of asking to start an attempt.
 #[derive(Debug)]
-pub enum Begin {
+enum Begin {
     /// Go ahead; `Attempt::end` when done, whatever happened.
     Go(Attempt),
     /// Another live process is working on this turn right now.
@@ -48,8 +52,8 @@ impl Attempt {
 
 /// The mark of an attempt that died.
 #[derive(Debug)]
-pub struct Failed {
-    pub reason: String,
+struct Failed {
+    reason: String,
     mark: PathBuf,
 }
 
@@ -60,6 +64,52 @@ impl Failed {
     }
 }
 
+/// What an observer does with a turn it is about to work on.
+#[derive(Debug)]
+pub enum Start {
+    /// Work on it; `Attempt::end` when done, whatever happened.
+    Go(Attempt),
+    /// Another live process is working on it right now.
+    Busy,
+    /// An earlier attempt died on it: it is quarantined now (and logged); skip it.
+    Quarantined,
+}
+
+/// Starts an attempt of `observer` on a turn of `store`, quarantining the turn instead when an
+/// earlier attempt died on it.
+pub fn start(store: &mut Store, observer: Observer, turn_id: i64, now_ms: i64) -> Result<Start> {
+    let data_dir = store
+        .path()
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
+    Ok(match begin(&data_dir, observer, turn_id, now_ms) {
+        Begin::Go(a) => Start::Go(a),
+        Begin::Busy => Start::Busy,
+        Begin::Failed(failed) => {
+            quarantine_turn(store, observer, turn_id, now_ms, &failed.reason)?;
+            failed.clear();
+            Start::Quarantined
+        }
+    })
+}
+
+/// Quarantines a turn for `observer` and says so in the log.
+pub fn quarantine_turn(
+    store: &mut Store,
+    observer: Observer,
+    turn_id: i64,
+    now_ms: i64,
+    reason: &str,
+) -> Result<()> {
+    store.write(|tx| quarantine::add(tx, turn_id, observer, now_ms, reason))?;
+    logging::warn(format!(
+        "{} observer: turn {turn_id} quarantined: {reason}; `cmem observe --retry-quarantined` tries it again",
+        observer.id()
+    ));
+    Ok(())
+}
+
 fn mark_path(data_dir: &Path, observer: Observer, turn_id: i64) -> PathBuf {
     data_dir
         .join(DIR)
@@ -67,7 +117,7 @@ fn mark_path(data_dir: &Path, observer: Observer, turn_id: i64) -> PathBuf {
 }
 
 /// Starts an attempt of `observer` on a turn, unless an earlier one died or is running.
-pub fn begin(data_dir: &Path, observer: Observer, turn_id: i64, now_ms: i64) -> Begin {
+fn begin(data_dir: &Path, observer: Observer, turn_id: i64, now_ms: i64) -> Begin {
     let mark = mark_path(data_dir, observer, turn_id);
     if let Ok(text) = fs::read_to_string(&mark) {
         return judge_earlier(&text, mark, observer, now_ms);

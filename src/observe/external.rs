@@ -25,7 +25,7 @@ use crate::config::Settings;
 use crate::logging;
 use crate::store::Store;
 use crate::store::observations::NewObservation;
-use crate::store::quarantine::{self, Observer};
+use crate::store::quarantine::Observer;
 use crate::store::summaries::{self, NewSummary};
 use crate::store::turns::{self, ToolRow, TurnRow};
 
@@ -97,20 +97,10 @@ pub fn run_worker(settings: &Settings) -> Result<WorkerReport> {
         let mut store = Store::open(&settings.db_path())?;
         while let Some(turn) = next_turn(&store.conn)? {
             let now = crate::clock::now_ms();
-            let attempt = match attempt::begin(&data_dir, Observer::External, turn.id, now) {
-                attempt::Begin::Go(a) => a,
-                attempt::Begin::Busy => return Ok(report),
-                attempt::Begin::Failed(failed) => {
-                    store.write(|tx| {
-                        quarantine::add(tx, turn.id, Observer::External, now, &failed.reason)
-                    })?;
-                    logging::warn(format!(
-                        "external observer: turn {} quarantined: {}",
-                        turn.id, failed.reason
-                    ));
-                    failed.clear();
-                    continue;
-                }
+            let attempt = match attempt::start(&mut store, Observer::External, turn.id, now)? {
+                attempt::Start::Go(a) => a,
+                attempt::Start::Busy => return Ok(report),
+                attempt::Start::Quarantined => continue,
             };
             let outcome = observe_turn(&mut store, &turn, &command, timeout);
             attempt.end();

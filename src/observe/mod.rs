@@ -18,16 +18,15 @@ pub mod symbols;
 pub mod todo;
 pub mod xml;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::Result;
 use rusqlite::Connection;
 
-use crate::logging;
 use crate::model::work_state;
 use crate::store::observations::{self, NewObservation};
-use crate::store::quarantine::{self, Observer};
+use crate::store::quarantine::Observer;
 use crate::store::summaries::{self, NewSummary};
 use crate::store::turns::{self, ToolRow, TurnRow};
 use crate::store::{Store, todos};
@@ -226,28 +225,15 @@ pub fn observe_turn(conn: &Connection, turn: &TurnRow, now_ms: i64) -> Result<(u
 /// run goes on with the next one: one bad turn never stops the observing of later ones.
 pub fn observe_pending(store: &mut Store, limits: Limits, now_ms: i64) -> Result<Report> {
     let mut report = Report::default();
-    let data_dir = store
-        .path()
-        .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or_default();
     let pending = turns::unobserved(&store.conn, limits.max_turns.min(10_000))?;
     for turn in pending {
         if limits.until.is_some_and(|u| Instant::now() >= u) {
             break;
         }
-        let attempt = match attempt::begin(&data_dir, Observer::Rules, turn.id, now_ms) {
-            attempt::Begin::Go(a) => a,
-            attempt::Begin::Busy => continue,
-            attempt::Begin::Failed(failed) => {
-                store.write(|tx| {
-                    quarantine::add(tx, turn.id, Observer::Rules, now_ms, &failed.reason)
-                })?;
-                logging::warn(format!(
-                    "observer: turn {} quarantined: {}; `cmem observe --retry-quarantined` tries it again",
-                    turn.id, failed.reason
-                ));
-                failed.clear();
+        let attempt = match attempt::start(store, Observer::Rules, turn.id, now_ms)? {
+            attempt::Start::Go(a) => a,
+            attempt::Start::Busy => continue,
+            attempt::Start::Quarantined => {
                 report.quarantined.push(turn.id);
                 continue;
             }
@@ -265,12 +251,14 @@ pub fn observe_pending(store: &mut Store, limits: Limits, now_ms: i64) -> Result
         let done = match result {
             Ok(done) => done,
             Err(panic) => {
-                let reason = format!("the rules observer panicked: {}", panic_text(&*panic));
-                let stored = store
-                    .write(|tx| quarantine::add(tx, turn.id, Observer::Rules, now_ms, &reason));
+                let reason = format!(
+                    "the rules observer panicked: {}",
+                    crate::logging::panic_text(&*panic)
+                );
+                let stored =
+                    attempt::quarantine_turn(store, Observer::Rules, turn.id, now_ms, &reason);
                 attempt.end();
                 stored?;
-                logging::warn(format!("observer: turn {} quarantined: {reason}", turn.id));
                 report.quarantined.push(turn.id);
                 continue;
             }
@@ -318,13 +306,4 @@ fn test_fault(turn: &TurnRow) {
         },
         _ => {}
     }
-}
-
-/// The message of a caught panic.
-pub fn panic_text(panic: &(dyn std::any::Any + Send)) -> String {
-    panic
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "(no message)".to_string())
 }

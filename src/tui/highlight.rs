@@ -164,6 +164,11 @@ pub fn highlight(language: &str, source: &str) -> Option<Vec<HlLine>> {
     if language == "diff" {
         return Some(diff(source));
     }
+    let lang = Lang::ALL.into_iter().find(|l| l.name() == language)?;
+    // The same guard as every parse: past it a grammar's scanner aborts the whole process.
+    if !crate::code::parse::within_grammar_limits(lang, source) {
+        return None;
+    }
     let config = config(language)?;
     let mut highlighter = Highlighter::new();
     let events = highlighter
@@ -220,6 +225,15 @@ fn diff(source: &str) -> Vec<HlLine> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn yaml_nested_past_its_scanner_is_shown_plain_not_aborted() {
+        let deep: String = (0..400)
+            .map(|i| format!("{}k:\n", "  ".repeat(i)))
+            .collect();
+        assert!(highlight("yaml", &deep).is_none());
+        assert!(highlight("yaml", "a:\n  b: 1\n").is_some());
+    }
 
     #[test]
     fn every_language_builds_and_highlights() {
