@@ -10,27 +10,13 @@ use common::Env;
 /// An environment with synthetic memory, an export of it and a big source file.
 fn seeded() -> Env {
     let env = Env::new();
-    let out = env
-        .cmd()
-        .args(["dev", "generate", "--observations", "300"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let out = env
-        .cmd()
-        .args(["export", "--out"])
-        .arg(env.root().join("all.jsonl"))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    env.run_ok(&["dev", "generate", "--observations", "300"]);
+    let export = env.root().join("all.jsonl");
+    env.run_ok(&[
+        std::ffi::OsStr::new("export"),
+        "--out".as_ref(),
+        export.as_os_str(),
+    ]);
     let mut src = String::new();
     for i in 0..3000 {
         src.push_str(&format!(

@@ -106,26 +106,19 @@ impl Server {
 }
 
 fn fixture(env: &Env) {
-    let out = env
-        .cmd()
-        .args([
-            "dev",
-            "generate",
-            "--observations",
-            "40",
-            "--seed",
-            "11",
-            "--projects",
-            "acme-api",
-        ])
-        .args(["--end-ms", &(NOW - 3_600_000).to_string()])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let end_ms = (NOW - 3_600_000).to_string();
+    env.run_ok(&[
+        "dev",
+        "generate",
+        "--observations",
+        "40",
+        "--seed",
+        "11",
+        "--projects",
+        "acme-api",
+        "--end-ms",
+        &end_ms,
+    ]);
     // A source file in the checkout, for the code tools.
     let src = env.root().join("acme-api/src");
     std::fs::create_dir_all(&src).unwrap();

@@ -89,6 +89,20 @@ impl Env {
             .collect()
     }
 
+    /// Runs `cmem ARGS…` and checks it succeeded (its stderr in the failure message).
+    pub fn run_ok<S: AsRef<std::ffi::OsStr>>(&self, args: &[S]) -> Output {
+        let out = self.cmd().args(args).output().expect("run cmem");
+        assert!(
+            out.status.success(),
+            "cmem {:?}: {}",
+            args.iter()
+                .map(|a| a.as_ref().to_owned())
+                .collect::<Vec<_>>(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out
+    }
+
     pub fn db(&self) -> rusqlite::Connection {
         rusqlite::Connection::open(self.db_path()).expect("open db")
     }
