@@ -6,9 +6,9 @@ use std::process::ExitCode;
 use anyhow::{Context, Result, bail};
 use clap::Args;
 
-use crate::observe::draft::plural;
 use crate::store::Store;
 use crate::store::forget::{self, Pattern, Selection};
+use crate::view::doc::plural;
 
 #[derive(Args)]
 pub struct ForgetArgs {

@@ -9,9 +9,9 @@ use std::process::ExitCode;
 use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand, ValueEnum};
 
-use crate::observe::draft::plural;
 use crate::store::transfer::Report;
 use crate::store::{Store, claude_mem, jsonl, observations, summaries};
+use crate::view::doc::plural;
 use crate::view::memory_md;
 
 #[derive(Args)]

@@ -139,11 +139,6 @@ pub fn fit_list(items: &[String], max: usize) -> String {
     out
 }
 
-/// "1 line" / "3 lines".
-pub fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
-}
-
 /// `+3 −1`, the size of a change.
 pub fn delta(added: usize, removed: usize) -> String {
     format!("+{added} \u{2212}{removed}")

@@ -1463,10 +1463,13 @@ impl App {
 
 /// "3 rows", "1 file", "3 rows and 1 file".
 fn rows_and_files(rows: usize, files: usize) -> String {
-    let plural = |n: usize, one: &str| format!("{n} {one}{}", if n == 1 { "" } else { "s" });
     match (rows, files) {
-        (r, 0) => plural(r, "row"),
-        (0, f) => plural(f, "file"),
-        (r, f) => format!("{} and {}", plural(r, "row"), plural(f, "file")),
+        (r, 0) => crate::view::doc::plural(r, "row", "rows"),
+        (0, f) => crate::view::doc::plural(f, "file", "files"),
+        (r, f) => format!(
+            "{} and {}",
+            crate::view::doc::plural(r, "row", "rows"),
+            crate::view::doc::plural(f, "file", "files")
+        ),
     }
 }

@@ -14,6 +14,7 @@ use super::keymap::{ACTIONS, Action, Section};
 use super::render;
 use super::theme::Theme;
 use super::wrap::wrap_line;
+use crate::view::doc::noun;
 use crate::view::time::thousands;
 
 /// Terminals at least this wide show a preview beside list layers.
@@ -219,9 +220,11 @@ fn layer_title(l: &Layer) -> String {
         t = format!(" {} ", l.title);
         if let Some((o, s)) = l.total {
             t.push_str(&format!(
-                "· {} observations · {} summaries ",
+                "· {} {} · {} {} ",
                 thousands(o),
-                thousands(s)
+                noun(o as usize, "observation", "observations"),
+                thousands(s),
+                noun(s as usize, "summary", "summaries")
             ));
         }
     } else if l.kind != LayerKind::Agent {

@@ -198,6 +198,16 @@ pub fn bmp_safe(text: impl Into<String>) -> String {
 }
 
 /// Collapses whitespace runs (newlines included) into single spaces and drops control
+/// "1 line" / "3 lines".
+pub fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", noun(n, one, many))
+}
+
+/// The word for `n` things: `one` for 1, `many` otherwise (when the number is written apart).
+pub fn noun<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
+    if n == 1 { one } else { many }
+}
+
 /// characters: for text that must stay on one row.
 pub fn one_line(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -271,6 +281,14 @@ pub fn clip(text: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_say_one_thing_and_many_things() {
+        assert_eq!(plural(1, "line", "lines"), "1 line");
+        assert_eq!(plural(0, "line", "lines"), "0 lines");
+        assert_eq!(noun(1, "summary", "summaries"), "summary");
+        assert_eq!(noun(2, "summary", "summaries"), "summaries");
+    }
 
     #[test]
     fn plain_rendering_adds_markdown_markers() {

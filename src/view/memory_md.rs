@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use super::doc::{bmp_safe, clip, one_line};
+use super::doc::{bmp_safe, clip, one_line, plural};
 use super::time::Tz;
 use crate::model::{Observation, Summary, type_symbol, utf16_len};
 
@@ -221,9 +221,9 @@ pub fn render(
         );
     }
     let head = format!(
-        "# {project} — memory exported by cmem\n\nOne line per topic file in this folder; read a topic file when its line matters for the task. {} observations, {} session summaries.\n\n",
-        observations.len(),
-        summaries.len()
+        "# {project} — memory exported by cmem\n\nOne line per topic file in this folder; read a topic file when its line matters for the task. {}, {}.\n\n",
+        plural(observations.len(), "observation", "observations"),
+        plural(summaries.len(), "session summary", "session summaries")
     );
     files.insert(
         0,

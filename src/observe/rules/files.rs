@@ -4,13 +4,14 @@
 use std::sync::LazyLock;
 
 use super::super::ascii::AsciiRegex;
-use super::super::draft::{Draft, code, delta, first_line, fit_list, plural, push_unique};
+use super::super::draft::{Draft, code, delta, first_line, fit_list, push_unique};
 use super::super::event::{Event, FileEdit, Kind};
 use super::super::outcome::{self, CommandClass};
 use super::super::symbols;
 use super::{Claims, TurnInput, asked, edited_paths};
 use crate::model::ObsType;
 use crate::view::doc::one_line;
+use crate::view::doc::plural;
 
 /// How much read text one turn parses for what it defines (parsing costs the hook about
 /// half a millisecond a kilobyte; files past the budget are listed without their symbols).

@@ -1,9 +1,10 @@
 //! Searches (Grep, Glob): one discovery per turn with each pattern and what it found.
 
-use super::super::draft::{Draft, code_raw, fit_list, plural};
+use super::super::draft::{Draft, code_raw, fit_list};
 use super::super::event::Kind;
 use super::{Claims, TurnInput, asked};
 use crate::model::ObsType;
+use crate::view::doc::plural;
 
 pub fn searches(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
     let mut parts: Vec<String> = Vec::new();
