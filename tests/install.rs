@@ -286,6 +286,66 @@ const FORMATTINGS: &[(&str, &str)] = &[
     ),
 ];
 
+/// What of each formatting must survive an install byte for byte: the user's own members as
+/// written (spacing, escapes, number spelling) and the file's line endings and indentation.
+const KEPT_WHILE_INSTALLED: &[&[&str]] = &[
+    &[
+        r#"{"model":"opus","permissions":{"allow":["Bash(ls)","Read"]},"hooks":{"Stop":[{"hooks":[{"type":"command","command":"notify-send done"}]},"#,
+    ],
+    &[
+        "{\n  \"model\": \"opus\",\n  \"permissions\": {\"allow\": [\"Bash(ls)\", \"Read\"], \"deny\": []},\n  \"hooks\": {\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"notify-send done\"}]}, ",
+        ",\n  \"env\": {}\n}\n",
+    ],
+    &[
+        "{\n\t\"model\": \"opus\",\n\t\"permissions\": {\n\t\t\"allow\": [\n\t\t\t\"Read\"\n\t\t]\n\t},\n\t\"hooks\": {\n\t\t\"",
+    ],
+    &[
+        "{\r\n    \"model\": \"opus\",\r\n    \"mcpServers\": {\r\n        \"github\": {\"command\": \"gh-mcp\"}\r\n    },\r\n    \"hooks\": {\r\n        \"",
+    ],
+    &[
+        "{\n  \"statusLine\": {\"type\": \"command\", \"command\": \"echo \\u00e9 \\\"x\\\"\"},\n  \"n\": 1.50,\n",
+    ],
+    &["{\n\n  \"model\" : \"opus\" ,  \n  \"hooks\" : {"],
+];
+
+#[test]
+fn install_edits_only_what_it_adds() {
+    for ((what, text), kept) in FORMATTINGS.iter().zip(KEPT_WHILE_INSTALLED) {
+        let env = Env::new();
+        let dir = env.home().join(".claude");
+        let settings = dir.join("settings.json");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(&settings, text).unwrap();
+        run(&env, &["install"]);
+        let installed = std::fs::read_to_string(&settings).unwrap();
+        for part in *kept {
+            assert!(
+                installed.contains(part),
+                "{what}: {part:?} not in\n{installed}"
+            );
+        }
+        if !text.contains('\n') {
+            assert!(
+                !installed.contains('\n'),
+                "{what}: a one-line file stays one line"
+            );
+        }
+        if text.contains("\r\n") {
+            assert!(
+                !installed.replace("\r\n", "").contains('\n'),
+                "{what}: {installed:?}"
+            );
+        }
+        if text.contains("\n\t") {
+            assert!(
+                !installed.contains("\n "),
+                "{what}: tabs stay tabs: {installed}"
+            );
+        }
+        assert_eq!(text.ends_with('\n'), installed.ends_with('\n'), "{what}");
+    }
+}
+
 #[test]
 fn install_then_uninstall_gives_back_every_formatting_byte_for_byte() {
     for (what, text) in FORMATTINGS {

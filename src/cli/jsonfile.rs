@@ -1,5 +1,5 @@
-//! Editing a user's JSON settings file without disturbing it: key order, indentation and the
-//! trailing newline are kept, writes are atomic (temp file + rename, permissions kept), and
+//! Editing a user's JSON settings file without disturbing it: only the values that changed are
+//! written (`jsonedit`), everything else keeps its bytes, writes are atomic (temp file + rename, permissions kept), and
 //! `--dry-run` shows a unified diff. (What exactly goes back on uninstall, and the backup that
 //! makes it possible, is `install`'s business.)
 
@@ -30,6 +30,8 @@ pub struct JsonFile {
     pub path: PathBuf,
     /// The text as found (`None`: the file does not exist).
     pub original: Option<String>,
+    /// The value as found; `value` is what it becomes.
+    before: Value,
     pub value: Value,
     layout: Layout,
 }
@@ -59,14 +61,27 @@ impl JsonFile {
         Ok(JsonFile {
             path: path.to_path_buf(),
             original,
+            before: value.clone(),
             value,
             layout,
         })
     }
 
-    /// The file's text as it would be written now.
+    /// The file's text as it would be written now: the text as found with only the changed
+    /// values rewritten (a new or unreadable file is printed whole).
     pub fn render(&self) -> String {
-        render(&self.value, &self.layout)
+        self.original
+            .as_deref()
+            .filter(|t| !t.trim().is_empty())
+            .and_then(|text| {
+                super::jsonedit::edit(
+                    text,
+                    &self.before,
+                    &self.value,
+                    self.layout.indent.as_deref(),
+                )
+            })
+            .unwrap_or_else(|| render(&self.value, &self.layout))
     }
 
     pub fn changed(&self) -> bool {

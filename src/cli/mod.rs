@@ -7,6 +7,7 @@ mod dev;
 mod doctor;
 mod forget;
 pub mod install;
+mod jsonedit;
 pub mod jsonfile;
 mod observe;
 mod pipe;
