@@ -214,12 +214,21 @@ fn score(s: &Symbol, lang: Lang, terms: &[String]) -> Option<u32> {
 }
 
 fn collect_files(dir: &Path, out: &mut Vec<PathBuf>, truncated: &mut bool) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
+    // Depth-first in name order, with a stack of the directories being listed: a workspace
+    // can nest as deep as paths allow, so no recursion.
+    let sorted = |dir: &Path| {
+        let mut entries: Vec<_> = std::fs::read_dir(dir)
+            .map(|e| e.flatten().collect())
+            .unwrap_or_default();
+        entries.sort_by_key(|e: &std::fs::DirEntry| e.file_name());
+        entries.into_iter()
     };
-    let mut entries: Vec<_> = entries.flatten().collect();
-    entries.sort_by_key(|e| e.file_name());
-    for e in entries {
+    let mut stack = vec![sorted(dir)];
+    while let Some(listing) = stack.last_mut() {
+        let Some(e) = listing.next() else {
+            stack.pop();
+            continue;
+        };
         if out.len() >= MAX_FILES {
             *truncated = true;
             return;
@@ -234,7 +243,8 @@ fn collect_files(dir: &Path, out: &mut Vec<PathBuf>, truncated: &mut bool) {
             if name.starts_with('.') || SKIP_DIRS.contains(&name.as_ref()) {
                 continue;
             }
-            collect_files(&e.path(), out, truncated);
+            let inner = sorted(&e.path());
+            stack.push(inner);
         } else if meta.is_file()
             && meta.len() <= MAX_FILE_BYTES
             && Lang::from_path(&e.path()).is_some()

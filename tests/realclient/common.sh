@@ -14,7 +14,7 @@ export CMEM_BIN=$(realpath "$bin")
 # One line per step (what it installed or found up to date), so a CI log says what it used.
 setup_status=0
 setup_log=$("$kit/setup.sh") || setup_status=$?
-printf '%s\n' "$setup_log" | sed 's/^/real-client set-up: /'
+printf '%s\n' "$setup_log" | sed '/^[[:space:]]*$/d; s/^/real-client set-up: /'
 [ "$setup_status" = 0 ] || { echo "real-client set-up failed (exit $setup_status)"; exit 1; }
 
 out=$(mktemp -d "${TMPDIR:-/tmp}/$2.XXXXXX")
