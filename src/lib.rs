@@ -7,6 +7,8 @@ pub mod code;
 pub mod config;
 pub mod demo;
 pub mod disclosure;
+pub mod embed;
+pub mod eval;
 pub mod hook;
 pub mod jsonfix;
 pub mod logging;

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 
 use crate::store::Store;
@@ -52,6 +52,18 @@ enum DevCommand {
         #[arg(long)]
         query: Option<String>,
     },
+    /// Score search on evaluation sets: recall@3, recall@10 and MRR per kind of query, for
+    /// cmem's rankings and plain FTS5 bm25 baselines built from the same records in this run
+    EvalSearch {
+        /// A set file or a directory of them (default: the held-out set, then the tuning set)
+        sets: Vec<PathBuf>,
+        /// List the queries cmem auto does not fully answer in its top 3
+        #[arg(long)]
+        misses: bool,
+    },
+    /// Print the token ids the embedding model reads for each line of stdin (one JSON array
+    /// per line), to check the tokenizer against the reference implementation
+    Tokens,
     /// Draw the browser on the demo data set into SVG files (scripts/screenshots.sh)
     Screenshots {
         #[arg(long, default_value = "screenshots")]
@@ -119,7 +131,37 @@ pub fn run(args: &DevArgs) -> Result<ExitCode> {
             query,
         } => bench_search(db, project, *runs, query.as_deref()),
         DevCommand::Screenshots { out } => super::tui::screenshots(out),
+        DevCommand::EvalSearch { sets, misses } => eval_search(sets, *misses),
+        DevCommand::Tokens => {
+            let model = crate::embed::load().context("the embedding model did not load")?;
+            for line in std::io::stdin().lines() {
+                println!("{}", serde_json::json!(model.token_ids(&line?)));
+            }
+            Ok(ExitCode::SUCCESS)
+        }
     }
+}
+
+/// The evaluation sets in the repository: held out (never tuned on) and tuning.
+const EVAL_SETS: [&str; 2] = [
+    "tests/fixtures/search-heldout",
+    "tests/fixtures/search-tuning",
+];
+
+fn eval_search(sets: &[PathBuf], misses: bool) -> Result<ExitCode> {
+    let sets: Vec<PathBuf> = if sets.is_empty() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        EVAL_SETS.iter().map(|s| root.join(s)).collect()
+    } else {
+        sets.to_vec()
+    };
+    for (i, set) in sets.iter().enumerate() {
+        if i > 0 {
+            println!();
+        }
+        print!("{}", crate::eval::run(set)?.to_text(misses));
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn bench_search(

@@ -233,10 +233,7 @@ fn parse_input(args: &Value) -> Result<Input, SearchError> {
 }
 
 fn terms(query: &str) -> Vec<String> {
-    search::words(query)
-        .into_iter()
-        .filter(|w| !search::STOP_WORDS.contains(&w.as_str()))
-        .collect()
+    search::terms(query)
 }
 
 /// What `call` returns: the reply (rendered by the view) or an error.

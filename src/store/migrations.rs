@@ -10,6 +10,7 @@ const STEPS: &[&str] = &[
     include_str!("sql/001_init.sql"),
     include_str!("sql/002_origin.sql"),
     include_str!("sql/003_quarantine.sql"),
+    include_str!("sql/004_vectors.sql"),
 ];
 
 pub const SCHEMA_VERSION: i64 = STEPS.len() as i64;

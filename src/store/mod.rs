@@ -14,6 +14,7 @@ mod migrations;
 pub mod observations;
 pub mod prompts;
 pub mod quarantine;
+pub mod query;
 pub mod rank;
 pub mod search;
 pub mod spool;
@@ -23,6 +24,7 @@ pub mod todos;
 pub mod tool_uses;
 pub mod transfer;
 pub mod turns;
+pub mod vectors;
 pub mod work_state;
 
 use std::path::{Path, PathBuf};

@@ -1,16 +1,20 @@
-//! `cmem_rank`: an FTS5 ranking function for queries where every word must match.
+//! `cmem_rank` and `cmem_cover`: FTS5 ranking functions that score every record kind on one
+//! scale.
 //!
-//! FTS5's `bm25` weighs each word by its inverse document frequency, and finds that frequency
-//! by walking the word's whole doclist on the first row of every query. In a large memory the
-//! words agents search for ("test", "fix", "pool") sit in tens of thousands of records, so
-//! that walk costs more than ranking the rows. When every word must match, every candidate
-//! holds every word and the IDF only shifts weight between them, so `cmem_rank` drops it:
-//! per row it is bm25's saturated, length-normalised, column-weighted term frequency (k1 1.2,
-//! b 0.75), summed over the words. The any-word retry, where rare words must count for more,
-//! keeps `bm25`. Like `bm25`, lower is better (scores are negative).
+//! Observations, summaries and prompts live in three FTS5 tables; FTS5's own `bm25` weighs each
+//! word by its rarity *in that table*, so a summary (from a small table) and an observation
+//! are scored on different scales, and it finds that rarity by walking the word's whole doclist
+//! on every query. Here the caller passes each query term's inverse document frequency over
+//! all three tables (computed once per query), so scores compare across kinds:
+//! - `cmem_rank` is BM25 (k1 1.2, b 0.75): per term, the column-weighted term frequency,
+//!   saturated and length-normalised, times the term's IDF, summed. Lower is better (negative),
+//!   like `bm25`.
+//! - `cmem_cover` is the share of the query's IDF mass a record contains (0 to 1): 1 when it
+//!   holds every term, more when it holds the rare ones.
 //!
-//! SQL: `cmem_rank(fts_table, weight_col0, weight_col1, …)`; missing (or non-numeric) weights
-//! are 1.0.
+//! SQL: `cmem_rank(fts_table, weight_col0, …, weight_colK-1, idf_term0, …, idf_termN-1)` with K
+//! the table's column count and N the number of terms (FTS5 phrases) in the MATCH; missing or
+//! non-numeric weights and IDFs are 1.0. `cmem_cover` takes the same arguments.
 
 use std::ffi::{c_int, c_void};
 use std::ptr;
@@ -19,7 +23,8 @@ use anyhow::{Result, bail};
 use rusqlite::Connection;
 use rusqlite::ffi;
 
-pub const FUNCTION: &str = "cmem_rank";
+pub const RANK: &str = "cmem_rank";
+pub const COVER: &str = "cmem_cover";
 const K1: f64 = 1.2;
 const B: f64 = 0.75;
 
@@ -57,26 +62,38 @@ pub fn register(conn: &Connection) -> Result<()> {
         let Some(create) = (*api).xCreateFunction else {
             bail!("this SQLite's FTS5 cannot register functions");
         };
-        let rc = create(
-            api,
-            c"cmem_rank".as_ptr(),
-            ptr::null_mut(),
-            Some(rank),
-            None,
-        );
-        if rc != ffi::SQLITE_OK {
-            bail!("cannot register {FUNCTION} (code {rc})");
+        for (name, function) in [
+            (c"cmem_rank", rank as Fts5Function),
+            (c"cmem_cover", cover as Fts5Function),
+        ] {
+            let rc = create(api, name.as_ptr(), ptr::null_mut(), Some(function), None);
+            if rc != ffi::SQLITE_OK {
+                bail!("cannot register {} (code {rc})", name.to_string_lossy());
+            }
         }
     }
     Ok(())
 }
 
-/// Column weights from the SQL arguments.
+type Fts5Function = unsafe extern "C" fn(
+    *const ffi::Fts5ExtensionApi,
+    *mut ffi::Fts5Context,
+    *mut ffi::sqlite3_context,
+    c_int,
+    *mut *mut ffi::sqlite3_value,
+);
+
+/// Numbers from the SQL arguments `from..from + count` (1.0 where missing or not a number).
 ///
 /// # Safety
 /// `values` must point to `n` valid `sqlite3_value` pointers.
-unsafe fn weights(n: c_int, values: *mut *mut ffi::sqlite3_value, columns: usize) -> Vec<f64> {
-    (0..columns)
+unsafe fn numbers(
+    n: c_int,
+    values: *mut *mut ffi::sqlite3_value,
+    from: usize,
+    count: usize,
+) -> Vec<f64> {
+    (from..from + count)
         .map(|i| {
             if (i as c_int) >= n {
                 return 1.0;
@@ -101,12 +118,35 @@ unsafe extern "C" fn rank(
     values: *mut *mut ffi::sqlite3_value,
 ) {
     // SAFETY: SQLite calls this with a valid API table and context for the current row.
-    match unsafe { score(&*api, fts, n, values) } {
-        Some(s) => unsafe { ffi::sqlite3_result_double(ctx, s) },
+    let scored = unsafe { score(&*api, fts, n, values) };
+    match scored {
+        Some(s) => unsafe { ffi::sqlite3_result_double(ctx, -s.bm25) },
         None => unsafe {
             ffi::sqlite3_result_error(ctx, c"cmem_rank: FTS5 API call failed".as_ptr(), -1)
         },
     }
+}
+
+unsafe extern "C" fn cover(
+    api: *const ffi::Fts5ExtensionApi,
+    fts: *mut ffi::Fts5Context,
+    ctx: *mut ffi::sqlite3_context,
+    n: c_int,
+    values: *mut *mut ffi::sqlite3_value,
+) {
+    // SAFETY: as for `rank`.
+    let scored = unsafe { score(&*api, fts, n, values) };
+    match scored {
+        Some(s) => unsafe { ffi::sqlite3_result_double(ctx, s.cover) },
+        None => unsafe {
+            ffi::sqlite3_result_error(ctx, c"cmem_cover: FTS5 API call failed".as_ptr(), -1)
+        },
+    }
+}
+
+struct Scored {
+    bm25: f64,
+    cover: f64,
 }
 
 /// # Safety
@@ -116,13 +156,14 @@ unsafe fn score(
     fts: *mut ffi::Fts5Context,
     n: c_int,
     values: *mut *mut ffi::sqlite3_value,
-) -> Option<f64> {
+) -> Option<Scored> {
     let ok = |rc: c_int| (rc == ffi::SQLITE_OK).then_some(());
     // SAFETY (whole body): every call passes the context SQLite gave us for this row.
     unsafe {
         let columns = (api.xColumnCount?)(fts).max(0) as usize;
         let phrases = (api.xPhraseCount?)(fts).max(0) as usize;
-        let w = weights(n, values, columns);
+        let w = numbers(n, values, 0, columns);
+        let idf = numbers(n, values, columns, phrases);
         let mut rows: i64 = 0;
         ok((api.xRowCount?)(fts, &mut rows))?;
         let mut total: i64 = 0;
@@ -145,8 +186,20 @@ unsafe fn score(
             1.0
         };
         let norm = K1 * (1.0 - B + B * f64::from(len) / avg.max(1.0));
-        let sum: f64 = freq.iter().map(|f| f * (K1 + 1.0) / (f + norm)).sum();
-        Some(-sum)
+        let bm25: f64 = freq
+            .iter()
+            .zip(&idf)
+            .map(|(f, idf)| idf * f * (K1 + 1.0) / (f + norm))
+            .sum();
+        let mass: f64 = idf.iter().sum();
+        let held: f64 = freq
+            .iter()
+            .zip(&idf)
+            .filter(|(f, _)| **f > 0.0)
+            .map(|(_, idf)| idf)
+            .sum();
+        let cover = if mass > 0.0 { held / mass } else { 0.0 };
+        Some(Scored { bm25, cover })
     }
 }
 

@@ -1,14 +1,16 @@
 //! Full-text search over observations, summaries and prompts (FTS5), with filters.
 //!
-//! User text never reaches FTS5 syntax: it is split into words, each searched as a quoted
-//! term, so quotes, `*`, `-`, `NEAR`, `column:` and unbalanced parentheses are just text. All
-//! words must match (ranked by `cmem_rank`); when that finds nothing, any word may, as a
-//! prefix (ranked by bm25).
+//! One ranking on one scale: any record holding any of the query's terms is a candidate
+//! (`query` turns user text into quoted terms, never FTS5 syntax); every kind is scored by
+//! BM25 with each term's rarity counted over all three tables, and records holding all (or
+//! the rare) terms get a strong boost, never a filter. Only a last word typed to the end of the
+//! query, with no exact match anywhere, is searched as a prefix.
 
 use anyhow::Result;
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{Connection, params_from_iter};
 
+use super::query::{self, Term, Terms};
 use super::timeline::{observation_row, prompt_row, summary_row};
 use super::{observations, prompts, summaries};
 use crate::model::{IndexRow, Kind};
@@ -48,57 +50,6 @@ pub struct Query {
 pub struct Hit {
     pub row: IndexRow,
     pub rank: f64,
-}
-
-/// Words that carry no meaning in a memory query ("how did we fix the pool" = "fix pool").
-pub const STOP_WORDS: &[&str] = &[
-    "a", "an", "and", "are", "as", "at", "be", "been", "by", "can", "did", "do", "for", "from",
-    "had", "has", "have", "how", "i", "in", "is", "it", "last", "me", "memory", "my", "of", "on",
-    "or", "our", "previous", "search", "session", "sessions", "that", "the", "their", "this", "to",
-    "was", "we", "were", "what", "when", "where", "which", "who", "why", "with", "work", "you",
-    "your",
-];
-
-/// The words that matter: stop words are dropped unless nothing else is left.
-pub fn meaningful(words: Vec<String>) -> Vec<String> {
-    let kept: Vec<String> = words
-        .iter()
-        .filter(|w| !STOP_WORDS.contains(&w.as_str()))
-        .cloned()
-        .collect();
-    if kept.is_empty() { words } else { kept }
-}
-
-/// The words of a query, lower-cased, in order, without duplicates.
-pub fn words(text: &str) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for w in text
-        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
-        .filter(|w| !w.is_empty())
-    {
-        let w = w.to_lowercase();
-        if !out.contains(&w) {
-            out.push(w);
-        }
-    }
-    out
-}
-
-/// An FTS5 expression that only ever means "these words", each a quoted term. With `all`,
-/// every word must match exactly (the porter stemmer already matches `failing` to `fail`;
-/// agents send whole words, and a prefix term costs a merge of every doclist it covers).
-/// Otherwise any word may match, each as a prefix: the broad second try, which also catches
-/// a word typed only in part.
-pub fn fts_expression(words: &[String], all: bool) -> Option<String> {
-    if words.is_empty() {
-        return None;
-    }
-    let star = if all { "" } else { "*" };
-    let terms: Vec<String> = words
-        .iter()
-        .map(|w| format!("\"{}\"{star}", w.replace('"', "\"\"")))
-        .collect();
-    Some(terms.join(if all { " AND " } else { " OR " }))
 }
 
 struct Sql {
@@ -205,7 +156,7 @@ fn table(kind: Kind) -> Table {
         },
         Kind::Summary => Table {
             fts: "session_summaries_fts",
-            weights: "8.0, 2.0, 2.0, 2.0, 2.0, 1.0",
+            weights: "3.0, 1.0, 1.5, 3.0, 0.5, 1.0",
         },
         Kind::Prompt => Table {
             fts: "user_prompts_fts",
@@ -279,66 +230,64 @@ fn row_filters(sql: &mut Sql, q: &Query, kind: Kind, project_col: &str, time_col
     }
 }
 
-/// Text search of one kind: rank a window of the newest matches in FTS5, then read the full
+/// Text search of one kind: score a window of the newest matches in FTS5, then read the full
 /// rows of the best ones (with the project and other filters) until `limit + offset` are found.
-fn search_text(
-    conn: &Connection,
-    q: &Query,
-    kind: Kind,
-    terms: &str,
-    ranking: &str,
-) -> Result<Vec<Hit>> {
+/// A window of the newest any-term matches is always read; when it is full (a common query),
+/// so is a window of the newest records holding every term, so older complete matches stay
+/// candidates.
+fn search_text(conn: &Connection, q: &Query, kind: Kind, plan: &Plan) -> Result<Vec<Hit>> {
     let t = table(kind);
+    let args = format!("{}, {}", t.fts, t.weights) + &plan.idf_args();
     let mut window = conn.prepare_cached(&format!(
-        "SELECT rowid, {ranking}({fts}, {w}) FROM {fts} WHERE {fts} MATCH ?1 AND rowid < ?2
+        "SELECT rowid, {rank}({args}), {cover}({args}) FROM {fts} WHERE {fts} MATCH ?1 AND rowid < ?2
          ORDER BY rowid DESC LIMIT {RANK_WINDOW}",
+        rank = super::rank::RANK,
+        cover = super::rank::COVER,
         fts = t.fts,
-        w = t.weights
     ))?;
     let want = q.limit + q.offset;
-    let (select, id_col, project_col, time_col) = select_rows(kind);
-    let mut hits = Vec::new();
+    let mut hits: Vec<Hit> = Vec::new();
+    let mut seen: std::collections::HashSet<i64> = std::collections::HashSet::new();
+    let mut read = |expr: &str, before: i64| -> Result<Vec<(i64, f64)>> {
+        let rows = window
+            .query_map(rusqlite::params![expr, before], |r| {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, f64>(1)?,
+                    r.get::<_, f64>(2)?,
+                ))
+            })?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok(rows
+            .into_iter()
+            .map(|(id, bm25, cover)| (id, plan.score(-bm25, cover)))
+            .collect())
+    };
     let mut before = i64::MAX;
     for _ in 0..MAX_WINDOWS {
-        let mut candidates: Vec<(i64, f64)> = window
-            .query_map(rusqlite::params![terms, before], |r| {
-                Ok((r.get(0)?, r.get(1)?))
-            })?
-            .collect::<rusqlite::Result<_>>()?;
-        let Some(oldest) = candidates.last().map(|c| c.0) else {
+        let mut candidates = read(&plan.any, before)?;
+        let Some(oldest) = candidates.iter().map(|c| c.0).min() else {
             break;
         };
         let full_window = candidates.len() == RANK_WINDOW;
+        if full_window && let Some(all) = &plan.all {
+            candidates.extend(read(all, before)?.into_iter().filter(|c| c.0 < oldest));
+        }
         before = oldest;
+        candidates.retain(|c| seen.insert(c.0));
         candidates.sort_by(|a, b| {
-            a.1.partial_cmp(&b.1)
+            b.1.partial_cmp(&a.1)
                 .unwrap_or(std::cmp::Ordering::Equal)
                 .then(b.0.cmp(&a.0))
         });
         for chunk in candidates.chunks(want.max(50)) {
-            let mut sql = Sql::new();
-            sql.add(
-                format!("{id_col} IN ({})", Sql::marks(chunk.len())),
-                chunk.iter().map(|(id, _)| SqlValue::Integer(*id)),
-            );
-            // The rows are already chosen by id: `+` keeps SQLite from walking the project or
-            // time index instead of looking up these few ids.
-            row_filters(
-                &mut sql,
-                q,
-                kind,
-                &format!("+{project_col}"),
-                &format!("+{time_col}"),
-            );
-            let mut stmt = conn.prepare(&format!("{select} {}", sql.where_sql()))?;
-            let rows: Vec<IndexRow> = stmt
-                .query_map(params_from_iter(sql.args.iter()), |r| row_of(kind, r))?
-                .collect::<rusqlite::Result<_>>()?;
-            for (id, rank) in chunk {
+            let ids: Vec<i64> = chunk.iter().map(|c| c.0).collect();
+            let rows = rows_by_ids(conn, q, kind, &ids)?;
+            for (id, score) in chunk {
                 if let Some(row) = rows.iter().find(|r| r.id == *id) {
                     hits.push(Hit {
                         row: row.clone(),
-                        rank: *rank,
+                        rank: -score,
                     });
                 }
             }
@@ -351,6 +300,117 @@ fn search_text(
         }
     }
     Ok(hits)
+}
+
+/// The full rows of `ids` (of one kind) that pass the query's filters other than text.
+fn rows_by_ids(conn: &Connection, q: &Query, kind: Kind, ids: &[i64]) -> Result<Vec<IndexRow>> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let (select, id_col, project_col, time_col) = select_rows(kind);
+    let mut sql = Sql::new();
+    sql.add(
+        format!("{id_col} IN ({})", Sql::marks(ids.len())),
+        ids.iter().map(|id| SqlValue::Integer(*id)),
+    );
+    // The rows are already chosen by id: `+` keeps SQLite from walking the project or time
+    // index instead of looking up these few ids.
+    row_filters(
+        &mut sql,
+        q,
+        kind,
+        &format!("+{project_col}"),
+        &format!("+{time_col}"),
+    );
+    let mut stmt = conn.prepare(&format!("{select} {}", sql.where_sql()))?;
+    let rows = stmt
+        .query_map(params_from_iter(sql.args.iter()), |r| row_of(kind, r))?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(rows)
+}
+
+/// How one text query is searched: its FTS5 expressions and each term's weight.
+struct Plan {
+    /// Any term matches: the candidates.
+    any: String,
+    /// Every term matches (`None` for a single term): older complete matches.
+    all: Option<String>,
+    /// Each term's inverse document frequency over all record kinds, in expression order.
+    idf: Vec<f64>,
+}
+
+/// How much holding the query's terms counts beside how often and where: a record with every
+/// term gets as much again as the IDF mass of the query, so complete matches rank first unless
+/// an incomplete one is far stronger on the rare terms.
+const COVER_BOOST: f64 = 1.0;
+
+impl Plan {
+    fn new(conn: &Connection, q: &Query, terms: &Terms) -> Result<Plan> {
+        let kinds: Vec<Kind> = [Kind::Observation, Kind::Summary, Kind::Prompt]
+            .into_iter()
+            .filter(|k| wants(q, *k))
+            .collect();
+        let total: i64 = kinds
+            .iter()
+            .map(|k| -> Result<i64> { records(conn, *k) })
+            .sum::<Result<i64>>()?;
+        let mut exprs = Vec::new();
+        let mut idf = Vec::new();
+        let last = terms.terms.len().saturating_sub(1);
+        for (i, term) in terms.terms.iter().enumerate() {
+            let mut expr = term.fts(false);
+            let mut df = matching(conn, &kinds, &expr)?;
+            if df == 0 && i == last && terms.last_may_be_partial {
+                expr = term.fts(true);
+                df = matching(conn, &kinds, &expr)?;
+            }
+            let n = total.max(df) as f64;
+            idf.push((1.0 + (n - df as f64 + 0.5) / (df as f64 + 0.5)).ln());
+            exprs.push(expr);
+        }
+        Ok(Plan {
+            any: exprs.join(" OR "),
+            all: (exprs.len() > 1).then(|| exprs.join(" AND ")),
+            idf,
+        })
+    }
+
+    fn idf_args(&self) -> String {
+        self.idf.iter().map(|x| format!(", {x:.6}")).collect()
+    }
+
+    /// A candidate's score (higher is better) from its BM25 and the share of IDF it holds.
+    fn score(&self, bm25: f64, cover: f64) -> f64 {
+        let mass: f64 = self.idf.iter().sum();
+        bm25 + COVER_BOOST * cover * cover * mass
+    }
+}
+
+/// How many records of `kind` there are (the largest id: deletions only make rare words look
+/// a little rarer, and reading it costs one b-tree descent).
+fn records(conn: &Connection, kind: Kind) -> Result<i64> {
+    let table = match kind {
+        Kind::Observation => "observations",
+        Kind::Summary => "session_summaries",
+        Kind::Prompt => "user_prompts",
+    };
+    Ok(conn.query_row(
+        &format!("SELECT coalesce(max(id), 0) FROM {table}"),
+        [],
+        |r| r.get(0),
+    )?)
+}
+
+/// How many records of these kinds an FTS5 expression matches.
+fn matching(conn: &Connection, kinds: &[Kind], expr: &str) -> Result<i64> {
+    let mut n = 0;
+    for k in kinds {
+        let fts = table(*k).fts;
+        let mut stmt =
+            conn.prepare_cached(&format!("SELECT count(*) FROM {fts} WHERE {fts} MATCH ?1"))?;
+        n += stmt.query_row([expr], |r| r.get::<_, i64>(0))?;
+    }
+    Ok(n)
 }
 
 /// Filter-only listing (no text): newest or oldest first.
@@ -378,35 +438,17 @@ fn search_rows(conn: &Connection, q: &Query, kind: Kind) -> Result<Vec<Hit>> {
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
-/// How a text search ranks its matches: an FTS5 ranking function by name.
-#[derive(Clone, Copy)]
-enum Ranking {
-    /// Every word matched: term frequencies without bm25's IDF pass (see `rank`).
-    AllWords,
-    /// Any word matched: bm25, so the rare words count for more.
-    AnyWord,
-}
-
-impl Ranking {
-    fn function(self) -> &'static str {
-        match self {
-            Ranking::AllWords => super::rank::FUNCTION,
-            Ranking::AnyWord => "bm25",
-        }
-    }
-}
-
-fn run(conn: &Connection, q: &Query, expr: Option<&str>, ranking: Ranking) -> Result<Vec<Hit>> {
+fn run(conn: &Connection, q: &Query, plan: Option<&Plan>) -> Result<Vec<Hit>> {
     let mut hits = Vec::new();
     for kind in [Kind::Observation, Kind::Summary, Kind::Prompt] {
         if wants(q, kind) {
-            hits.extend(match expr {
-                Some(t) => search_text(conn, q, kind, t, ranking.function())?,
+            hits.extend(match plan {
+                Some(p) => search_text(conn, q, kind, p)?,
                 None => search_rows(conn, q, kind)?,
             });
         }
     }
-    match (q.order, expr.is_some()) {
+    match (q.order, plan.is_some()) {
         (Order::Relevance, true) => hits.sort_by(|a, b| {
             a.rank
                 .partial_cmp(&b.rank)
@@ -419,56 +461,161 @@ fn run(conn: &Connection, q: &Query, expr: Option<&str>, ranking: Ranking) -> Re
     Ok(hits.into_iter().skip(q.offset).take(q.limit).collect())
 }
 
-/// Searches with every word required, then (if that finds nothing) with any word.
+/// Searches: with text, every record holding any of its terms, best first (fused with the
+/// records nearest in meaning when this process enabled the embedding model); without, by date.
 pub fn search(conn: &Connection, q: &Query) -> Result<Vec<Hit>> {
-    let ws = meaningful(q.text.as_deref().map(words).unwrap_or_default());
-    if q.text.as_deref().is_some_and(|t| !t.trim().is_empty()) && ws.is_empty() {
-        return Ok(Vec::new()); // only punctuation: nothing can match
-    }
-    let all = fts_expression(&ws, true);
-    let hits = run(conn, q, all.as_deref(), Ranking::AllWords)?;
-    if !hits.is_empty() {
-        return Ok(hits);
-    }
-    run(
-        conn,
-        q,
-        fts_expression(&ws, false).as_deref(),
-        Ranking::AnyWord,
-    )
+    search_with(conn, q, crate::embed::model())
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+/// `search` with the given model, or lexical only.
+pub fn search_with(
+    conn: &Connection,
+    q: &Query,
+    model: Option<&crate::embed::Model>,
+) -> Result<Vec<Hit>> {
+    let Some(text) = q.text.as_deref().filter(|t| !t.trim().is_empty()) else {
+        return run(conn, q, None);
+    };
+    let terms = query::analyse(text);
+    if terms.terms.is_empty() {
+        return Ok(Vec::new()); // only punctuation: nothing can match
+    }
+    let plan = Plan::new(conn, q, &terms)?;
+    if q.order != Order::Relevance {
+        return run(conn, q, Some(&plan));
+    }
+    let wide = Query {
+        limit: (q.limit + q.offset).max(FUSION_POOL),
+        offset: 0,
+        ..q.clone()
+    };
+    let ranked = match model {
+        Some(model) => hybrid(conn, &wide, &plan, model, text)?,
+        None => run(conn, &wide, Some(&plan))?,
+    };
+    let ranked = with_session_summaries(ranked);
+    Ok(ranked.into_iter().skip(q.offset).take(q.limit).collect())
+}
 
-    #[test]
-    fn hostile_text_is_only_words() {
-        let ws = words(r#"pool" OR title:x* -leak NEAR(a b) ((( 连接池 _priv"#);
-        assert_eq!(
-            ws,
-            vec![
-                "pool",
-                "or",
-                "title",
-                "x",
-                "leak",
-                "near",
-                "a",
-                "b",
-                "连接池",
-                "_priv"
-            ]
-        );
-        let e = fts_expression(&ws, true).unwrap();
-        assert!(e.starts_with("\"pool\" AND \"or\" AND"), "{e}");
-        assert!(e.ends_with("\"_priv\""), "{e}");
-        assert!(
-            fts_expression(&ws, false)
-                .unwrap()
-                .starts_with("\"pool\"* OR \"or\"*")
+/// How many of the best hits bring their session's summary along: the best one, whose session
+/// is the piece of work the query is most likely about.
+const SUMMARY_PULL: usize = 1;
+/// Where a pulled summary ranks: just below the best record of its session.
+const SUMMARY_SHARE: f64 = 0.9;
+
+/// A session's summary tells the piece of work a matching record belongs to: when the best
+/// hit's session summary is a candidate too, it ranks right after that hit (auto mode's
+/// details then hold the fix and its summary, not two near-duplicates).
+fn with_session_summaries(mut hits: Vec<Hit>) -> Vec<Hit> {
+    let pulled: Vec<(i64, f64)> = hits
+        .iter()
+        .take(SUMMARY_PULL)
+        .filter(|h| h.row.kind != Kind::Summary)
+        .filter_map(|h| Some((h.row.session_id?, h.rank * SUMMARY_SHARE)))
+        .collect();
+    // Only a summary that is a candidate moves: one that holds nothing of the query is not
+    // brought in from nowhere, as a session often holds more than one piece of work.
+    for h in hits.iter_mut().filter(|h| h.row.kind == Kind::Summary) {
+        if let Some(p) = pulled.iter().find(|p| Some(p.0) == h.row.session_id) {
+            h.rank = h.rank.min(p.1);
+        }
+    }
+    hits.sort_by(|a, b| {
+        a.rank
+            .partial_cmp(&b.rank)
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then(b.row.created_at.cmp(&a.row.created_at))
+    });
+    hits
+}
+
+/// Ranks fused from this many lexical and this many semantic candidates.
+const FUSION_POOL: usize = 50;
+/// Reciprocal rank fusion's constant: how fast a candidate's weight falls with its rank. Small:
+/// the first few ranks of each list matter most (tuned on tests/fixtures/search-tuning only).
+const FUSION_K: f64 = 5.0;
+/// The weight of the lexical and of the semantic ranking in the fusion. A static embedding
+/// model finds related words but rarely ranks the right record first, so it mostly adds
+/// candidates the words miss (measured by `cmem dev eval-search`).
+const LEXICAL_WEIGHT: f64 = 1.0;
+const SEMANTIC_WEIGHT: f64 = 0.3;
+/// Records less similar than this to the query are no semantic candidates: every text has
+/// some nearest neighbour, and a query of unknown words must still find nothing.
+const MIN_COSINE: f64 = 0.3;
+
+static FULL_EMBED_PASS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// The lexical and the semantic ranking fused by reciprocal rank.
+fn hybrid(
+    conn: &Connection,
+    q: &Query,
+    plan: &Plan,
+    model: &crate::embed::Model,
+    text: &str,
+) -> Result<Vec<Hit>> {
+    let pool = q.limit;
+    let lexical = run(conn, q, Some(plan))?;
+    let full = !FULL_EMBED_PASS.swap(true, std::sync::atomic::Ordering::Relaxed);
+    super::vectors::embed_missing(conn, model, full)?;
+    let kinds: Vec<Kind> = [Kind::Observation, Kind::Summary, Kind::Prompt]
+        .into_iter()
+        .filter(|k| wants(q, *k))
+        .collect();
+    let semantic = match model.embed(text) {
+        Some(v) => super::vectors::nearest(conn, &v, &q.projects, &kinds, pool)?
+            .into_iter()
+            .filter(|n| f64::from(n.2) >= MIN_COSINE)
+            .collect(),
+        None => Vec::new(),
+    };
+    let mut fused: Vec<(Kind, i64, f64)> = Vec::new();
+    let mut add =
+        |kind: Kind, id: i64, score: f64| match fused.iter_mut().find(|f| (f.0, f.1) == (kind, id))
+        {
+            Some(f) => f.2 += score,
+            None => fused.push((kind, id, score)),
+        };
+    for (rank, h) in lexical.iter().enumerate() {
+        add(
+            h.row.kind,
+            h.row.id,
+            LEXICAL_WEIGHT / (FUSION_K + rank as f64 + 1.0),
         );
     }
+    for (rank, (kind, id, _)) in semantic.iter().enumerate() {
+        add(*kind, *id, SEMANTIC_WEIGHT / (FUSION_K + rank as f64 + 1.0));
+    }
+    let mut rows: Vec<IndexRow> = lexical.into_iter().map(|h| h.row).collect();
+    for kind in &kinds {
+        let missing: Vec<i64> = semantic
+            .iter()
+            .filter(|s| s.0 == *kind && !rows.iter().any(|r| (r.kind, r.id) == (s.0, s.1)))
+            .map(|s| s.1)
+            .collect();
+        rows.extend(rows_by_ids(conn, q, *kind, &missing)?);
+    }
+    let mut hits: Vec<Hit> = fused
+        .into_iter()
+        .filter_map(|(kind, id, score)| {
+            let row = rows.iter().find(|r| (r.kind, r.id) == (kind, id))?;
+            Some(Hit {
+                row: row.clone(),
+                rank: -score,
+            })
+        })
+        .collect();
+    hits.sort_by(|a, b| {
+        a.rank
+            .partial_cmp(&b.rank)
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then(b.row.created_at.cmp(&a.row.created_at))
+    });
+    Ok(hits)
+}
+
+/// The terms of a query as a person reads them (stop words gone, identifiers whole).
+pub fn terms(text: &str) -> Vec<String> {
+    query::analyse(text).terms.iter().map(Term::text).collect()
 }
 
 #[cfg(test)]
@@ -531,9 +678,14 @@ mod db_tests {
             ..Default::default()
         };
         let ids = |hits: Vec<Hit>| hits.into_iter().map(|h| h.row.id).collect::<Vec<_>>();
-        assert_eq!(ids(search(c, &q("pool leak")).unwrap()), vec![pool]);
-        // Prefix match on a partial word, and the title outranks the narrative.
+        // Every word is not a filter: the record holding both ranks first, the other follows.
+        assert_eq!(ids(search(c, &q("pool leak")).unwrap()), vec![pool, tok]);
+        // The stemmer matches "pooling"; the title outranks the narrative.
         assert_eq!(ids(search(c, &q("pool")).unwrap()), vec![pool, tok]);
+        // A last word typed in part, with no exact match, is a prefix; any other is whole.
+        assert_eq!(ids(search(c, &q("refre")).unwrap()), vec![tok]);
+        assert_eq!(ids(search(c, &q("refre leak")).unwrap()), vec![pool]);
+        assert!(search(c, &q("refre ")).unwrap().is_empty());
         // No row has both words: any word may match.
         assert_eq!(ids(search(c, &q("leaked refresh")).unwrap()).len(), 2);
         // FTS syntax in user text is just text.
@@ -550,5 +702,145 @@ mod db_tests {
             ..q("")
         };
         assert_eq!(ids(search(c, &by_file).unwrap()), vec![pool]);
+    }
+}
+
+#[cfg(test)]
+mod ranking_rules {
+    use super::*;
+    use crate::store::Store;
+    use crate::store::observations::{NewObservation, insert};
+    use crate::store::summaries::{self, NewSummary};
+
+    fn obs(c: &Connection, title: &str, at: i64) -> i64 {
+        insert(
+            c,
+            &NewObservation {
+                project: "p".into(),
+                obs_type: "change".into(),
+                title: title.into(),
+                created_at: at,
+                source: "t".into(),
+                ..Default::default()
+            },
+        )
+        .unwrap()
+        .unwrap()
+    }
+
+    fn first(c: &Connection, text: &str) -> (Kind, i64) {
+        let hits = search(
+            c,
+            &Query {
+                text: Some(text.into()),
+                limit: 5,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        (hits[0].row.kind, hits[0].row.id)
+    }
+
+    #[test]
+    fn a_rare_word_counts_more_than_a_common_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("t.db")).unwrap();
+        let c = &store.conn;
+        for i in 0..20 {
+            obs(c, &format!("test run number {i} of the suite"), i);
+        }
+        let rare = obs(c, "flaky checkout", 30);
+        let common = obs(c, "test test test test", 31);
+        // Both hold one word of the query; the rare word wins over the common one repeated.
+        assert_eq!(first(c, "test flaky"), (Kind::Observation, rare));
+        assert_ne!(rare, common);
+    }
+
+    #[test]
+    fn summaries_and_observations_rank_on_one_scale() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("t.db")).unwrap();
+        let c = &store.conn;
+        for i in 0..30 {
+            obs(c, &format!("pool settings reviewed {i}"), i);
+        }
+        let summary = summaries::insert(
+            c,
+            &NewSummary {
+                project: "p".into(),
+                request: Some("stop the pool leak".into()),
+                completed: Some("the leak is gone".into()),
+                created_at: 40,
+                source: "t".into(),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        // The small summary table holds both words; thirty observations hold only "pool".
+        assert_eq!(first(c, "pool leak"), (Kind::Summary, summary));
+    }
+
+    #[test]
+    fn a_session_summary_follows_its_best_record() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("t.db")).unwrap();
+        let c = &store.conn;
+        c.execute(
+            "INSERT INTO sessions (content_session_id, project, started_at_epoch, status)
+             VALUES ('s', 'p', 1, 'completed')",
+            [],
+        )
+        .unwrap();
+        let session = c.last_insert_rowid();
+        let fix = insert(
+            c,
+            &NewObservation {
+                session_id: Some(session),
+                project: "p".into(),
+                obs_type: "bugfix".into(),
+                title: "ECONNRESET on pool reconnect handled".into(),
+                created_at: 2,
+                source: "t".into(),
+                ..Default::default()
+            },
+        )
+        .unwrap()
+        .unwrap();
+        let other = obs(c, "reconnect button styling", 3);
+        // Mostly other words: one common term, in a long text, far from a title match.
+        let summary = summaries::insert(
+            c,
+            &NewSummary {
+                session_id: Some(session),
+                project: "p".into(),
+                completed: Some(
+                    "checkout survives a database restart now; the client waits and tries to \
+                     reconnect with a back-off instead of failing the request at once"
+                        .into(),
+                ),
+                created_at: 4,
+                source: "t".into(),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        let hits = search(
+            c,
+            &Query {
+                text: Some("ECONNRESET reconnect".into()),
+                limit: 5,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        let order: Vec<(Kind, i64)> = hits.iter().map(|h| (h.row.kind, h.row.id)).collect();
+        assert_eq!(
+            order,
+            vec![
+                (Kind::Observation, fix),
+                (Kind::Summary, summary),
+                (Kind::Observation, other)
+            ]
+        );
     }
 }

@@ -61,6 +61,7 @@ pub fn load_theme(name: &str) -> Result<theme::Theme> {
 }
 
 pub fn run(launch: Launch) -> Result<()> {
+    crate::embed::enable(); // `s` searches by meaning too; the model loads on the first search
     let theme = load_theme(&launch.theme)?;
     let keymap = keymap::Keymap::with_overrides(&launch.settings.tui.keys)
         .with_context(|| format!("in the config file {}", launch.config_file.display()))?;

@@ -1,0 +1,292 @@
+//! A search-evaluation set: records of one or more projects and queries with the records a good
+//! search returns, loaded from JSON and written into a store in the order they happened.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use anyhow::{Context, Result, bail};
+use rusqlite::params;
+use serde::Deserialize;
+
+use crate::model::Kind;
+use crate::store::observations::{self, NewObservation};
+use crate::store::summaries::{self, NewSummary};
+
+#[derive(Debug, Deserialize)]
+pub struct Project {
+    pub project: String,
+    pub sessions: Vec<Session>,
+    pub queries: Vec<Query>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct Session {
+    pub key: String,
+    pub day: i64,
+    #[serde(default)]
+    pub prompts: Vec<String>,
+    #[serde(default)]
+    pub observations: Vec<Observation>,
+    pub summary: Option<Summary>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct Observation {
+    pub key: String,
+    #[serde(rename = "type")]
+    pub obs_type: String,
+    pub title: String,
+    #[serde(default)]
+    pub subtitle: Option<String>,
+    #[serde(default)]
+    pub narrative: Option<String>,
+    #[serde(default)]
+    pub facts: Vec<String>,
+    #[serde(default)]
+    pub concepts: Vec<String>,
+    #[serde(default)]
+    pub files_read: Vec<String>,
+    #[serde(default)]
+    pub files_modified: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct Summary {
+    pub key: String,
+    pub request: Option<String>,
+    pub investigated: Option<String>,
+    pub learned: Option<String>,
+    pub completed: Option<String>,
+    pub next_steps: Option<String>,
+}
+
+/// The five kinds of query every set covers.
+pub const QUERY_KINDS: [&str; 5] = [
+    "keyword",
+    "paraphrase",
+    "question",
+    "multi-word",
+    "identifier",
+];
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct Query {
+    pub kind: String,
+    pub query: String,
+    pub expect: Vec<String>,
+}
+
+/// A query of a loaded set: its project and the records it expects, as stored ids.
+#[derive(Debug, Clone)]
+pub struct Case {
+    pub project: String,
+    pub kind: String,
+    pub query: String,
+    pub expect: Vec<(Kind, i64)>,
+}
+
+/// Every record's text, by stored id, for the baselines (which index the same data).
+#[derive(Debug, Clone)]
+pub struct Doc {
+    pub kind: Kind,
+    pub id: i64,
+    pub project: String,
+    pub text: String,
+}
+
+pub struct Loaded {
+    pub cases: Vec<Case>,
+    pub docs: Vec<Doc>,
+    pub projects: Vec<String>,
+}
+
+/// Reads every `*.json` set in `dir` (or the one file `dir` names), in name order.
+pub fn read(path: &Path) -> Result<Vec<Project>> {
+    let files: Vec<std::path::PathBuf> = if path.is_dir() {
+        let mut f: Vec<_> = std::fs::read_dir(path)
+            .with_context(|| format!("cannot list {}", path.display()))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "json"))
+            .collect();
+        f.sort();
+        f
+    } else {
+        vec![path.to_path_buf()]
+    };
+    if files.is_empty() {
+        bail!("no .json evaluation sets in {}", path.display());
+    }
+    files
+        .iter()
+        .map(|f| {
+            let text = std::fs::read_to_string(f)
+                .with_context(|| format!("cannot read {}", f.display()))?;
+            serde_json::from_str(&text)
+                .with_context(|| format!("{} is not an evaluation set", f.display()))
+        })
+        .collect()
+}
+
+const DAY_MS: i64 = 86_400_000;
+/// Day 0 of every set: 2026-01-01 (a fixed clock keeps runs comparable).
+pub const EPOCH_MS: i64 = 1_767_225_600_000;
+
+/// Writes the sets into `conn` (projects interleaved by day, as a person working on both would
+/// leave them) and resolves every query's expected keys to stored ids.
+pub fn load(conn: &rusqlite::Connection, sets: &[Project]) -> Result<Loaded> {
+    let mut sessions: Vec<(&Project, &Session)> = sets
+        .iter()
+        .flat_map(|p| p.sessions.iter().map(move |s| (p, s)))
+        .collect();
+    sessions.sort_by_key(|(_, s)| s.day);
+    let mut ids: HashMap<(String, String), (Kind, i64)> = HashMap::new();
+    let mut docs = Vec::new();
+    let mut clock = EPOCH_MS;
+    for (p, s) in &sessions {
+        clock = clock.max(EPOCH_MS + s.day * DAY_MS) + 60_000;
+        let csid = format!("eval-{}-{}", p.project, s.key);
+        conn.execute(
+            "INSERT INTO sessions (content_session_id, project, cwd, started_at_epoch, completed_at_epoch, status, prompt_counter)
+             VALUES (?1, ?2, ?3, ?4, ?4, 'completed', ?5)",
+            params![csid, p.project, format!("/home/dev/{}", p.project), clock, s.prompts.len() as i64],
+        )?;
+        let session_id = conn.last_insert_rowid();
+        let mut key = |k: String, kind: Kind, id: i64, text: String| -> Result<()> {
+            if ids
+                .insert((p.project.clone(), k.clone()), (kind, id))
+                .is_some()
+            {
+                bail!("{}: key {k} appears twice", p.project);
+            }
+            docs.push(Doc {
+                kind,
+                id,
+                project: p.project.clone(),
+                text,
+            });
+            Ok(())
+        };
+        for (i, prompt) in s.prompts.iter().enumerate() {
+            clock += 60_000;
+            conn.execute(
+                "INSERT INTO user_prompts (session_id, content_session_id, prompt_number, prompt_text, created_at_epoch, ended_at_epoch, observed_at_epoch)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?5)",
+                params![session_id, csid, i as i64 + 1, prompt, clock],
+            )?;
+            let id = conn.last_insert_rowid();
+            key(
+                format!("{}.p{}", s.key, i + 1),
+                Kind::Prompt,
+                id,
+                prompt.clone(),
+            )?;
+        }
+        for o in &s.observations {
+            clock += 60_000;
+            let new = NewObservation {
+                session_id: Some(session_id),
+                project: p.project.clone(),
+                obs_type: o.obs_type.clone(),
+                title: o.title.clone(),
+                subtitle: o.subtitle.clone(),
+                narrative: o.narrative.clone(),
+                facts: o.facts.clone(),
+                concepts: o.concepts.clone(),
+                files_read: o.files_read.clone(),
+                files_modified: o.files_modified.clone(),
+                prompt_number: Some(1),
+                created_at: clock,
+                source: "eval".into(),
+                ..Default::default()
+            };
+            let id = observations::insert(conn, &new)?
+                .with_context(|| format!("{}: observation {} was not stored", p.project, o.key))?;
+            let text = [
+                Some(o.title.clone()),
+                o.subtitle.clone(),
+                o.narrative.clone(),
+                Some(o.facts.join(" ")),
+                Some(o.concepts.join(" ")),
+                Some(o.files_read.join(" ")),
+                Some(o.files_modified.join(" ")),
+            ];
+            key(o.key.clone(), Kind::Observation, id, join(&text))?;
+        }
+        if let Some(sm) = &s.summary {
+            clock += 60_000;
+            let files = |f: fn(&Observation) -> &Vec<String>| -> Vec<String> {
+                let mut all: Vec<String> = Vec::new();
+                for o in &s.observations {
+                    for x in f(o) {
+                        if !all.contains(x) {
+                            all.push(x.clone());
+                        }
+                    }
+                }
+                all
+            };
+            let id = summaries::insert(
+                conn,
+                &NewSummary {
+                    session_id: Some(session_id),
+                    project: p.project.clone(),
+                    request: sm.request.clone(),
+                    investigated: sm.investigated.clone(),
+                    learned: sm.learned.clone(),
+                    completed: sm.completed.clone(),
+                    next_steps: sm.next_steps.clone(),
+                    files_read: files(|o| &o.files_read),
+                    files_edited: files(|o| &o.files_modified),
+                    created_at: clock,
+                    source: "eval".into(),
+                    ..Default::default()
+                },
+            )?;
+            let text = [
+                sm.request.clone(),
+                sm.investigated.clone(),
+                sm.learned.clone(),
+                sm.completed.clone(),
+                sm.next_steps.clone(),
+            ];
+            key(sm.key.clone(), Kind::Summary, id, join(&text))?;
+        }
+    }
+    let mut cases = Vec::new();
+    for p in sets {
+        for q in &p.queries {
+            let expect = q
+                .expect
+                .iter()
+                .map(|k| {
+                    ids.get(&(p.project.clone(), k.clone()))
+                        .copied()
+                        .with_context(|| {
+                            format!("{}: query {:?} expects unknown key {k}", p.project, q.query)
+                        })
+                })
+                .collect::<Result<Vec<_>>>()?;
+            cases.push(Case {
+                project: p.project.clone(),
+                kind: q.kind.clone(),
+                query: q.query.clone(),
+                expect,
+            });
+        }
+    }
+    Ok(Loaded {
+        cases,
+        docs,
+        projects: sets.iter().map(|p| p.project.clone()).collect(),
+    })
+}
+
+fn join(parts: &[Option<String>]) -> String {
+    parts
+        .iter()
+        .flatten()
+        .filter(|s| !s.is_empty())
+        .cloned()
+        .collect::<Vec<_>>()
+        .join("\n")
+}

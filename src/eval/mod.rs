@@ -1,0 +1,234 @@
+//! `cmem dev eval-search`: how often search puts the records a query is about first, per kind
+//! of query, for cmem's rankings and for plain-SQLite baselines built from the same records in
+//! the same run — so every figure is read beside the baseline it must beat.
+
+pub mod baseline;
+pub mod fixture;
+pub mod metrics;
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use serde_json::json;
+
+use crate::disclosure::Engine;
+use crate::model::Kind;
+use crate::store::Store;
+use crate::store::search;
+use baseline::Baseline;
+use fixture::{Case, QUERY_KINDS};
+use metrics::Figures;
+
+/// A way of ranking records for a query, best first.
+pub const SYSTEMS: [&str; 5] = [
+    "cmem auto",
+    "cmem lexical",
+    "cmem semantic",
+    "bm25 OR",
+    "bm25 OR porter",
+];
+
+/// The figures of every system, overall and per kind of query.
+pub struct Report {
+    pub set: String,
+    pub records: usize,
+    pub rows: Vec<(String, Vec<(String, Figures)>)>,
+    pub misses: Vec<String>,
+}
+
+/// Loads the set(s) at `path` into a throw-away store and scores every system on them.
+pub fn run(path: &Path) -> Result<Report> {
+    crate::embed::enable(); // mem_search as the MCP server runs it
+    let sets = fixture::read(path)?;
+    let dir = ScratchDir::new()?;
+    let store = Store::open(&dir.0.join("eval.db"))?;
+    let loaded = fixture::load(&store.conn, &sets)?;
+    let plain = Baseline::build(&loaded.docs, "unicode61")?;
+    let porter = Baseline::build(&loaded.docs, "porter unicode61")?;
+    let mut per_system: Vec<Vec<(String, Figures)>> = vec![Vec::new(); SYSTEMS.len()];
+    let mut misses = Vec::new();
+    for case in &loaded.cases {
+        let rankings = [
+            auto(&store, case)?,
+            lexical(&store, case)?,
+            semantic(&store, case)?,
+            plain.search(&case.project, &case.query, 10)?,
+            porter.search(&case.project, &case.query, 10)?,
+        ];
+        for (i, ranked) in rankings.iter().enumerate() {
+            let f = metrics::score(&case.expect, ranked);
+            if i == 0 && f.recall3 < 1.0 {
+                misses.push(format!(
+                    "{:<10} {:?}: expected {}, got {}",
+                    case.kind,
+                    case.query,
+                    ids(&case.expect),
+                    ids(&ranked[..ranked.len().min(3)])
+                ));
+            }
+            per_system[i].push((case.kind.clone(), f));
+        }
+    }
+    let mut rows = Vec::new();
+    for (name, scored) in SYSTEMS.iter().zip(&per_system) {
+        let mut groups = vec![(
+            "all".to_string(),
+            metrics::mean(&scored.iter().map(|s| s.1).collect::<Vec<_>>()),
+        )];
+        for kind in QUERY_KINDS {
+            let of_kind: Vec<Figures> =
+                scored.iter().filter(|s| s.0 == kind).map(|s| s.1).collect();
+            groups.push((kind.to_string(), metrics::mean(&of_kind)));
+        }
+        rows.push((name.to_string(), groups));
+    }
+    Ok(Report {
+        set: path.display().to_string(),
+        records: loaded.docs.len(),
+        rows,
+        misses,
+    })
+}
+
+/// A private directory for the throw-away store, removed when the run ends.
+struct ScratchDir(std::path::PathBuf);
+
+impl ScratchDir {
+    fn new() -> Result<ScratchDir> {
+        let path = std::env::temp_dir().join(format!(
+            "cmem-eval-{}-{}",
+            std::process::id(),
+            crate::clock::now_ms()
+        ));
+        std::fs::create_dir_all(&path)
+            .with_context(|| format!("cannot create {}", path.display()))?;
+        Ok(ScratchDir(path))
+    }
+}
+
+impl Drop for ScratchDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn ids(list: &[(Kind, i64)]) -> String {
+    let shown: Vec<String> = list.iter().map(|(k, id)| k.display_id(*id)).collect();
+    format!("[{}]", shown.join(", "))
+}
+
+fn parse_display_id(id: &str) -> Option<(Kind, i64)> {
+    let (kind, digits) = match id.as_bytes().first()? {
+        b'S' => (Kind::Summary, &id[1..]),
+        b'P' => (Kind::Prompt, &id[1..]),
+        _ => (Kind::Observation, id),
+    };
+    digits.parse().ok().map(|n| (kind, n))
+}
+
+/// mem_search in auto mode: its details first, then the rest of the ranking.
+fn auto(store: &Store, case: &Case) -> Result<Vec<(Kind, i64)>> {
+    let mut engine = Engine::new(vec![case.project.clone()])?;
+    let reply = engine
+        .call(
+            Some(&store.conn),
+            &json!({"mode": "auto", "query": case.query, "maxDetails": 3}),
+            fixture::EPOCH_MS + 400 * 86_400_000,
+        )
+        .map_err(|e| anyhow::anyhow!("mem_search {:?}: {} {}", case.query, e.code, e.message))?;
+    let mut ranked: Vec<(Kind, i64)> = reply
+        .details
+        .iter()
+        .filter_map(|d| parse_display_id(&d.id))
+        .collect();
+    for r in lexical(store, case)? {
+        if !ranked.contains(&r) {
+            ranked.push(r);
+        }
+    }
+    ranked.truncate(10);
+    Ok(ranked)
+}
+
+/// The records nearest in meaning, alone.
+fn semantic(store: &Store, case: &Case) -> Result<Vec<(Kind, i64)>> {
+    let model = crate::embed::load().context("the embedding model did not load")?;
+    crate::store::vectors::embed_missing(&store.conn, model, false)?;
+    let Some(v) = model.embed(&case.query) else {
+        return Ok(Vec::new());
+    };
+    let near = crate::store::vectors::nearest(
+        &store.conn,
+        &v,
+        std::slice::from_ref(&case.project),
+        &[Kind::Observation, Kind::Summary, Kind::Prompt],
+        10,
+    )?;
+    Ok(near.into_iter().map(|(k, id, _)| (k, id)).collect())
+}
+
+/// `search::search`, the ranking the legacy tool, the TUI and step 1 share.
+fn lexical(store: &Store, case: &Case) -> Result<Vec<(Kind, i64)>> {
+    let hits = search::search_with(
+        &store.conn,
+        &search::Query {
+            text: Some(case.query.clone()),
+            projects: vec![case.project.clone()],
+            limit: 10,
+            ..Default::default()
+        },
+        None,
+    )?;
+    Ok(hits.iter().map(|h| (h.row.kind, h.row.id)).collect())
+}
+
+impl Report {
+    /// The report as a table: one block per kind, one line per system.
+    pub fn to_text(&self, show_misses: bool) -> String {
+        let mut out = format!(
+            "{}: {} records, {} queries\n",
+            self.set,
+            self.records,
+            self.rows.first().map_or(0, |r| r.1[0].1.queries)
+        );
+        out.push_str(&format!(
+            "{:<12} {:<16} {:>8} {:>9} {:>6}\n",
+            "queries", "system", "recall@3", "recall@10", "MRR"
+        ));
+        let groups = self.rows.first().map_or(0, |r| r.1.len());
+        for g in 0..groups {
+            for (name, figures) in &self.rows {
+                let (group, f) = &figures[g];
+                out.push_str(&format!(
+                    "{:<12} {:<16} {:>8.3} {:>9.3} {:>6.3}\n",
+                    format!("{group} ({})", f.queries),
+                    name,
+                    f.recall3,
+                    f.recall10,
+                    f.mrr
+                ));
+            }
+        }
+        if show_misses && !self.misses.is_empty() {
+            out.push_str(&format!(
+                "\ncmem auto below full recall@3 ({}):\n",
+                self.misses.len()
+            ));
+            for m in &self.misses {
+                out.push_str(&format!("  {m}\n"));
+            }
+        }
+        out
+    }
+
+    /// The figures of one system for one group (`all` or a kind).
+    pub fn figures(&self, system: &str, group: &str) -> Option<Figures> {
+        self.rows
+            .iter()
+            .find(|r| r.0 == system)?
+            .1
+            .iter()
+            .find(|g| g.0 == group)
+            .map(|g| g.1)
+    }
+}
