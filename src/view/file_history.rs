@@ -3,7 +3,7 @@
 //! timeline of the observations that mention the file.
 
 use super::doc::{Block, BlockKind, Doc, Line, Role, clip, one_line};
-use super::time::Tz;
+use super::time::{Days, Tz};
 use crate::model::{ObsType, Observation};
 
 /// The anchor every deny reason starts with, for evals and logs. (The reference puts its
@@ -104,15 +104,10 @@ pub fn context(h: &FileHistory) -> Doc {
 
 /// `### Oct 10, 2026` headings and `ID TIME SYMBOL TITLE` rows, oldest first.
 fn timeline(doc: &mut Doc, h: &FileHistory) {
-    let mut day = None;
+    let mut days = Days::default();
     for o in h.observations {
-        let key = h.tz.day_key(o.created_at);
-        if day != Some(key) {
-            doc.push(
-                Block::new(BlockKind::DayHeading)
-                    .line(Line::new().push(h.tz.day(o.created_at), Role::Heading(3))),
-            );
-            day = Some(key);
+        if let Some(day) = days.heading(h.tz, o.created_at) {
+            doc.push(Block::new(BlockKind::DayHeading).line(day.line));
         }
         let t = ObsType::parse(&o.obs_type);
         let title = o.title.as_deref().map(one_line).unwrap_or_default();
