@@ -5,6 +5,7 @@
 //! in `BEGIN IMMEDIATE` transactions, and migrations that re-check the schema version inside
 //! their own write transaction so concurrent first runs are safe.
 
+pub mod browse;
 pub mod claude_mem;
 pub mod dropped;
 pub mod forget;

@@ -1,23 +1,26 @@
-//! What the browser shows, fetched on a worker thread: requests in, rows out. Every query is
-//! paged or bounded (an index page is 200 rows found by walking the `(project, time)` index
-//! from a keyset cursor), so a 100,000-row database costs what a 1,000-row one does. All text
+//! What the browser shows, fetched on a worker thread: requests in, rows out. The queries are
+//! the store's (`store::browse` for the index and the projects, paged or bounded); all text
 //! comes from `src/view/`; this module only decides which view to call and marks which rows
 //! lead somewhere.
 
 use std::path::PathBuf;
 
 use anyhow::Result;
-use rusqlite::{Connection, params_from_iter, types::Value as SqlValue};
+use rusqlite::Connection;
 
 use crate::config::ContextSettings;
 use crate::model::{IndexRow, Kind};
 use crate::store::{
-    Store, forget, observations, prompts, search, summaries, timeline, tool_uses, work_state,
+    Store, browse, forget, observations, prompts, search, summaries, timeline, tool_uses,
+    work_state,
 };
 use crate::view::{self, Doc, Role, time::Tz};
 
 use super::highlight::{self, HlLine};
 
+pub use crate::store::browse::{Cursor, IndexQuery, ProjectCount};
+
+/// Rows in an index page (and hits in a search).
 pub const PAGE: usize = 200;
 
 /// Where a row leads when opened.
@@ -71,18 +74,6 @@ impl Row {
     }
 }
 
-/// Which observations and summaries an index shows.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct IndexQuery {
-    /// Project keys; empty = every project.
-    pub keys: Vec<String>,
-    pub obs_type: Option<String>,
-    pub concept: Option<String>,
-}
-
-/// Keyset position after the last row of a page: `(time, kind, id)` descending.
-pub type Cursor = (i64, Kind, i64);
-
 #[derive(Debug, Clone, PartialEq)]
 pub enum Request {
     IndexPage {
@@ -135,14 +126,6 @@ pub enum Request {
         pattern: String,
         dry_run: bool,
     },
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct ProjectCount {
-    pub name: String,
-    pub observations: i64,
-    pub summaries: i64,
-    pub last_at: i64,
 }
 
 /// What a layer shows: rows, and the plain text the agent would get for it.
@@ -268,7 +251,7 @@ fn serve_inner(store: &mut Store, ctx: &Ctx, req: &Request) -> Result<Reply> {
             after,
             count,
         } => Reply::Page(index_page(conn, ctx, query, *after, *count)?),
-        Request::Projects => Reply::Projects(projects(conn)?),
+        Request::Projects => Reply::Projects(browse::projects(conn)?),
         Request::Context { label, keys } => {
             let s = view::context::load(conn, label, keys, &ctx.context, ctx.now_ms, false)?;
             Reply::Context(ContextText {
@@ -469,18 +452,7 @@ fn search_page(conn: &Connection, ctx: &Ctx, text: &str, keys: &[String]) -> Res
     Ok(doc_page(&doc))
 }
 
-fn project_clause(keys: &[String], col: &str, args: &mut Vec<SqlValue>) -> String {
-    if keys.is_empty() {
-        return String::new();
-    }
-    args.extend(keys.iter().map(|k| SqlValue::Text(k.clone())));
-    format!(" AND {col} = ? COLLATE NOCASE")
-}
-
-/// One page of the index: the newest rows after `after`, observations and summaries merged.
-/// Each (project key, table) is walked through its `(project, time)` index from the cursor,
-/// at most `PAGE` rows each, then merged: the newest `PAGE` of the union are exactly the
-/// next page.
+/// One page of the index (the store's keyset walk), as rows that lead to their records.
 fn index_page(
     conn: &Connection,
     ctx: &Ctx,
@@ -488,34 +460,15 @@ fn index_page(
     after: Option<Cursor>,
     count: bool,
 ) -> Result<Page> {
-    let keys: Vec<Vec<String>> = if q.keys.is_empty() {
-        vec![Vec::new()]
-    } else {
-        crate::store::distinct_keys(&q.keys)
-            .into_iter()
-            .map(|k| vec![k.clone()])
-            .collect()
-    };
-    let mut rows: Vec<IndexRow> = Vec::new();
-    for key in &keys {
-        for kind in [Kind::Observation, Kind::Summary] {
-            if kind == Kind::Summary && (q.obs_type.is_some() || q.concept.is_some()) {
-                continue;
-            }
-            rows.extend(newest_after(conn, kind, key, q, after)?);
-        }
-    }
-    rows.sort_by_key(|r| std::cmp::Reverse((r.created_at, r.kind, r.id)));
-    let more = rows.len() > PAGE;
-    rows.truncate(PAGE);
-    let next = if more || rows.len() == PAGE {
-        rows.last().map(|r| (r.created_at, r.kind, r.id))
+    let page = browse::index_page(conn, q, after, PAGE)?;
+    let total = if count {
+        Some(browse::counts(conn, q)?)
     } else {
         None
     };
-    let total = if count { Some(counts(conn, q)?) } else { None };
     let all = q.keys.len() != 1;
-    let page_rows = rows
+    let rows = page
+        .rows
         .iter()
         .map(|r| {
             let mut line = view::timeline::row_line(r, &ctx.tz.row(r.created_at), false);
@@ -526,143 +479,14 @@ fn index_page(
         })
         .collect();
     Ok(Page {
-        rows: page_rows,
-        next,
+        rows,
+        next: page.next,
         total,
         agent_text: None,
         focus: None,
-        times: rows.iter().map(|r| r.created_at).collect(),
+        times: page.rows.iter().map(|r| r.created_at).collect(),
         files: Vec::new(),
     })
-}
-
-fn newest_after(
-    conn: &Connection,
-    kind: Kind,
-    key: &[String],
-    q: &IndexQuery,
-    after: Option<Cursor>,
-) -> Result<Vec<IndexRow>> {
-    let (table, columns) = match kind {
-        Kind::Summary => ("session_summaries", summaries::COLUMNS),
-        _ => ("observations", observations::COLUMNS),
-    };
-    let mut args: Vec<SqlValue> = Vec::new();
-    let mut sql = format!("SELECT {columns} FROM {table} WHERE 1=1");
-    sql.push_str(&project_clause(key, "project", &mut args));
-    if let Some((at, ckind, cid)) = after {
-        // Rows sort by (time, kind, id) descending; within the cursor's instant a row of a
-        // lower kind comes after all of the cursor's kind, a higher one before.
-        let id_bound = match kind.cmp(&ckind) {
-            std::cmp::Ordering::Equal => cid,
-            std::cmp::Ordering::Less => i64::MAX,
-            std::cmp::Ordering::Greater => i64::MIN,
-        };
-        sql.push_str(" AND (created_at_epoch, id) < (?, ?)");
-        args.push(SqlValue::Integer(at));
-        args.push(SqlValue::Integer(id_bound));
-    }
-    if kind == Kind::Observation {
-        observation_filters(q, &mut sql, &mut args);
-    }
-    sql.push_str(" ORDER BY created_at_epoch DESC, id DESC LIMIT ?");
-    args.push(SqlValue::Integer(PAGE as i64 + 1));
-    let mut stmt = conn.prepare_cached(&sql)?;
-    let rows = stmt.query_map(params_from_iter(args), |r| {
-        Ok(match kind {
-            Kind::Summary => timeline::summary_row(&summaries::from_row(r)?),
-            _ => timeline::observation_row(&observations::from_row(r)?),
-        })
-    })?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
-}
-
-/// The index's type and concept filters, as clauses on the observations table.
-fn observation_filters(q: &IndexQuery, sql: &mut String, args: &mut Vec<SqlValue>) {
-    if let Some(t) = &q.obs_type {
-        sql.push_str(" AND type = ?");
-        args.push(SqlValue::Text(t.clone()));
-    }
-    if let Some(c) = &q.concept {
-        sql.push_str(" AND EXISTS (SELECT 1 FROM json_each(concepts) WHERE value = ?)");
-        args.push(SqlValue::Text(c.clone()));
-    }
-}
-
-fn counts(conn: &Connection, q: &IndexQuery) -> Result<(i64, i64)> {
-    let mut out = (0, 0);
-    let keys: Vec<Option<&String>> = if q.keys.is_empty() {
-        vec![None]
-    } else {
-        crate::store::distinct_keys(&q.keys)
-            .into_iter()
-            .map(Some)
-            .collect()
-    };
-    for key in keys {
-        for (table, slot) in [("observations", 0), ("session_summaries", 1)] {
-            if slot == 1 && (q.obs_type.is_some() || q.concept.is_some()) {
-                continue;
-            }
-            let mut args: Vec<SqlValue> = Vec::new();
-            let mut sql = format!("SELECT COUNT(*) FROM {table} WHERE 1=1");
-            if let Some(k) = key {
-                sql.push_str(" AND project = ? COLLATE NOCASE");
-                args.push(SqlValue::Text(k.clone()));
-            }
-            if slot == 0 {
-                observation_filters(q, &mut sql, &mut args);
-            }
-            let n: i64 = conn.query_row(&sql, params_from_iter(args), |r| r.get(0))?;
-            if slot == 0 {
-                out.0 += n;
-            } else {
-                out.1 += n;
-            }
-        }
-    }
-    Ok(out)
-}
-
-/// Every project with its counts, most recently active first.
-pub fn projects(conn: &Connection) -> Result<Vec<ProjectCount>> {
-    let mut out: Vec<ProjectCount> = Vec::new();
-    for (table, is_obs) in [("observations", true), ("session_summaries", false)] {
-        let mut stmt = conn.prepare_cached(&format!(
-            "SELECT project, COUNT(*), MAX(created_at_epoch) FROM {table} GROUP BY project COLLATE NOCASE"
-        ))?;
-        let rows = stmt.query_map([], |r| {
-            Ok((
-                r.get::<_, String>(0)?,
-                r.get::<_, i64>(1)?,
-                r.get::<_, i64>(2)?,
-            ))
-        })?;
-        for row in rows {
-            let (name, n, last) = row?;
-            let entry = match out.iter().position(|p| p.name.eq_ignore_ascii_case(&name)) {
-                Some(i) => &mut out[i],
-                None => {
-                    out.push(ProjectCount {
-                        name,
-                        observations: 0,
-                        summaries: 0,
-                        last_at: 0,
-                    });
-                    let i = out.len() - 1;
-                    &mut out[i]
-                }
-            };
-            if is_obs {
-                entry.observations += n;
-            } else {
-                entry.summaries += n;
-            }
-            entry.last_at = entry.last_at.max(last);
-        }
-    }
-    out.sort_by_key(|p| std::cmp::Reverse(p.last_at));
-    Ok(out)
 }
 
 fn work_lists(conn: &Connection, ctx: &Ctx, keys: &[String]) -> Result<Page> {
