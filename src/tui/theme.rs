@@ -173,6 +173,17 @@ pub fn available() -> Vec<String> {
     names
 }
 
+/// `NO_COLOR` (any non-empty value) turns colours off (no-color.org).
+pub fn no_colour() -> bool {
+    std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())
+}
+
+/// Loads a theme for the terminal: as `load`, its colours stripped under `NO_COLOR`.
+pub fn load_for_terminal(name: &str) -> Result<Theme> {
+    let t = load(name)?;
+    Ok(if no_colour() { t.without_colour() } else { t })
+}
+
 /// Loads a theme by name (a user file wins over a built-in of the same name) or by path
 /// (anything with a `/` or ending in `.toml`).
 pub fn load(name: &str) -> Result<Theme> {
