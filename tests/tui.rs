@@ -2,6 +2,8 @@
 //! keymap, frames drawn into a TestBackend. State tests for every action, and insta
 //! snapshots (text and style runs) of every layer at 80×24 and 140×40 in two themes.
 
+mod common;
+
 use cmem::tui::app::{Effect, Input, LayerKind, Overlay, Scope};
 use cmem::tui::data::Target;
 use cmem::tui::harness::{DEMO_NOW_MS, Harness};
@@ -215,6 +217,70 @@ fn agent_view_of_any_layer_is_its_plain_text() {
     let text = l.context.as_ref().unwrap().text.clone();
     assert!(text.starts_with('#'), "{text}");
     assert_eq!(l.context.as_ref().unwrap().limit, 0);
+}
+
+/// The agent view of raw tool I/O is byte for byte what `get_tool_uses` sends the agent: the
+/// bounded copy (strings cut at 8,000 bytes, 20 keys), not the generous one a human pages.
+#[test]
+fn agent_view_of_raw_io_is_what_get_tool_uses_sends() {
+    let env = common::Env::new();
+    std::fs::create_dir_all(env.data_dir()).unwrap();
+    let config = env.root().join("config/cmem");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(
+        config.join("config.toml"),
+        "[context]\ntimezone = \"UTC\"\n",
+    )
+    .unwrap();
+    let long = "one line of command output\n".repeat(1_000);
+    let input: serde_json::Map<String, serde_json::Value> = (0..30)
+        .map(|i| (format!("key{i:02}"), serde_json::json!(i)))
+        .collect();
+    let store = cmem::store::Store::open(&env.db_path()).unwrap();
+    store.conn.execute(
+        "INSERT INTO tool_uses (tool_use_id, content_session_id, project, tool_name, tool_input, tool_response, content_hash, created_at_epoch)
+         VALUES ('t1', 's', 'p', 'Bash', ?1, ?2, 'h', ?3)",
+        rusqlite::params![
+            serde_json::Value::Object(input).to_string(),
+            serde_json::json!({ "stdout": long }).to_string(),
+            DEMO_NOW_MS - 3_600_000
+        ],
+    ).unwrap();
+    drop(store);
+
+    let mut h = Harness::open(&env.db_path(), "p", "default", (100, 30), DEMO_NOW_MS).unwrap();
+    h.script(": 'T1 enter").unwrap();
+    assert_eq!(h.app.top().kind, LayerKind::Raw);
+    let human: String = h
+        .app
+        .top()
+        .rows
+        .iter()
+        .map(|r| r.display() + "\n")
+        .collect();
+    h.keys("a").unwrap();
+    assert_eq!(h.app.top().kind, LayerKind::Agent);
+    let shown = h.app.top().context.as_ref().unwrap().text.clone();
+
+    let requests = [
+        serde_json::json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+            "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                       "clientInfo": {"name": "t", "version": "1"}}})
+        .to_string(),
+        serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "get_tool_uses", "arguments": {"ids": ["T1"]}}})
+        .to_string(),
+    ];
+    let replies = env.mcp_serve(&common::jsonl(&requests));
+    let reply: serde_json::Value = serde_json::from_slice(&replies[1]).unwrap();
+    let sent = reply["result"]["content"][0]["text"].as_str().unwrap();
+    assert_eq!(shown, sent);
+    // The bounds matter here: the human's copy holds all of the output, the agent's does not.
+    assert!(human.matches("one line of command output").count() >= 1_000);
+    assert!(
+        sent.matches("one line of command output").count() < 500,
+        "{sent}"
+    );
 }
 
 #[test]

@@ -289,6 +289,9 @@ fn serve_inner(store: &mut Store, ctx: &Ctx, req: &Request) -> Result<Reply> {
                 let doc = view::raw::tool_use(t, &ctx.tz, view::raw::Bounds::HUMAN);
                 let mut page = doc_page(&doc);
                 page.rows = highlight_code(&doc);
+                // A human pages through everything; the agent view shows the bounded copy
+                // `get_tool_uses` sends.
+                page.agent_text = Some(agent_tool_use(t, &ctx.tz));
                 Reply::Page(page)
             }
             None => Reply::Missing(format!("no tool use {}", view::detail::tool_use_id(*id))),
@@ -297,6 +300,11 @@ fn serve_inner(store: &mut Store, ctx: &Ctx, req: &Request) -> Result<Reply> {
         Request::Forget { kind, id } => forget_record(store, *kind, *id)?,
         Request::Scrub { pattern, dry_run } => scrub(store, ctx, pattern, *dry_run)?,
     })
+}
+
+/// A tool use exactly as the agent gets it from `get_tool_uses` (`Bounds::AGENT`).
+fn agent_tool_use(t: &crate::model::ToolUse, tz: &Tz) -> String {
+    view::raw::tool_use(t, tz, view::raw::Bounds::AGENT).to_plain()
 }
 
 /// Rows of a document: records lead to their detail, the rest is text.
