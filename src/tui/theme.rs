@@ -25,6 +25,12 @@ pub const BUILT_IN: &[(&str, &str)] = &[
     ),
 ];
 
+/// The built-in themes' names, for help texts: `default, light, …`.
+pub fn built_in_names() -> String {
+    let names: Vec<&str> = BUILT_IN.iter().map(|(n, _)| *n).collect();
+    names.join(", ")
+}
+
 /// Keys a theme may set besides tree-sitter scopes; a typo in one of these is an error.
 pub const UI_KEYS: &[&str] = &[
     "ui.background",
