@@ -11,8 +11,8 @@ use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 
 use super::app::{App, Options};
-use super::data::{self, Ctx};
 use super::keymap::{Keymap, Press};
+use super::worker::{self, Ctx};
 use crate::store::Store;
 use crate::view::time::Tz;
 
@@ -71,7 +71,7 @@ impl Harness {
                 return;
             }
             for (ticket, req) in batch {
-                let reply = data::serve(&mut self.store, &self.ctx, &req);
+                let reply = worker::serve(&mut self.store, &self.ctx, &req);
                 self.app.handle_reply(ticket, reply);
             }
         }

@@ -28,6 +28,7 @@ pub mod svg;
 pub mod theme;
 pub mod ui;
 pub mod widgets;
+pub mod worker;
 pub mod wrap;
 
 use std::io::Write;
@@ -42,7 +43,8 @@ use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 
 use app::{App, Effect, Options};
-use data::{Ctx, Reply, Request};
+use data::{Reply, Request};
+use worker::Ctx;
 
 /// What `cmem tui` and `cmem demo` pass in.
 pub struct Launch {
@@ -184,7 +186,7 @@ fn spawn_worker(
                 if matches!(req, Request::Preview { .. }) && last_preview != Some(i) {
                     continue;
                 }
-                let reply = data::serve(&mut store, &ctx, &req);
+                let reply = worker::serve(&mut store, &ctx, &req);
                 if tx.send(Event::Reply(ticket, reply)).is_err() {
                     return;
                 }
