@@ -18,5 +18,6 @@ pub mod privacy;
 pub mod project;
 pub mod store;
 pub mod synth;
+pub mod text;
 pub mod tui;
 pub mod view;

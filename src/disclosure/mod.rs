@@ -330,7 +330,7 @@ impl Engine {
                 r.title = row_title(&r.title);
                 r.obs_type = r
                     .obs_type
-                    .map(|t| crate::view::doc::cut_bytes(&t, 64).0.to_string());
+                    .map(|t| crate::text::cut_bytes(&t, 64).0.to_string());
                 r
             })
             .collect())
@@ -739,7 +739,7 @@ fn fit_reply(reply: &mut Reply) {
             reply.details.pop();
             continue;
         }
-        let half = crate::view::doc::cut_bytes(&largest.content, largest.content.len() / 2)
+        let half = crate::text::cut_bytes(&largest.content, largest.content.len() / 2)
             .0
             .to_string();
         largest.content = half;

@@ -1,11 +1,12 @@
 //! Code views: a file's outline, an unfolded symbol, a missing symbol, and symbol search
 //! (layouts: reference §6.4, with BMP glyphs instead of its emoji).
 
-use super::doc::{Block, BlockKind, Doc, Line, Role, clip};
+use super::doc::{Block, BlockKind, Doc, Line, Role};
 use crate::code::Lang;
 use crate::code::outline::{Outline, Unfold, Unfolded};
 use crate::code::search::SearchResult;
 use crate::code::symbols::Symbol;
+use crate::text::clip;
 
 /// 📁 → a file header.
 pub const FILE_GLYPH: char = '▸';

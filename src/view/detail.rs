@@ -1,9 +1,10 @@
 //! Layer 3: every field of an observation or a summary (the TUI detail layer and the
 //! `get_observations` tool).
 
-use super::doc::{Block, BlockKind, Doc, Line, Role, escape_controls, one_line};
+use super::doc::{Block, BlockKind, Doc, Line, Role};
 use super::time::{Tz, thousands};
 use crate::model::{ObsType, Observation, Prompt, Summary, ToolUse};
+use crate::text::{escape_controls, one_line};
 
 fn field(label: &str, value: &str) -> Vec<Line> {
     let mut lines = vec![Line::new().push(label, Role::Label)];

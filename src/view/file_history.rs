@@ -2,9 +2,10 @@
 //! for a whole-file Read, or the context added to a smaller Read. Both end with a day-grouped
 //! timeline of the observations that mention the file.
 
-use super::doc::{Block, BlockKind, Doc, Line, Role, clip, one_line};
+use super::doc::{Block, BlockKind, Doc, Line, Role};
 use super::time::Tz;
 use crate::model::{ObsType, Observation};
+use crate::text::{clip, one_line};
 
 /// The anchor every deny reason starts with, for evals and logs. (The reference puts its
 /// `Current:` line first; cmem's reason starts with the anchor and puts the time just above

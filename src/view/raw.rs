@@ -8,9 +8,10 @@
 use serde_json::Value;
 
 use super::detail::human_bytes;
-use super::doc::{Block, BlockKind, Doc, Line, Role, cut_bytes, escape_controls, one_line};
+use super::doc::{Block, BlockKind, Doc, Line, Role};
 use super::time::Tz;
 use crate::model::ToolUse;
+use crate::text::{cut_bytes, escape_controls, one_line};
 
 #[derive(Debug, Clone, Copy)]
 pub struct Bounds {

@@ -166,7 +166,7 @@ pub fn cap(text: String) -> String {
     }
     let note =
         "\n\n[Reply shortened to fit 32 KB; ask for fewer records (a smaller limit or fewer ids).]";
-    let (head, _) = crate::view::doc::cut_bytes(&text, MAX_REPLY_BYTES - note.len());
+    let (head, _) = crate::text::cut_bytes(&text, MAX_REPLY_BYTES - note.len());
     let head = head.rfind('\n').map_or(head, |i| &head[..i]);
     format!("{head}{note}")
 }
