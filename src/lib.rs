@@ -16,6 +16,7 @@ pub mod observe;
 pub mod paths;
 pub mod privacy;
 pub mod project;
+pub mod signals;
 pub mod store;
 pub mod synth;
 pub mod text;
