@@ -12,6 +12,7 @@ pub mod jsonfix;
 pub mod logging;
 pub mod mcp;
 pub mod model;
+pub mod names;
 pub mod observe;
 pub mod paths;
 pub mod privacy;

@@ -169,7 +169,7 @@ mod tests {
     fn tool_prefix_follows_the_registered_server_name() {
         assert_eq!(
             TOOL_PREFIX,
-            format!("mcp__{}__", crate::cli::install::MCP_SERVER_NAME)
+            format!("mcp__{}__", crate::names::MCP_SERVER_NAME)
         );
     }
 
