@@ -189,7 +189,7 @@ impl Projection {
         if v.is_empty() {
             return None;
         }
-        let (kept, cut) = cut_bytes(&v, 32 * 1024);
+        let (kept, cut) = cut_bytes(&v, super::MAX_REPLY_BYTES);
         self.truncated |= cut;
         Some(kept.to_string())
     }
