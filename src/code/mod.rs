@@ -10,7 +10,6 @@ pub mod lang;
 pub mod outline;
 pub mod parse;
 pub mod request;
-mod rules;
 pub mod search;
 pub mod symbols;
 

@@ -535,7 +535,7 @@ fn get_tool_uses_call(ctx: &mut Ctx, args: &Map<String, Value>) -> Result<Reply>
     let more: Vec<String> = uses
         .iter()
         .skip(limit)
-        .map(|t| detail::tool_use_id(t.id))
+        .map(|t| raw::tool_use_id(t.id))
         .collect();
     let mut parts: Vec<String> = uses
         .iter()

@@ -1,10 +1,12 @@
 //! Symbols of a parsed file: what they are, their names, lines, signatures, first doc lines,
 //! and their nesting. Which syntax nodes are symbols is decided per language in `rules`.
 
+mod rules;
+
 use tree_sitter::{Node, Tree};
 
 use super::Lang;
-use super::rules::{self, Spec, Visit};
+use rules::{Spec, Visit};
 
 /// What kind of thing a symbol is; decides its outline icon (reference §6.4, BMP glyphs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
