@@ -162,8 +162,10 @@ pub fn cap(text: String) -> String {
     if text.len() <= MAX_REPLY_BYTES {
         return text;
     }
-    let note =
-        "\n\n[Reply shortened to fit 32 KB; ask for fewer records (a smaller limit or fewer ids).]";
+    let note = format!(
+        "\n\n[Reply shortened to fit {} KB; ask for fewer records (a smaller limit or fewer ids).]",
+        MAX_REPLY_BYTES / 1024
+    );
     let (head, _) = crate::text::cut_bytes(&text, MAX_REPLY_BYTES - note.len());
     let head = head.rfind('\n').map_or(head, |i| &head[..i]);
     format!("{head}{note}")
