@@ -8,7 +8,7 @@ use clap::Args;
 
 use crate::store::Store;
 use crate::store::forget::{self, Pattern, Selection};
-use crate::view::doc::plural;
+use crate::text::plural;
 
 #[derive(Args)]
 pub struct ForgetArgs {

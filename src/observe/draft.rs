@@ -2,7 +2,7 @@
 //! rule shares: titles of at most 80 characters that name what happened, lists that fit.
 
 use crate::model::{ObsType, utf16_len};
-use crate::view::doc::{clip, one_line};
+use crate::text::{clip, one_line};
 
 /// Titles never exceed this (UTF-16 units).
 pub const TITLE_MAX: usize = 80;

@@ -8,7 +8,7 @@ use super::event::{Event, Kind};
 use super::outcome::{self, CommandClass};
 use crate::model::ObsType;
 use crate::store::turns::TurnRow;
-use crate::view::doc::{clip, one_line};
+use crate::text::{clip, one_line};
 
 /// The fields of a turn summary (before it is stored).
 #[derive(Debug, Clone, Default, PartialEq)]

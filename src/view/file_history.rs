@@ -2,9 +2,10 @@
 //! for a whole-file Read, or the context added to a smaller Read. Both end with a day-grouped
 //! timeline of the observations that mention the file.
 
-use super::doc::{Block, BlockKind, Doc, Line, Role, clip, one_line};
+use super::doc::{Block, BlockKind, Doc, Line, Role};
 use super::time::{Days, Tz};
 use crate::model::{ObsType, Observation};
+use crate::text::{clip, one_line};
 
 /// The anchor every deny reason starts with, for evals and logs. (The reference puts its
 /// `Current:` line first; cmem's reason starts with the anchor and puts the time just above
@@ -163,7 +164,7 @@ mod tests {
     fn tool_prefix_follows_the_registered_server_name() {
         assert_eq!(
             TOOL_PREFIX,
-            format!("mcp__{}__", crate::cli::install::MCP_SERVER_NAME)
+            format!("mcp__{}__", crate::names::MCP_SERVER_NAME)
         );
     }
 

@@ -5,9 +5,10 @@
 //! the memory is worth. Rendering takes the selection limits as options so the budget can
 //! re-render with fewer items.
 
-use super::doc::{Block, BlockKind, Doc, Line, Role, clip, one_line};
+use super::doc::{Block, BlockKind, Doc, Line, Role};
 use super::time::{Days, Tz, thousands};
 use crate::model::{ObsType, Observation, SESSION_SYMBOL, Summary};
+use crate::text::{clip, one_line};
 
 /// A title never takes more than this in a row, so one row always fits the budget.
 pub const MAX_TITLE: usize = 300;

@@ -1,8 +1,9 @@
 //! Search texts: the three mem_search steps (reference §4.6) and the legacy `search` table.
 
-use super::doc::{Block, BlockKind, Doc, Line, Role, cut_bytes, escape_controls, one_line};
+use super::doc::{Block, BlockKind, Doc, Line, Role};
 use super::time::{Tz, thousands, utc_minute};
 use crate::model::{IndexRow, Kind, Observation, Summary};
+use crate::text::{cut_bytes, escape_controls, one_line};
 
 /// Why a step ended the way it did; each gets one plain sentence.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -188,7 +189,7 @@ impl Projection {
         if v.is_empty() {
             return None;
         }
-        let (kept, cut) = cut_bytes(&v, 32 * 1024);
+        let (kept, cut) = cut_bytes(&v, super::MAX_REPLY_BYTES);
         self.truncated |= cut;
         Some(kept.to_string())
     }

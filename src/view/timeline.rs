@@ -1,8 +1,9 @@
 //! Layer 2: records around an anchor (or any list of index rows), grouped by day.
 
-use super::doc::{Block, BlockKind, Doc, Line, Role, clip, escape_controls, one_line};
+use super::doc::{Block, BlockKind, Doc, Line, Role};
 use super::time::{Days, Tz};
 use crate::model::{IndexRow, Kind, ObsType, SESSION_SYMBOL};
+use crate::text::{clip, escape_controls, one_line};
 
 /// The symbol of a prompt row: a shell prompt's `❯`, unlike any quote mark (rows repeat their
 /// time as a ditto `"`, and the reference's `”` sat right beside it).

@@ -7,7 +7,8 @@ use super::{Ctx, Reply, Tool};
 use crate::model::work_state::fold;
 use crate::store::observations::{self, NewObservation};
 use crate::store::work_state;
-use crate::view::doc::{Doc, clip, one_line};
+use crate::text::{clip, one_line};
+use crate::view::doc::Doc;
 use crate::view::work_state as ws_view;
 
 const MAX_LIST_CHARS: usize = 200;

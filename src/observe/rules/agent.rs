@@ -5,7 +5,7 @@ use super::super::draft::{Draft, first_line};
 use super::super::event::Kind;
 use super::{Claims, TurnInput, asked};
 use crate::model::ObsType;
-use crate::view::doc::{clip, one_line};
+use crate::text::{clip, one_line};
 
 pub fn calls(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
     let mut out = Vec::new();

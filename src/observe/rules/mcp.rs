@@ -4,7 +4,7 @@ use super::super::draft::{Draft, first_line};
 use super::super::event::Kind;
 use super::{Claims, TurnInput, asked};
 use crate::model::ObsType;
-use crate::view::doc::{clip, one_line};
+use crate::text::{clip, one_line};
 
 /// Tool names that change something on the other side.
 const MUTATING: &[&str] = &[

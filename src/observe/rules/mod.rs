@@ -75,13 +75,10 @@ pub fn edited_paths(events: &[Event]) -> Vec<&str> {
 
 /// The prompt, quoted and clipped, for narratives.
 pub fn asked(prompt: &str) -> String {
-    let p = crate::view::doc::one_line(prompt);
+    let p = crate::text::one_line(prompt);
     if p.is_empty() {
         String::new()
     } else {
-        format!(
-            " Request: \u{201c}{}\u{201d}",
-            crate::view::doc::clip(&p, 160)
-        )
+        format!(" Request: \u{201c}{}\u{201d}", crate::text::clip(&p, 160))
     }
 }

@@ -28,7 +28,7 @@ pub fn fetches(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
                 result,
                 error,
             } => {
-                let site = crate::view::doc::clip(&short_url(url), 40);
+                let site = crate::text::clip(&short_url(url), 40);
                 let mut d = match (error, result.as_deref().and_then(|r| first_line(r, 80))) {
                     (Some(err), _) => Draft::new(
                         ObsType::Discovery,
@@ -59,7 +59,7 @@ pub fn fetches(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
                 if let Some(r) = result {
                     d.fact(format!(
                         "Answer: {}",
-                        crate::view::doc::clip(&crate::view::doc::one_line(r), 280)
+                        crate::text::clip(&crate::text::one_line(r), 280)
                     ));
                 }
                 if let Some(err) = error {

@@ -22,7 +22,7 @@ pub(super) fn css<'t>(cx: &Cx, node: Node<'t>, _at: At) -> Visit<'t> {
             let Some(sel) = child_of_kind(node, &["selectors"]) else {
                 return Visit::Skip;
             };
-            let name = crate::view::doc::one_line(cx.text(sel));
+            let name = crate::text::one_line(cx.text(sel));
             let mut spec = Spec::new(Kind::Rule, name, node);
             let block = child_of_kind(node, &["block"]);
             spec.sig_end = block.map(|b| b.start_byte());
@@ -33,7 +33,7 @@ pub(super) fn css<'t>(cx: &Cx, node: Node<'t>, _at: At) -> Visit<'t> {
         "media_statement" | "supports_statement" | "keyframes_statement" | "at_rule" => {
             let text = cx.text(node);
             let head = text.split('{').next().unwrap_or("").trim();
-            let mut spec = Spec::new(Kind::Section, crate::view::doc::one_line(head), node);
+            let mut spec = Spec::new(Kind::Section, crate::text::one_line(head), node);
             let block = child_of_kind(node, &["block", "keyframe_block_list"]);
             spec.sig_end = None;
             if node.kind() != "keyframes_statement" {
