@@ -5,8 +5,9 @@
 use cmem::model::work_state::{Entry, fold};
 use cmem::model::{Observation, Summary, utf16_len};
 use cmem::synth::Rng;
+use cmem::text::{clip, one_line};
 use cmem::view::context::session_start;
-use cmem::view::doc::{BlockKind, clip, one_line};
+use cmem::view::doc::BlockKind;
 use cmem::view::index::{FullField, IndexInput, IndexOptions, MAX_TITLE};
 use cmem::view::time::Tz;
 use proptest::prelude::*;
@@ -206,7 +207,7 @@ proptest! {
             let o = obs.iter().find(|o| o.id == *id).unwrap();
             let title = o.title.as_deref().map(one_line).unwrap_or_default();
             let title = if title.is_empty() { "Untitled".to_string() } else { clip(&title, MAX_TITLE) };
-            let title = cmem::view::doc::bmp_safe(&title);
+            let title = cmem::text::bmp_safe(&title);
             prop_assert!(text.contains(&title), "row of {id} lost its title");
         }
         // Whole blocks only: the text is exactly the concatenation of the documents.

@@ -167,7 +167,7 @@ impl App {
     pub(super) fn copy_id(&mut self) {
         let (text, what) = match self.top().selected_target() {
             Some(Target::Record(k, id)) => (k.display_id(*id), "copied"),
-            Some(Target::ToolUse(id)) => (crate::view::detail::tool_use_id(*id), "copied tool use"),
+            Some(Target::ToolUse(id)) => (crate::view::raw::tool_use_id(*id), "copied tool use"),
             _ => return self.say("no id on this row", true),
         };
         self.say(format!("{what} {text}"), false);

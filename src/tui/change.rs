@@ -5,7 +5,7 @@
 use super::data::{Reply, Request, SCRUBBED};
 use super::overlays::confirm::Confirm;
 use crate::model::Kind;
-use crate::view::doc::plural;
+use crate::text::plural;
 
 /// The question before deleting `kind` `id`.
 pub fn ask_delete(kind: Kind, id: i64) -> Confirm {

@@ -3,7 +3,7 @@
 use super::data::{Request, Target};
 use super::layer::LayerKind;
 use crate::model::Kind;
-use crate::view::detail::tool_use_id;
+use crate::view::raw::tool_use_id;
 
 /// A layer to push: its kind, its title, and the request that fills it.
 pub type Destination = (LayerKind, String, Request);

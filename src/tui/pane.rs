@@ -16,7 +16,7 @@ use super::render;
 use super::theme::Theme;
 use super::widgets::frame_block;
 use super::wrap::wrap_line;
-use crate::view::doc::noun;
+use crate::text::noun;
 use crate::view::time::thousands;
 
 /// The lines the budget meter above an agent layer's text takes.

@@ -133,7 +133,7 @@ fn serve_inner(store: &mut Store, ctx: &Ctx, req: &Request) -> Result<Reply> {
                 page.agent_text = Some(agent_tool_use(t, &ctx.tz));
                 Reply::Page(page)
             }
-            None => Reply::Missing(format!("no tool use {}", view::detail::tool_use_id(*id))),
+            None => Reply::Missing(format!("no tool use {}", view::raw::tool_use_id(*id))),
         },
         Request::Search { text, keys } => Reply::Page(search_page(conn, ctx, text, keys)?),
         Request::Forget { kind, id } => forget_record(store, *kind, *id)?,

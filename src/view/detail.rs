@@ -2,10 +2,8 @@
 //! `get_observations` tool).
 
 use super::doc::{Block, BlockKind, Doc, Line, Role};
+use super::raw::tool_use_id;
 use super::raw::{human_bytes, summary_of_input};
-// TEMPORARY: src/tui still imports tool_use_id from here; the lead makes this a private import
-// after merging the tui branch.
-pub use super::raw::tool_use_id;
 use super::time::{Tz, thousands};
 use crate::model::{ObsType, Observation, Prompt, Summary, ToolUse};
 use crate::text::{escape_controls, one_line};

@@ -6,11 +6,7 @@
 //! same document styled instead of with asterisks.
 
 use crate::model::ObsType;
-
-// The crate's public path for these in tests/context_budget_prop.rs (tests stay untouched).
-pub use crate::text::{bmp_safe, clip, one_line};
-// TEMPORARY: src/tui still imports these from here; the lead removes this after merging the tui branch.
-pub use crate::text::{noun, plural};
+use crate::text::bmp_safe;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Role {
