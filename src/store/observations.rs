@@ -5,7 +5,7 @@ use rusqlite::{Connection, Row, params};
 use serde_json::json;
 use sha2::{Digest, Sha256};
 
-use crate::model::{Observation, json_list};
+use crate::model::{Observation, ObservationBody, json_list};
 
 pub const COLUMNS: &str = "id, project, type, title, subtitle, narrative, facts, concepts, files_read, \
      files_modified, prompt_number, discovery_tokens, created_at_epoch, session_id, source";
@@ -15,15 +15,17 @@ pub fn from_row(r: &Row) -> rusqlite::Result<Observation> {
     Ok(Observation {
         id: r.get(0)?,
         project: r.get(1)?,
-        obs_type: r.get(2)?,
-        title: r.get(3)?,
-        subtitle: r.get(4)?,
-        narrative: r.get(5)?,
-        facts: json_list(facts_json.as_deref()),
+        body: ObservationBody {
+            obs_type: r.get(2)?,
+            title: r.get(3)?,
+            subtitle: r.get(4)?,
+            narrative: r.get(5)?,
+            facts: json_list(facts_json.as_deref()),
+            concepts: json_list(r.get::<_, Option<String>>(7)?.as_deref()),
+            files_read: json_list(r.get::<_, Option<String>>(8)?.as_deref()),
+            files_modified: json_list(r.get::<_, Option<String>>(9)?.as_deref()),
+        },
         facts_json: facts_json.unwrap_or_else(|| "[]".into()),
-        concepts: json_list(r.get::<_, Option<String>>(7)?.as_deref()),
-        files_read: json_list(r.get::<_, Option<String>>(8)?.as_deref()),
-        files_modified: json_list(r.get::<_, Option<String>>(9)?.as_deref()),
         prompt_number: r.get(10)?,
         discovery_tokens: r.get(11)?,
         created_at: r.get(12)?,
@@ -116,14 +118,7 @@ pub fn mentioning_file(
 pub struct NewObservation {
     pub session_id: Option<i64>,
     pub project: String,
-    pub obs_type: String,
-    pub title: String,
-    pub subtitle: Option<String>,
-    pub narrative: Option<String>,
-    pub facts: Vec<String>,
-    pub concepts: Vec<String>,
-    pub files_read: Vec<String>,
-    pub files_modified: Vec<String>,
+    pub body: ObservationBody,
     pub prompt_number: Option<i64>,
     pub discovery_tokens: i64,
     pub created_at: i64,
@@ -144,9 +139,22 @@ pub fn content_hash(session: Option<i64>, title: &str, narrative: Option<&str>) 
         .collect()
 }
 
+impl NewObservation {
+    /// Its content hash: the identity `insert` deduplicates on.
+    fn hash(&self) -> String {
+        let b = &self.body;
+        content_hash(
+            self.session_id,
+            b.title.as_deref().unwrap_or(""),
+            b.narrative.as_deref(),
+        )
+    }
+}
+
 /// Inserts an observation; `None` when the same one already exists in that session.
 pub fn insert(conn: &Connection, o: &NewObservation) -> Result<Option<i64>> {
-    let hash = content_hash(o.session_id, &o.title, o.narrative.as_deref());
+    let hash = o.hash();
+    let b = &o.body;
     let mut stmt = conn.prepare_cached(
         "INSERT OR IGNORE INTO observations (session_id, project, type, title, subtitle, narrative, facts,
              concepts, files_read, files_modified, prompt_number, discovery_tokens, created_at_epoch,
@@ -156,14 +164,14 @@ pub fn insert(conn: &Connection, o: &NewObservation) -> Result<Option<i64>> {
     let n = stmt.execute(params![
         o.session_id,
         o.project,
-        o.obs_type,
-        o.title,
-        o.subtitle,
-        o.narrative,
-        json!(o.facts).to_string(),
-        json!(o.concepts).to_string(),
-        json!(o.files_read).to_string(),
-        json!(o.files_modified).to_string(),
+        b.obs_type,
+        b.title,
+        b.subtitle,
+        b.narrative,
+        json!(b.facts).to_string(),
+        json!(b.concepts).to_string(),
+        json!(b.files_read).to_string(),
+        json!(b.files_modified).to_string(),
         o.prompt_number,
         o.discovery_tokens,
         o.created_at,
@@ -176,7 +184,7 @@ pub fn insert(conn: &Connection, o: &NewObservation) -> Result<Option<i64>> {
 /// The observation a session already has with this content (what `insert` deduplicated to).
 pub fn id_by_content(conn: &Connection, o: &NewObservation) -> Result<Option<i64>> {
     use rusqlite::OptionalExtension;
-    let hash = content_hash(o.session_id, &o.title, o.narrative.as_deref());
+    let hash = o.hash();
     Ok(conn
         .query_row(
             "SELECT id FROM observations WHERE IFNULL(session_id, -1) = IFNULL(?1, -1) AND content_hash = ?2",
@@ -223,10 +231,13 @@ mod tests {
         let o = |project: &str, title: &str, read: &[&str], modified: &[&str], at: i64| {
             NewObservation {
                 project: project.into(),
-                obs_type: "change".into(),
-                title: title.into(),
-                files_read: read.iter().map(|s| s.to_string()).collect(),
-                files_modified: modified.iter().map(|s| s.to_string()).collect(),
+                body: ObservationBody {
+                    obs_type: "change".into(),
+                    title: Some(title.into()),
+                    files_read: read.iter().map(|s| s.to_string()).collect(),
+                    files_modified: modified.iter().map(|s| s.to_string()).collect(),
+                    ..Default::default()
+                },
                 created_at: at,
                 source: "test".into(),
                 ..Default::default()
@@ -316,8 +327,11 @@ mod tests {
         let store = crate::store::Store::open(&dir.path().join("t.db")).unwrap();
         let o = |project: &str, title: &str, at: i64| NewObservation {
             project: project.into(),
-            obs_type: "change".into(),
-            title: title.into(),
+            body: ObservationBody {
+                obs_type: "change".into(),
+                title: Some(title.into()),
+                ..Default::default()
+            },
             created_at: at,
             source: "test".into(),
             ..Default::default()

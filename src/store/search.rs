@@ -474,6 +474,7 @@ mod tests {
 #[cfg(test)]
 mod db_tests {
     use super::*;
+    use crate::model::ObservationBody;
     use crate::store::Store;
     use crate::store::observations::{NewObservation, insert};
 
@@ -487,11 +488,14 @@ mod db_tests {
                 c,
                 &NewObservation {
                     project: project.into(),
-                    obs_type: t.into(),
-                    title: title.into(),
-                    narrative: Some(narrative.into()),
-                    files_modified: vec![file.into()],
-                    concepts: vec!["gotcha".into()],
+                    body: ObservationBody {
+                        obs_type: t.into(),
+                        title: Some(title.into()),
+                        narrative: Some(narrative.into()),
+                        files_modified: vec![file.into()],
+                        concepts: vec!["gotcha".into()],
+                        ..Default::default()
+                    },
                     created_at: at,
                     source: "t".into(),
                     ..Default::default()

@@ -171,6 +171,7 @@ pub fn latest_observation(conn: &Connection, projects: &[String]) -> Result<Opti
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::{ObservationBody, SummaryBody};
     use crate::store::Store;
     use crate::store::observations::{NewObservation, insert};
 
@@ -184,8 +185,11 @@ mod tests {
                 c,
                 &NewObservation {
                     project: project.into(),
-                    obs_type: "change".into(),
-                    title: title.into(),
+                    body: ObservationBody {
+                        obs_type: "change".into(),
+                        title: Some(title.into()),
+                        ..Default::default()
+                    },
                     created_at: at,
                     source: "t".into(),
                     ..Default::default()
@@ -202,7 +206,10 @@ mod tests {
             c,
             &crate::store::summaries::NewSummary {
                 project: "P".into(),
-                request: Some("sum".into()),
+                body: SummaryBody {
+                    request: Some("sum".into()),
+                    ..Default::default()
+                },
                 created_at: 125,
                 source: "t".into(),
                 ..Default::default()
