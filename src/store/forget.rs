@@ -285,6 +285,9 @@ pub fn leave_no_trace(conn: &Connection) -> Result<()> {
     Ok(())
 }
 
+/// What a scrub writes in place of the text unless told otherwise (`cmem scrub`, the browser).
+pub const SCRUBBED: &str = "[SCRUBBED]";
+
 /// What to scrub.
 pub enum Pattern {
     Literal(String),
