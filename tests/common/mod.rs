@@ -103,6 +103,17 @@ impl Env {
         out
     }
 
+    /// Runs `cmem ARGS…`, checks it succeeded, and returns its stdout.
+    pub fn run_stdout<S: AsRef<std::ffi::OsStr>>(&self, args: &[S]) -> String {
+        String::from_utf8(self.run_ok(args).stdout).expect("stdout is UTF-8")
+    }
+
+    /// What `cmem doctor` prints, whatever its exit status.
+    pub fn doctor(&self) -> String {
+        let out = self.cmd().arg("doctor").output().expect("run cmem doctor");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
     pub fn db(&self) -> rusqlite::Connection {
         rusqlite::Connection::open(self.db_path()).expect("open db")
     }
