@@ -89,14 +89,10 @@ impl Setup {
     }
 
     fn observations(&self) -> Vec<(String, String, String)> {
-        self.env
-            .db()
-            .prepare("SELECT type, title, source FROM observations ORDER BY id")
-            .unwrap()
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-            .unwrap()
-            .map(Result::unwrap)
-            .collect()
+        self.env.rows(
+            "SELECT type, title, source FROM observations ORDER BY id",
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
     }
 
     fn externally_done(&self) -> usize {

@@ -719,14 +719,10 @@ fn todo_tools_feed_the_work_state_and_the_summary() {
         observations(&env, "todo").is_empty(),
         "to-do tools make no observation"
     );
-    let rows: Vec<(String, String)> = env
-        .db()
-        .prepare("SELECT list_name, fields FROM work_state_entries ORDER BY id")
-        .unwrap()
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect();
+    let rows: Vec<(String, String)> = env.rows(
+        "SELECT list_name, fields FROM work_state_entries ORDER BY id",
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    );
     assert_eq!(
         rows,
         vec![

@@ -118,6 +118,21 @@ impl Env {
         rusqlite::Connection::open(self.db_path()).expect("open db")
     }
 
+    /// Every row `sql` selects, each made into a value by `row`.
+    pub fn rows<T>(
+        &self,
+        sql: &str,
+        row: impl FnMut(&rusqlite::Row) -> rusqlite::Result<T>,
+    ) -> Vec<T> {
+        self.db()
+            .prepare(sql)
+            .expect("prepare")
+            .query_map([], row)
+            .expect("query")
+            .map(|r| r.expect("read row"))
+            .collect()
+    }
+
     pub fn count(&self, table: &str) -> i64 {
         if !self.db_path().exists() {
             return 0;
