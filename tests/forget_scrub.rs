@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{Env, sample};
+use common::Env;
 use serde_json::{Value, json};
 
 const MARK: &str = "ZEBRA-PLANET-7731";
@@ -22,16 +22,12 @@ fn files_holding(env: &Env, needle: &str) -> Vec<String> {
 }
 
 fn fixture(env: &Env, name: &str, session: &str, n: usize) -> Value {
-    let project = env.project().to_string_lossy().into_owned();
-    let text = sample(name)
-        .unwrap()
-        .to_string()
-        .replace("<OUTDIR>/work", &project);
-    let mut v: Value = serde_json::from_str(&text).unwrap();
-    v["session_id"] = json!(session);
-    v["prompt_id"] = json!(format!("{session}-1"));
-    v["tool_use_id"] = json!(format!("toolu_{session}_{n}"));
-    v
+    env.real_for(
+        name,
+        session,
+        &format!("{session}-1"),
+        &format!("toolu_{session}_{n}"),
+    )
 }
 
 /// A session whose prompt, tool I/O, observations, summary and to-dos all carry `mark`.

@@ -2,15 +2,8 @@
 
 mod common;
 
-use common::{Env, sample};
+use common::Env;
 use serde_json::{Value, json};
-
-/// A real Claude Code payload with its placeholder paths pointed at this env's project.
-fn real(env: &Env, name: &str) -> Value {
-    let text = sample(name).expect("sample").to_string();
-    let project = env.project().to_string_lossy().into_owned();
-    serde_json::from_str(&text.replace("<OUTDIR>/work", &project)).unwrap()
-}
 
 #[test]
 fn real_payloads_of_a_read_session_are_stored() {
@@ -23,7 +16,7 @@ fn real_payloads_of_a_read_session_are_stored() {
         ("stop", "Stop"),
         ("session-end", "SessionEnd"),
     ] {
-        let answer = env.hook(event, &real(&env, name));
+        let answer = env.hook(event, &env.real(name));
         if event == "session-start" {
             let ctx = answer["hookSpecificOutput"]["additionalContext"]
                 .as_str()
@@ -74,9 +67,9 @@ fn failed_tool_calls_are_stored_with_their_error() {
     let env = Env::new();
     env.hook(
         "post-tool-use-failure",
-        &real(&env, "PostToolUseFailure.bash"),
+        &env.real("PostToolUseFailure.bash"),
     );
-    env.hook("post-tool-use", &real(&env, "PostToolUse.bash"));
+    env.hook("post-tool-use", &env.real("PostToolUse.bash"));
     let rows: Vec<(i64, Option<String>, Option<String>)> = env.rows(
         "SELECT failed, error, tool_response FROM tool_uses ORDER BY id",
         |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),

@@ -147,12 +147,7 @@ fn rich_env() -> Env {
     let mut p = env.payload("real", json!({"prompt": "raise the window \u{1F680} 接口"}));
     p["prompt_id"] = json!("real-1");
     env.hook("user-prompt-submit", &p);
-    let project = env.project().to_string_lossy().into_owned();
-    let edit = common::sample("PostToolUse.edit")
-        .unwrap()
-        .to_string()
-        .replace("<OUTDIR>/work", &project);
-    let mut edit: serde_json::Value = serde_json::from_str(&edit).unwrap();
+    let mut edit = env.real("PostToolUse.edit");
     edit["session_id"] = json!("real");
     edit["prompt_id"] = json!("real-1");
     env.hook("post-tool-use", &edit);

@@ -7,7 +7,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use common::{Env, sample};
+use common::Env;
 use serde_json::{Value, json};
 
 fn fake_observer() -> PathBuf {
@@ -46,16 +46,12 @@ impl Setup {
     }
 
     fn payload(&self, name: &str, session: &str, n: usize) -> Value {
-        let project = self.env.project().to_string_lossy().into_owned();
-        let text = sample(name)
-            .unwrap()
-            .to_string()
-            .replace("<OUTDIR>/work", &project);
-        let mut v: Value = serde_json::from_str(&text).unwrap();
-        v["session_id"] = json!(session);
-        v["prompt_id"] = json!(format!("{session}-p"));
-        v["tool_use_id"] = json!(format!("toolu_{session}_{n}"));
-        v
+        self.env.real_for(
+            name,
+            session,
+            &format!("{session}-p"),
+            &format!("toolu_{session}_{n}"),
+        )
     }
 
     /// A turn that edits src/auth.rs, closed by Stop.

@@ -157,6 +157,25 @@ impl Env {
         std::fs::read_to_string(self.data_dir().join("logs/cmem.log")).unwrap_or_default()
     }
 
+    /// A real captured payload (`sample`) with its placeholder paths pointed at this project.
+    pub fn real(&self, name: &str) -> Value {
+        let project = self.project().to_string_lossy().into_owned();
+        let text = sample(name)
+            .unwrap_or_else(|| panic!("no payload sample {name}"))
+            .to_string()
+            .replace("<OUTDIR>/work", &project);
+        serde_json::from_str(&text).expect("sample stays JSON")
+    }
+
+    /// `real(name)` as one call of one session's turn.
+    pub fn real_for(&self, name: &str, session: &str, prompt_id: &str, tool_use_id: &str) -> Value {
+        let mut v = self.real(name);
+        v["session_id"] = json!(session);
+        v["prompt_id"] = json!(prompt_id);
+        v["tool_use_id"] = json!(tool_use_id);
+        v
+    }
+
     /// A payload like Claude Code's, for this env's project.
     pub fn payload(&self, session: &str, extra: Value) -> Value {
         let mut p = json!({
