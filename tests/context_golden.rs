@@ -213,18 +213,7 @@ fn work_state_with_open_and_closed_items() {
 #[test]
 fn worktree_reads_both_keys() {
     let env = Env::new();
-    let repo = env.root().join("acme");
-    std::fs::create_dir_all(repo.join(".git/worktrees/feature-x")).unwrap();
-    let wt = env.root().join("feature-x");
-    std::fs::create_dir_all(&wt).unwrap();
-    std::fs::write(
-        wt.join(".git"),
-        format!(
-            "gitdir: {}\n",
-            repo.join(".git/worktrees/feature-x").display()
-        ),
-    )
-    .unwrap();
+    let wt = env.git_worktree("acme", "feature-x");
     let store = Store::open(&env.db_path()).unwrap();
     observations::insert(
         &store.conn,

@@ -290,18 +290,8 @@ fn excluded_projects_store_nothing() {
 #[test]
 fn worktrees_write_under_parent_slash_worktree() {
     let env = Env::new();
-    let repo = env.root().join("acme");
-    std::fs::create_dir_all(repo.join(".git/worktrees/feature-x")).unwrap();
-    let wt = env.root().join("feature-x");
+    let wt = env.git_worktree("acme", "feature-x");
     std::fs::create_dir_all(wt.join("src")).unwrap();
-    std::fs::write(
-        wt.join(".git"),
-        format!(
-            "gitdir: {}\n",
-            repo.join(".git/worktrees/feature-x").display()
-        ),
-    )
-    .unwrap();
     let mut p = env.payload("s6", json!({"prompt": "in a worktree"}));
     p["cwd"] = json!(wt.join("src").to_string_lossy());
     env.hook("user-prompt-submit", &p);

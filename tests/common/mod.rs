@@ -176,6 +176,18 @@ impl Env {
         v
     }
 
+    /// A main checkout `<root>/<main>` and its git worktree `<root>/<name>`, laid out as
+    /// `git worktree add` leaves them (the worktree's `.git` is a file pointing back). Returns
+    /// the worktree.
+    pub fn git_worktree(&self, main: &str, name: &str) -> PathBuf {
+        let admin = self.root().join(main).join(".git/worktrees").join(name);
+        std::fs::create_dir_all(&admin).unwrap();
+        let wt = self.root().join(name);
+        std::fs::create_dir_all(&wt).unwrap();
+        std::fs::write(wt.join(".git"), format!("gitdir: {}\n", admin.display())).unwrap();
+        wt
+    }
+
     /// A payload like Claude Code's, for this env's project.
     pub fn payload(&self, session: &str, extra: Value) -> Value {
         let mut p = json!({
