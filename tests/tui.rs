@@ -22,6 +22,13 @@ fn open(theme: &str, w: u16, h: u16) -> Harness {
     Harness::open(demo_db(), cmem::demo::PROJECT, theme, (w, h), DEMO_NOW_MS).unwrap()
 }
 
+/// Jumps to a record or tool use by the id the screen shows (`:` id enter).
+fn jump(h: &mut Harness, id: impl std::fmt::Display) {
+    h.keys(":").unwrap();
+    h.type_text(&id.to_string());
+    h.keys("enter").unwrap();
+}
+
 fn kinds(h: &Harness) -> Vec<LayerKind> {
     h.app.stack.iter().map(|l| l.kind).collect()
 }
@@ -50,9 +57,7 @@ fn drill_down_and_back_up() {
 fn detail_leads_to_highlighted_raw_io() {
     let mut h = open("default", 120, 40);
     let (tool, obs) = h.demo_code_tool_use().unwrap();
-    h.keys(":").unwrap();
-    h.type_text(&obs.to_string());
-    h.keys("enter").unwrap();
+    jump(&mut h, obs);
     assert_eq!(h.app.top().kind, LayerKind::Detail);
     assert_eq!(h.app.top().selected_target(), Some(&Target::ToolUse(tool)));
     h.keys("enter").unwrap();
@@ -144,14 +149,10 @@ fn full_text_search_opens_a_layer() {
 #[test]
 fn jump_to_ids_and_unknown_ones() {
     let mut h = open("default", 100, 30);
-    h.keys(":").unwrap();
-    h.type_text("S3");
-    h.keys("enter").unwrap();
+    jump(&mut h, "S3");
     assert_eq!(h.app.top().kind, LayerKind::Detail);
     assert!(h.screen().contains("#S3"));
-    h.keys(":").unwrap();
-    h.type_text("999999");
-    h.keys("enter").unwrap();
+    jump(&mut h, "999999");
     assert_eq!(
         h.app.top().kind,
         LayerKind::Detail,
@@ -165,9 +166,7 @@ fn jump_to_ids_and_unknown_ones() {
             .0
             .contains("no observation 999999")
     );
-    h.keys(":").unwrap();
-    h.type_text("hello");
-    h.keys("enter").unwrap();
+    jump(&mut h, "hello");
     assert!(h.app.status.as_ref().unwrap().1, "an error");
 }
 
@@ -306,9 +305,7 @@ fn delete_and_scrub_change_the_database() {
     let (_, obs) = h.demo_code_tool_use().unwrap();
     let linked = "SELECT COUNT(*) FROM tool_uses WHERE observation_id = ?1";
     assert!(count(linked, obs) > 0);
-    h.keys(":").unwrap();
-    h.type_text(&obs.to_string());
-    h.keys("enter").unwrap();
+    jump(&mut h, obs);
     assert_eq!(kinds(&h), vec![LayerKind::Index, LayerKind::Detail]);
     h.keys("d").unwrap();
     assert!(h.screen().contains(&format!("Delete observation {obs}?")));
@@ -582,9 +579,7 @@ fn control_bytes_in_raw_output_are_escaped() {
     ).unwrap();
     drop(store);
     let mut h = Harness::open(&db, "p", "default", (100, 30), DEMO_NOW_MS).unwrap();
-    h.keys(":").unwrap();
-    h.type_text("T1");
-    h.keys("enter").unwrap();
+    jump(&mut h, "T1");
     let buf = h.draw().clone();
     let all: String = buf.content().iter().map(|c| c.symbol()).collect();
     assert!(!all.contains('\u{1b}') && !all.contains('\0'));
@@ -688,9 +683,7 @@ fn counter_counts_items_not_day_headings() {
 fn tool_uses_are_written_t_and_their_id() {
     let mut h = open("default", 120, 40);
     let (tool, obs) = h.demo_code_tool_use().unwrap();
-    h.keys(":").unwrap();
-    h.type_text(&obs.to_string());
-    h.keys("enter").unwrap();
+    jump(&mut h, obs);
     let screen = h.screen();
     assert!(screen.contains(&format!("│T{tool} ")), "{screen}");
     assert!(!screen.contains(&format!("#{tool} ")) || tool == obs);
