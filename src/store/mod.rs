@@ -6,6 +6,7 @@
 //! their own write transaction so concurrent first runs are safe.
 
 pub mod claude_mem;
+pub mod content_hash;
 pub mod dropped;
 pub mod forget;
 pub mod ingest;

@@ -3,7 +3,6 @@
 use anyhow::Result;
 use rusqlite::{Connection, Row, params};
 use serde_json::json;
-use sha2::{Digest, Sha256};
 
 use crate::model::{Observation, ObservationBody, json_list};
 
@@ -127,16 +126,12 @@ pub struct NewObservation {
 
 /// 16 hex characters of SHA-256 over `session \0 title \0 narrative` (reference §1).
 pub fn content_hash(session: Option<i64>, title: &str, narrative: Option<&str>) -> String {
-    let mut h = Sha256::new();
-    h.update(session.map(|s| s.to_string()).unwrap_or_default());
-    h.update([0u8]);
-    h.update(title);
-    h.update([0u8]);
-    h.update(narrative.unwrap_or(""));
-    h.finalize()[..8]
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    let session = session.map(|s| s.to_string()).unwrap_or_default();
+    super::content_hash::of_parts(&[
+        session.as_bytes(),
+        title.as_bytes(),
+        narrative.unwrap_or("").as_bytes(),
+    ])
 }
 
 impl NewObservation {
