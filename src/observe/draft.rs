@@ -60,6 +60,14 @@ impl Draft {
         }
     }
 
+    /// The first line of a tool's error, as a fact.
+    pub fn error_fact(&mut self, err: &str) {
+        self.fact(format!(
+            "Error: {}",
+            first_line(err, 200).unwrap_or_default()
+        ));
+    }
+
     pub fn tool(&mut self, idx: usize) {
         if !self.tools.contains(&idx) {
             self.tools.push(idx);
