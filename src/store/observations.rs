@@ -124,6 +124,24 @@ pub struct NewObservation {
     pub source: String,
 }
 
+#[cfg(test)]
+impl NewObservation {
+    /// A bare observation for the store's own tests.
+    pub fn sample(project: &str, obs_type: &str, title: &str, at: i64) -> NewObservation {
+        NewObservation {
+            project: project.into(),
+            body: ObservationBody {
+                obs_type: obs_type.into(),
+                title: Some(title.into()),
+                ..Default::default()
+            },
+            created_at: at,
+            source: "test".into(),
+            ..Default::default()
+        }
+    }
+}
+
 /// 16 hex characters of SHA-256 over `session \0 title \0 narrative` (reference §1).
 pub fn content_hash(session: Option<i64>, title: &str, narrative: Option<&str>) -> String {
     let session = session.map(|s| s.to_string()).unwrap_or_default();
@@ -320,16 +338,8 @@ mod tests {
     fn insert_deduplicates_within_a_session_and_recent_merges_keys() {
         let dir = tempfile::tempdir().unwrap();
         let store = crate::store::Store::open(&dir.path().join("t.db")).unwrap();
-        let o = |project: &str, title: &str, at: i64| NewObservation {
-            project: project.into(),
-            body: ObservationBody {
-                obs_type: "change".into(),
-                title: Some(title.into()),
-                ..Default::default()
-            },
-            created_at: at,
-            source: "test".into(),
-            ..Default::default()
+        let o = |project: &str, title: &str, at: i64| {
+            NewObservation::sample(project, "change", title, at)
         };
         assert!(insert(&store.conn, &o("a", "one", 1)).unwrap().is_some());
         assert!(

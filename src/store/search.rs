@@ -474,7 +474,6 @@ mod tests {
 #[cfg(test)]
 mod db_tests {
     use super::*;
-    use crate::model::ObservationBody;
     use crate::store::Store;
     use crate::store::observations::{NewObservation, insert};
 
@@ -484,23 +483,13 @@ mod db_tests {
         let store = Store::open(&dir.path().join("t.db")).unwrap();
         let c = &store.conn;
         let mk = |project: &str, t: &str, title: &str, narrative: &str, file: &str, at: i64| {
-            insert(
-                c,
-                &NewObservation {
-                    project: project.into(),
-                    body: ObservationBody {
-                        obs_type: t.into(),
-                        title: Some(title.into()),
-                        narrative: Some(narrative.into()),
-                        files_modified: vec![file.into()],
-                        concepts: vec!["gotcha".into()],
-                        ..Default::default()
-                    },
-                    created_at: at,
-                    source: "t".into(),
-                    ..Default::default()
-                },
-            )
+            insert(c, &{
+                let mut o = NewObservation::sample(project, t, title, at);
+                o.body.narrative = Some(narrative.into());
+                o.body.files_modified = vec![file.into()];
+                o.body.concepts = vec!["gotcha".into()];
+                o
+            })
             .unwrap()
             .unwrap()
         };

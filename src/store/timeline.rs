@@ -189,7 +189,7 @@ pub fn latest_observation(conn: &Connection, projects: &[String]) -> Result<Opti
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{ObservationBody, SummaryBody};
+    use crate::model::SummaryBody;
     use crate::store::Store;
     use crate::store::observations::{NewObservation, insert};
 
@@ -199,22 +199,9 @@ mod tests {
         let store = Store::open(&dir.path().join("t.db")).unwrap();
         let c = &store.conn;
         let o = |project: &str, title: &str, at: i64| {
-            insert(
-                c,
-                &NewObservation {
-                    project: project.into(),
-                    body: ObservationBody {
-                        obs_type: "change".into(),
-                        title: Some(title.into()),
-                        ..Default::default()
-                    },
-                    created_at: at,
-                    source: "t".into(),
-                    ..Default::default()
-                },
-            )
-            .unwrap()
-            .unwrap()
+            insert(c, &NewObservation::sample(project, "change", title, at))
+                .unwrap()
+                .unwrap()
         };
         let ids: Vec<i64> = (0..6)
             .map(|i| o("p", &format!("o{i}"), 100 + i * 10))
