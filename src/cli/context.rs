@@ -36,19 +36,19 @@ pub fn run(args: &ContextArgs) -> Result<ExitCode> {
     };
     let now = crate::clock::now_ms();
     let db = settings.db_path();
-    let ctx = if db.exists() {
-        let store = Store::open(&db)?;
-        context::load(
-            &store.conn,
-            &keys.primary,
-            &keys.all,
-            &settings.context,
-            now,
-            args.full,
-        )?
+    let store = if db.exists() {
+        Some(Store::open(&db)?)
     } else {
-        context::empty(&keys.primary, &settings.context, now)?
+        None
     };
+    let ctx = context::load_or_empty(
+        store.as_ref().map(|s| &s.conn),
+        &keys.primary,
+        &keys.all,
+        &settings.context,
+        now,
+        args.full,
+    )?;
     if args.json {
         let out = json!({
             "project": keys.primary,

@@ -29,19 +29,19 @@ pub fn answer(payload: &Payload, settings: &Settings, deadline: Instant) -> Resu
     );
     let db = settings.db_path();
     let now = clock::now_ms();
-    let ctx = if db.exists() {
-        let store = Store::open_with(&db, Wait::Until(deadline))?;
-        context::load(
-            &store.conn,
-            &keys.primary,
-            &keys.all,
-            &settings.context,
-            now,
-            false,
-        )?
+    let store = if db.exists() {
+        Some(Store::open_with(&db, Wait::Until(deadline))?)
     } else {
-        context::empty(&keys.primary, &settings.context, now)?
+        None
     };
+    let ctx = context::load_or_empty(
+        store.as_ref().map(|s| &s.conn),
+        &keys.primary,
+        &keys.all,
+        &settings.context,
+        now,
+        false,
+    )?;
     if ctx.over_budget {
         crate::logging::warn(format!(
             "context is over its limit ({} > {})",

@@ -95,8 +95,23 @@ pub fn load(
     ))
 }
 
+/// `load` from the database, or `empty` when there is none yet.
+pub fn load_or_empty(
+    conn: Option<&rusqlite::Connection>,
+    project_label: &str,
+    keys: &[String],
+    settings: &crate::config::ContextSettings,
+    now_ms: i64,
+    full: bool,
+) -> anyhow::Result<SessionStart> {
+    match conn {
+        Some(conn) => load(conn, project_label, keys, settings, now_ms, full),
+        None => empty(project_label, settings, now_ms),
+    }
+}
+
 /// The empty context (no database yet): same header, nothing remembered.
-pub fn empty(
+fn empty(
     project_label: &str,
     settings: &crate::config::ContextSettings,
     now_ms: i64,
