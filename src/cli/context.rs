@@ -8,7 +8,7 @@ use clap::Args;
 use serde_json::json;
 
 use crate::project::{self, ProjectKeys};
-use crate::store::Store;
+use crate::store::Wait;
 use crate::view::context;
 
 #[derive(Args)]
@@ -36,19 +36,7 @@ pub fn run(args: &ContextArgs) -> Result<ExitCode> {
     };
     let now = crate::clock::now_ms();
     let db = settings.db_path();
-    let store = if db.exists() {
-        Some(Store::open(&db)?)
-    } else {
-        None
-    };
-    let ctx = context::load_or_empty(
-        store.as_ref().map(|s| &s.conn),
-        &keys.primary,
-        &keys.all,
-        &settings.context,
-        now,
-        args.full,
-    )?;
+    let ctx = context::from_db(&db, Wait::Normal, &keys, &settings.context, now, args.full)?;
     if args.json {
         let out = json!({
             "project": keys.primary,
