@@ -65,10 +65,30 @@ fn wal_path(db: &Path) -> PathBuf {
 }
 
 /// Rows fetched with `IN (…)` put back in the order of `ids` (missing ones skipped).
-pub fn in_order<T>(ids: &[i64], found: Vec<T>, id_of: fn(&T) -> i64) -> Vec<T> {
+fn in_order<T>(ids: &[i64], found: Vec<T>, id_of: fn(&T) -> i64) -> Vec<T> {
     let mut by_id: std::collections::HashMap<i64, T> =
         found.into_iter().map(|t| (id_of(&t), t)).collect();
     ids.iter().filter_map(|id| by_id.remove(id)).collect()
+}
+
+/// The rows with these ids, in the order asked (unknown ids are skipped). `select` ends with
+/// the id column to match: `SELECT … FROM observations WHERE id`.
+pub fn by_ids<T>(
+    conn: &Connection,
+    select: &str,
+    ids: &[i64],
+    from_row: fn(&rusqlite::Row) -> rusqlite::Result<T>,
+    id_of: fn(&T) -> i64,
+) -> Result<Vec<T>> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let marks = vec!["?"; ids.len()].join(",");
+    let mut stmt = conn.prepare(&format!("{select} IN ({marks})"))?;
+    let found: Vec<T> = stmt
+        .query_map(rusqlite::params_from_iter(ids), from_row)?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(in_order(ids, found, id_of))
 }
 
 /// Project keys without case-insensitive duplicates, in order.

@@ -50,17 +50,13 @@ pub fn recent(conn: &Connection, projects: &[String], limit: usize) -> Result<Ve
 
 /// Observations by id, in the order asked (unknown ids are skipped).
 pub fn by_ids(conn: &Connection, ids: &[i64]) -> Result<Vec<Observation>> {
-    if ids.is_empty() {
-        return Ok(Vec::new());
-    }
-    let marks = vec!["?"; ids.len()].join(",");
-    let mut stmt = conn.prepare(&format!(
-        "SELECT {COLUMNS} FROM observations WHERE id IN ({marks})"
-    ))?;
-    let found: Vec<Observation> = stmt
-        .query_map(rusqlite::params_from_iter(ids), from_row)?
-        .collect::<rusqlite::Result<_>>()?;
-    Ok(super::in_order(ids, found, |o| o.id))
+    super::by_ids(
+        conn,
+        &format!("SELECT {COLUMNS} FROM observations WHERE id"),
+        ids,
+        from_row,
+        |o| o.id,
+    )
 }
 
 /// Most candidates the file query looks at (its full-text match is a superset).

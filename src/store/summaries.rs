@@ -47,17 +47,13 @@ pub fn recent(conn: &Connection, projects: &[String], limit: usize) -> Result<Ve
 
 /// Summaries by id, in the order asked.
 pub fn by_ids(conn: &Connection, ids: &[i64]) -> Result<Vec<Summary>> {
-    if ids.is_empty() {
-        return Ok(Vec::new());
-    }
-    let marks = vec!["?"; ids.len()].join(",");
-    let mut stmt = conn.prepare(&format!(
-        "SELECT {COLUMNS} FROM session_summaries WHERE id IN ({marks})"
-    ))?;
-    let found: Vec<Summary> = stmt
-        .query_map(rusqlite::params_from_iter(ids), from_row)?
-        .collect::<rusqlite::Result<_>>()?;
-    Ok(super::in_order(ids, found, |s| s.id))
+    super::by_ids(
+        conn,
+        &format!("SELECT {COLUMNS} FROM session_summaries WHERE id"),
+        ids,
+        from_row,
+        |s| s.id,
+    )
 }
 
 /// What a new summary is made of (observers, imports, the generator).
