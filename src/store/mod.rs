@@ -102,18 +102,21 @@ pub fn distinct_keys(projects: &[String]) -> Vec<&String> {
     out
 }
 
-/// The newest `limit` rows over several project keys: one indexed query per key (`?1` the
-/// key, `?2` the limit), merged newest first by `(time, id)`. An `IN (…)` over the keys would
+/// The newest `limit` rows of `select` (`SELECT … FROM table`) over several project keys: one
+/// indexed query per key, merged newest first by `(time, id)`. An `IN (…)` over the keys would
 /// make SQLite sort every matching row instead of walking the index.
 pub fn newest_per_project<T>(
     conn: &Connection,
-    sql: &str,
+    select: &str,
     projects: &[String],
     limit: usize,
     from_row: fn(&rusqlite::Row) -> rusqlite::Result<T>,
     order: fn(&T) -> (i64, i64),
 ) -> Result<Vec<T>> {
-    let mut stmt = conn.prepare_cached(sql)?;
+    let mut stmt = conn.prepare_cached(&format!(
+        "{select} WHERE project = ?1 COLLATE NOCASE
+         ORDER BY created_at_epoch DESC, id DESC LIMIT ?2"
+    ))?;
     let mut out = Vec::new();
     for p in distinct_keys(projects) {
         for row in stmt.query_map(rusqlite::params![p, limit as i64], from_row)? {

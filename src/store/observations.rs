@@ -37,10 +37,7 @@ pub fn from_row(r: &Row) -> rusqlite::Result<Observation> {
 pub fn recent(conn: &Connection, projects: &[String], limit: usize) -> Result<Vec<Observation>> {
     super::newest_per_project(
         conn,
-        &format!(
-            "SELECT {COLUMNS} FROM observations WHERE project = ?1 COLLATE NOCASE
-             ORDER BY created_at_epoch DESC, id DESC LIMIT ?2"
-        ),
+        &format!("SELECT {COLUMNS} FROM observations"),
         projects,
         limit,
         from_row,

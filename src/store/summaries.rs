@@ -34,10 +34,7 @@ pub fn from_row(r: &Row) -> rusqlite::Result<Summary> {
 pub fn recent(conn: &Connection, projects: &[String], limit: usize) -> Result<Vec<Summary>> {
     super::newest_per_project(
         conn,
-        &format!(
-            "SELECT {COLUMNS} FROM session_summaries WHERE project = ?1 COLLATE NOCASE
-             ORDER BY created_at_epoch DESC, id DESC LIMIT ?2"
-        ),
+        &format!("SELECT {COLUMNS} FROM session_summaries"),
         projects,
         limit,
         from_row,
