@@ -3,6 +3,7 @@
 //! queries (paraphrases, partial words, stop words, synonyms found only in narratives).
 
 use cmem::disclosure::Engine;
+use cmem::model::ObservationBody;
 use cmem::store::Store;
 use cmem::store::observations::{NewObservation, insert};
 use serde_json::{Value, json};
@@ -36,13 +37,16 @@ fn auto_mode_finds_the_expected_record_in_its_top_three() {
             &store.conn,
             &NewObservation {
                 project: o["project"].as_str().unwrap().into(),
-                obs_type: o["type"].as_str().unwrap().into(),
-                title: o["title"].as_str().unwrap().into(),
-                narrative: Some(o["narrative"].as_str().unwrap().into()),
-                facts: strings(&o["facts"]),
-                concepts: strings(&o["concepts"]),
-                files_read: strings(&o["files_read"]),
-                files_modified: strings(&o["files_modified"]),
+                body: ObservationBody {
+                    obs_type: o["type"].as_str().unwrap().into(),
+                    title: Some(o["title"].as_str().unwrap().into()),
+                    narrative: Some(o["narrative"].as_str().unwrap().into()),
+                    facts: strings(&o["facts"]),
+                    concepts: strings(&o["concepts"]),
+                    files_read: strings(&o["files_read"]),
+                    files_modified: strings(&o["files_modified"]),
+                    ..Default::default()
+                },
                 created_at: 1_790_000_000_000 + i as i64 * 3_600_000,
                 source: "fixture".into(),
                 ..Default::default()

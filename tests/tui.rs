@@ -24,6 +24,13 @@ fn open(theme: &str, w: u16, h: u16) -> Harness {
     Harness::open(demo_db(), cmem::demo::PROJECT, theme, (w, h), DEMO_NOW_MS).unwrap()
 }
 
+/// Jumps to a record or tool use by the id the screen shows (`:` id enter).
+fn jump(h: &mut Harness, id: impl std::fmt::Display) {
+    h.keys(":").unwrap();
+    h.type_text(&id.to_string());
+    h.keys("enter").unwrap();
+}
+
 fn kinds(h: &Harness) -> Vec<LayerKind> {
     h.app.stack.iter().map(|l| l.kind).collect()
 }
@@ -52,9 +59,7 @@ fn drill_down_and_back_up() {
 fn detail_leads_to_highlighted_raw_io() {
     let mut h = open("default", 120, 40);
     let (tool, obs) = h.demo_code_tool_use().unwrap();
-    h.keys(":").unwrap();
-    h.type_text(&obs.to_string());
-    h.keys("enter").unwrap();
+    jump(&mut h, obs);
     assert_eq!(h.app.top().kind, LayerKind::Detail);
     assert_eq!(h.app.top().selected_target(), Some(&Target::ToolUse(tool)));
     h.keys("enter").unwrap();
@@ -130,15 +135,7 @@ fn full_text_search_opens_a_layer() {
     h.type_text("connection pooling");
     h.keys("enter").unwrap();
     assert_eq!(h.app.top().kind, LayerKind::Search);
-    assert!(
-        h.app
-            .top()
-            .rows
-            .iter()
-            .filter(|r| r.target.is_some())
-            .count()
-            > 3
-    );
+    assert!(loaded_items(&h) > 3);
     h.keys("enter").unwrap();
     assert_eq!(h.app.top().kind, LayerKind::Detail);
 }
@@ -146,14 +143,10 @@ fn full_text_search_opens_a_layer() {
 #[test]
 fn jump_to_ids_and_unknown_ones() {
     let mut h = open("default", 100, 30);
-    h.keys(":").unwrap();
-    h.type_text("S3");
-    h.keys("enter").unwrap();
+    jump(&mut h, "S3");
     assert_eq!(h.app.top().kind, LayerKind::Detail);
     assert!(h.screen().contains("#S3"));
-    h.keys(":").unwrap();
-    h.type_text("999999");
-    h.keys("enter").unwrap();
+    jump(&mut h, "999999");
     assert_eq!(
         h.app.top().kind,
         LayerKind::Detail,
@@ -167,9 +160,7 @@ fn jump_to_ids_and_unknown_ones() {
             .0
             .contains("no observation 999999")
     );
-    h.keys(":").unwrap();
-    h.type_text("hello");
-    h.keys("enter").unwrap();
+    jump(&mut h, "hello");
     assert!(h.app.status.as_ref().unwrap().1, "an error");
 }
 
@@ -372,9 +363,7 @@ fn delete_and_scrub_change_the_database() {
     let (_, obs) = h.demo_code_tool_use().unwrap();
     let linked = "SELECT COUNT(*) FROM tool_uses WHERE observation_id = ?1";
     assert!(count(linked, obs) > 0);
-    h.keys(":").unwrap();
-    h.type_text(&obs.to_string());
-    h.keys("enter").unwrap();
+    jump(&mut h, obs);
     assert_eq!(kinds(&h), vec![LayerKind::Index, LayerKind::Detail]);
     h.keys("d").unwrap();
     assert!(h.screen().contains(&format!("Delete observation {obs}?")));
@@ -607,22 +596,14 @@ fn index_pages_through_a_large_database_without_loading_it_whole() {
     .unwrap();
     drop(store);
     let mut h = Harness::open(&db, "cmem", "default", (100, 30), DEMO_NOW_MS).unwrap();
-    let items = |h: &Harness| {
-        h.app
-            .top()
-            .rows
-            .iter()
-            .filter(|r| r.target.is_some())
-            .count()
-    };
-    assert_eq!(items(&h), cmem::tui::data::PAGE);
+    assert_eq!(loaded_items(&h), cmem::tui::data::PAGE);
     for _ in 0..30 {
         h.keys("pagedown").unwrap();
     }
     assert!(
-        items(&h) > cmem::tui::data::PAGE && items(&h) < 3000,
+        loaded_items(&h) > cmem::tui::data::PAGE && loaded_items(&h) < 3000,
         "{}",
-        items(&h)
+        loaded_items(&h)
     );
     // Pages join without gaps or repeats: ids of observations strictly descending in time.
     let mut seen = std::collections::HashSet::new();
@@ -633,7 +614,7 @@ fn index_pages_through_a_large_database_without_loading_it_whole() {
     }
     h.keys("G").unwrap();
     h.keys("G").unwrap();
-    assert!(items(&h) < 3000 + 400);
+    assert!(loaded_items(&h) < 3000 + 400);
 }
 
 #[test]
@@ -648,9 +629,7 @@ fn control_bytes_in_raw_output_are_escaped() {
     ).unwrap();
     drop(store);
     let mut h = Harness::open(&db, "p", "default", (100, 30), DEMO_NOW_MS).unwrap();
-    h.keys(":").unwrap();
-    h.type_text("T1");
-    h.keys("enter").unwrap();
+    jump(&mut h, "T1");
     let buf = h.draw().clone();
     let all: String = buf.content().iter().map(|c| c.symbol()).collect();
     assert!(!all.contains('\u{1b}') && !all.contains('\0'));
@@ -668,6 +647,16 @@ fn counter(h: &mut Harness) -> String {
         .next_back()
         .unwrap_or_default()
         .to_string()
+}
+
+/// How many rows the top layer has loaded that lead somewhere (filtered out or not).
+fn loaded_items(h: &Harness) -> usize {
+    h.app
+        .top()
+        .rows
+        .iter()
+        .filter(|r| r.target.is_some())
+        .count()
 }
 
 /// The rows a list layer shows that lead somewhere (records, tool uses, lists).
@@ -754,9 +743,7 @@ fn counter_counts_items_not_day_headings() {
 fn tool_uses_are_written_t_and_their_id() {
     let mut h = open("default", 120, 40);
     let (tool, obs) = h.demo_code_tool_use().unwrap();
-    h.keys(":").unwrap();
-    h.type_text(&obs.to_string());
-    h.keys("enter").unwrap();
+    jump(&mut h, obs);
     let screen = h.screen();
     assert!(screen.contains(&format!("│T{tool} ")), "{screen}");
     assert!(!screen.contains(&format!("#{tool} ")) || tool == obs);

@@ -89,17 +89,8 @@ pub fn build(
     settings: &Settings,
     now_ms: i64,
 ) -> Result<std::result::Result<Capture, Skip>> {
-    // Validate identity first so an invalid payload is reported as such even when excluded.
-    payload.session_id()?;
-    for key in [
-        "cwd",
-        "transcript_path",
-        "prompt_id",
-        "tool_name",
-        "tool_use_id",
-    ] {
-        payload.expect_string_or_absent(key)?;
-    }
+    // Validate first so an invalid payload is reported as such even when excluded.
+    payload.validate()?;
     let cwd = event_cwd(&payload);
     if let Some(skip) = capture_disabled(&cwd, settings) {
         return Ok(Err(skip));

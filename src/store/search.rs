@@ -483,20 +483,13 @@ mod db_tests {
         let store = Store::open(&dir.path().join("t.db")).unwrap();
         let c = &store.conn;
         let mk = |project: &str, t: &str, title: &str, narrative: &str, file: &str, at: i64| {
-            insert(
-                c,
-                &NewObservation {
-                    project: project.into(),
-                    obs_type: t.into(),
-                    title: title.into(),
-                    narrative: Some(narrative.into()),
-                    files_modified: vec![file.into()],
-                    concepts: vec!["gotcha".into()],
-                    created_at: at,
-                    source: "t".into(),
-                    ..Default::default()
-                },
-            )
+            insert(c, &{
+                let mut o = NewObservation::sample(project, t, title, at);
+                o.body.narrative = Some(narrative.into());
+                o.body.files_modified = vec![file.into()];
+                o.body.concepts = vec!["gotcha".into()];
+                o
+            })
             .unwrap()
             .unwrap()
         };

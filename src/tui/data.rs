@@ -167,4 +167,4 @@ pub enum Reply {
 }
 
 /// What a scrub from the browser writes in place of the text (as `cmem scrub` does).
-pub const SCRUBBED: &str = "[SCRUBBED]";
+pub use crate::store::forget::SCRUBBED;

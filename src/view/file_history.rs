@@ -138,19 +138,22 @@ fn timeline(doc: &mut Doc, h: &FileHistory) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::ObservationBody;
 
     fn obs(id: i64, at: i64, title: &str) -> Observation {
         Observation {
             id,
             project: "app".into(),
-            obs_type: "bugfix".into(),
-            title: Some(title.into()),
-            subtitle: None,
-            narrative: None,
-            facts: vec![],
-            concepts: vec![],
-            files_read: vec![],
-            files_modified: vec![],
+            body: ObservationBody {
+                obs_type: "bugfix".into(),
+                title: Some(title.into()),
+                subtitle: None,
+                narrative: None,
+                facts: vec![],
+                concepts: vec![],
+                files_read: vec![],
+                files_modified: vec![],
+            },
             facts_json: "[]".into(),
             prompt_number: None,
             discovery_tokens: 0,

@@ -208,6 +208,22 @@ impl Projection {
             .collect()
     }
 
+    /// The section naming the files a record changed and read.
+    fn files(&mut self, changed: &[String], read: &[String]) {
+        let mut lines = Vec::new();
+        let changed = self.list(changed, 12, 240);
+        if !changed.is_empty() {
+            lines.push(format!("Files changed: {}", changed.join(", ")));
+        }
+        let read = self.list(read, 12, 240);
+        if !read.is_empty() {
+            lines.push(format!("Files read: {}", read.join(", ")));
+        }
+        if !lines.is_empty() {
+            self.sections.push(lines.join("\n"));
+        }
+    }
+
     fn finish(self, max_bytes: usize) -> (String, bool) {
         let text = self.sections.join("\n\n");
         let (kept, cut) = cut_bytes(&text, max_bytes);
@@ -239,18 +255,7 @@ pub fn project_observation(o: &Observation, max_bytes: usize) -> (String, bool) 
                 .join("\n"),
         );
     }
-    let mut files = Vec::new();
-    let changed = p.list(&o.files_modified, 12, 240);
-    if !changed.is_empty() {
-        files.push(format!("Files changed: {}", changed.join(", ")));
-    }
-    let read = p.list(&o.files_read, 12, 240);
-    if !read.is_empty() {
-        files.push(format!("Files read: {}", read.join(", ")));
-    }
-    if !files.is_empty() {
-        p.sections.push(files.join("\n"));
-    }
+    p.files(&o.files_modified, &o.files_read);
     p.finish(max_bytes)
 }
 
@@ -274,18 +279,7 @@ pub fn project_summary(s: &Summary, max_bytes: usize) -> (String, bool) {
     if !fields.is_empty() {
         p.sections.push(fields.join("\n"));
     }
-    let mut files = Vec::new();
-    let changed = p.list(&s.files_edited, 12, 240);
-    if !changed.is_empty() {
-        files.push(format!("Files changed: {}", changed.join(", ")));
-    }
-    let read = p.list(&s.files_read, 12, 240);
-    if !read.is_empty() {
-        files.push(format!("Files read: {}", read.join(", ")));
-    }
-    if !files.is_empty() {
-        p.sections.push(files.join("\n"));
-    }
+    p.files(&s.files_edited, &s.files_read);
     p.finish(max_bytes)
 }
 

@@ -563,9 +563,7 @@ fn context_call(ctx: &mut Ctx, args: &Map<String, Value>) -> Result<Reply> {
     let full = args.get("full").and_then(Value::as_bool).unwrap_or(false);
     let now = crate::clock::now_ms();
     let settings = ctx.settings.context.clone();
-    let text = match ctx.read_conn()? {
-        Some(conn) => crate::view::context::load(conn, &primary, &keys, &settings, now, full)?.text,
-        None => crate::view::context::empty(&primary, &settings, now)?.text,
-    };
-    Ok(Reply::ok(text))
+    let conn = ctx.read_conn()?;
+    let start = crate::view::context::load_or_empty(conn, &primary, &keys, &settings, now, full)?;
+    Ok(Reply::ok(start.text))
 }

@@ -2,7 +2,7 @@
 
 use super::super::draft::{Draft, code, first_line};
 use super::super::event::Kind;
-use super::{Claims, TurnInput, asked};
+use super::{Claims, TurnInput, one_per_event};
 use crate::model::ObsType;
 
 /// `https://docs.rs/rusqlite/latest/x.html` → `docs.rs/rusqlite/latest/x.html`.
@@ -15,12 +15,8 @@ fn short_url(url: &str) -> String {
 }
 
 pub fn fetches(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
-    let mut out = Vec::new();
-    for e in input.events {
-        if !claims.is_free(e.idx) {
-            continue;
-        }
-        let mut d = match &e.kind {
+    one_per_event(input, claims, |e| {
+        Some(match &e.kind {
             Kind::Fetch {
                 url,
                 prompt,
@@ -63,10 +59,7 @@ pub fn fetches(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
                     ));
                 }
                 if let Some(err) = error {
-                    d.fact(format!(
-                        "Error: {}",
-                        first_line(err, 200).unwrap_or_default()
-                    ));
+                    d.error_fact(err);
                 }
                 d
             }
@@ -97,12 +90,7 @@ pub fn fetches(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
                 }
                 d
             }
-            _ => continue,
-        };
-        let narrative = format!("{}.{}", d.facts.join(". "), asked(input.prompt));
-        d.tool(e.idx);
-        claims.take(e.idx);
-        out.push(d.narrative(narrative));
-    }
-    out
+            _ => return None,
+        })
+    })
 }
