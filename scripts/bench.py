@@ -470,7 +470,7 @@ def main():
     ap.add_argument("bench", choices=["post-tool-use", "session-start", "pre-tool-use", "outline", "mcp", "tui", "stop"])
     ap.add_argument("--sizes", type=lambda s: [int(x) for x in s.split(",")], default=[1_000, 10_000, 100_000],
                     help="session-start: observation counts (comma-separated)")
-    ap.add_argument("--runs", type=int, default=310)
+    ap.add_argument("--runs", type=int, default=None)
     ap.add_argument("--tool-uses", type=int, default=10_000)
     ap.add_argument("--payload-kib", type=int, default=10)
     ap.add_argument("--keys", type=int, default=200, help="tui: key presses per run")
@@ -483,31 +483,20 @@ def main():
     state = ("dropped from the page cache first: read back by exec, as after a reboot"
              if args.evicted else "a fresh copy, as `cargo install` leaves it")
     print(f"binary: {built} ({linking(built)}); timed as {cmem} ({state})")
-    if args.bench == "post-tool-use":
-        bench_post_tool_use(args, cmem)
-    elif args.bench == "mcp":
-        if args.runs == 310:
-            args.runs = 200
-        bench_mcp(args, cmem)
-    elif args.bench == "pre-tool-use":
-        bench_pre_tool_use(args, cmem)
-    elif args.bench == "outline":
-        if args.runs == 310:
-            args.runs = 50
-        bench_outline(args, cmem)
-    elif args.bench == "session-start":
-        if args.runs == 310:
-            args.runs = 200
-        bench_session_start(args, cmem)
-    elif args.bench == "stop":
-        if args.runs == 310:
-            args.runs = 200
-        bench_stop(args, cmem)
-    elif args.bench == "tui":
-        if args.runs == 310:
-            args.runs = 10
-        bench_tui(args, cmem)
-
+    benches = {
+        # bench: (function, its default number of runs)
+        "post-tool-use": (bench_post_tool_use, 310),
+        "mcp": (bench_mcp, 200),
+        "pre-tool-use": (bench_pre_tool_use, 310),
+        "outline": (bench_outline, 50),
+        "session-start": (bench_session_start, 200),
+        "stop": (bench_stop, 200),
+        "tui": (bench_tui, 10),
+    }
+    run, default_runs = benches[args.bench]
+    if args.runs is None:
+        args.runs = default_runs
+    run(args, cmem)
 
 if __name__ == "__main__":
     main()

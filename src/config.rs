@@ -66,8 +66,8 @@ impl Default for ObserverSettings {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct TuiSettings {
-    /// A built-in theme (`default`, `light`, `high-contrast`, `catppuccin-mocha`) or the name of
-    /// a file `<config dir>/themes/<name>.toml`.
+    /// A built-in theme (`cmem tui --list-themes` names them) or the name of a file
+    /// `<config dir>/themes/<name>.toml`.
     pub theme: String,
     /// Extra key bindings: key (`j`, `ctrl-d`, `shift-tab`, `g g`) → action name (`cmem tui
     /// --keys` lists them; `none` unbinds a key).

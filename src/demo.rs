@@ -13,7 +13,7 @@ use crate::store::Store;
 use crate::synth::{self, Plan};
 
 /// Bumped when the data set changes, so an old demo dir is rebuilt.
-pub const VERSION: &str = "1";
+pub const VERSION: &str = "2";
 pub const OBSERVATIONS: usize = 270;
 pub const SEED: u64 = 7;
 /// The project the demo opens on.

@@ -1,6 +1,23 @@
 //! cmem: persistent, budgeted memory for AI coding agents.
 //!
-//! Dependencies point one way: faces (`cli`, `hook`) → `store` → `model`/`config`/`project`/`privacy`.
+//! Dependencies point one way, down these layers (`tests/layers.rs` reads every `crate::` path
+//! and fails on one that points up):
+//!
+//! 1. faces: `cli` (the dispatcher, may call the other faces), then `hook`, `mcp`, `tui`
+//!    (which never call each other);
+//! 2. tools the faces call: `demo` and `eval` (search quality), then `synth` (the demo data set
+//!    is synthesised);
+//! 3. `observe` (the observers), `disclosure` (`mem_search`'s steps);
+//! 4. `view` (every text and document), then `code` (tree-sitter; returns data the view renders);
+//! 5. `store` (SQLite; knows no rendering and no face);
+//! 6. core, which any layer and any core module may use: `model`, `config`, `project`,
+//!    `privacy`, `text`, `clock`, `paths`, `logging`, `jsonfix`, `signals`, `names`, `embed`
+//!    (the sentence-embedding model).
+//!
+//! Inside a layer only the order written holds (`cli` → `hook`, `demo` → `synth`, `view` →
+//! `code`): `hook`, `mcp` and `tui` do not import each other, nor do `observe` and `disclosure`.
+//! Two files of one module do not import each other either (a `mod.rs` and the files it
+//! declares are one unit).
 pub mod cli;
 pub mod clock;
 pub mod code;
@@ -14,11 +31,14 @@ pub mod jsonfix;
 pub mod logging;
 pub mod mcp;
 pub mod model;
+pub mod names;
 pub mod observe;
 pub mod paths;
 pub mod privacy;
 pub mod project;
+pub mod signals;
 pub mod store;
 pub mod synth;
+pub mod text;
 pub mod tui;
 pub mod view;

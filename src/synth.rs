@@ -5,7 +5,7 @@ use anyhow::Result;
 use rusqlite::{Connection, params};
 use serde_json::json;
 
-use crate::model::{CONCEPTS, ObsType};
+use crate::model::{CONCEPTS, ObsType, ObservationBody, SummaryBody};
 use crate::store::observations::{self, NewObservation};
 use crate::store::summaries::{self, NewSummary};
 use crate::store::work_state;
@@ -277,28 +277,30 @@ fn observation(
     let obs = NewObservation {
         session_id: None,
         project: p.name.to_string(),
-        obs_type: t.id().to_string(),
-        title,
-        subtitle: Some(format!(
-            "{} {symbol} in {file}.",
-            if modified { "Changed" } else { "Looked at" }
-        )),
-        narrative: Some(narrative),
-        facts: vec![
-            format!("{symbol} is defined in {file}"),
-            format!("{topic} is handled by {symbol}"),
-            format!("`{command}` exercises {file}"),
-        ],
-        concepts,
-        files_read: if modified {
-            vec![]
-        } else {
-            vec![file.to_string()]
-        },
-        files_modified: if modified {
-            vec![file.to_string()]
-        } else {
-            vec![]
+        body: ObservationBody {
+            obs_type: t.id().to_string(),
+            title: Some(title),
+            subtitle: Some(format!(
+                "{} {symbol} in {file}.",
+                if modified { "Changed" } else { "Looked at" }
+            )),
+            narrative: Some(narrative),
+            facts: vec![
+                format!("{symbol} is defined in {file}"),
+                format!("{topic} is handled by {symbol}"),
+                format!("`{command}` exercises {file}"),
+            ],
+            concepts,
+            files_read: if modified {
+                vec![]
+            } else {
+                vec![file.to_string()]
+            },
+            files_modified: if modified {
+                vec![file.to_string()]
+            } else {
+                vec![]
+            },
         },
         prompt_number: None,
         discovery_tokens: rng.range(400, 18_000) as i64,
@@ -531,8 +533,8 @@ pub fn generate(conn: &mut Connection, plan: &Plan) -> Result<Generated> {
                 o.session_id = Some(session_id);
                 o.prompt_number = Some(turn as i64 + 1);
                 work += o.discovery_tokens;
-                files_read.extend(o.files_read.clone());
-                files_edited.extend(o.files_modified.clone());
+                files_read.extend(o.body.files_read.clone());
+                files_edited.extend(o.body.files_modified.clone());
                 if let Some(id) = observations::insert(&tx, &o)? {
                     made += 1;
                     g.observations += 1;
@@ -558,32 +560,34 @@ pub fn generate(conn: &mut Connection, plan: &Plan) -> Result<Generated> {
                 &NewSummary {
                     session_id: Some(session_id),
                     project: p.name.into(),
-                    request: Some(prompt.clone()),
-                    investigated: (!files_read.is_empty())
-                        .then(|| format!("Read {}", files_read.join(", "))),
-                    learned: Some({
-                        let narrow_topic = rng.pick_str(p.topics);
-                        format!(
-                            "{file} is where {} is decided",
-                            if wide.is_some() {
-                                topic.as_str()
-                            } else {
-                                narrow_topic
-                            }
-                        )
-                    }),
-                    completed: (!files_edited.is_empty())
-                        .then(|| format!("Edited {}; tests pass", files_edited.join(", "))),
-                    next_steps: rng.chance(60).then(|| {
-                        format!(
-                            "Run `{}` on CI and watch {}",
-                            rng.pick(p.commands),
-                            rng.pick(p.topics)
-                        )
-                    }),
-                    notes: None,
-                    files_read,
-                    files_edited,
+                    body: SummaryBody {
+                        request: Some(prompt.clone()),
+                        investigated: (!files_read.is_empty())
+                            .then(|| format!("Read {}", files_read.join(", "))),
+                        learned: Some({
+                            let narrow_topic = rng.pick_str(p.topics);
+                            format!(
+                                "{file} is where {} is decided",
+                                if wide.is_some() {
+                                    topic.as_str()
+                                } else {
+                                    narrow_topic
+                                }
+                            )
+                        }),
+                        completed: (!files_edited.is_empty())
+                            .then(|| format!("Edited {}; tests pass", files_edited.join(", "))),
+                        next_steps: rng.chance(60).then(|| {
+                            format!(
+                                "Run `{}` on CI and watch {}",
+                                rng.pick(p.commands),
+                                rng.pick(p.topics)
+                            )
+                        }),
+                        notes: None,
+                        files_read,
+                        files_edited,
+                    },
                     prompt_number: Some(turn as i64 + 1),
                     discovery_tokens: work,
                     created_at: at,

@@ -153,7 +153,7 @@ fn missing_symbols_list_what_is_there() {
             "{file}: {err}"
         );
         // …the agent's tool answers with what is there.
-        let out = cmem::code::tools::smart_unfold(
+        let out = cmem::mcp::tools::code::smart_unfold(
             &fixtures(),
             &serde_json::json!({"file_path": file, "symbol_name": "NoSuchSymbol"}),
         )
@@ -272,7 +272,7 @@ fn outline_of(name: &str, source: &str) -> (bool, String, String, tempfile::Temp
 
 #[test]
 fn big_files_fold_their_outline_to_fit_one_reply() {
-    let limit = cmem::code::tools::MAX_REPLY_BYTES;
+    let limit = cmem::view::MAX_REPLY_BYTES;
     // The case (3,500 lines, 700 functions) and 10,000 lines with 1,000 symbols.
     for (what, (src, symbols), form) in [
         (
@@ -313,7 +313,7 @@ fn big_files_fold_their_outline_to_fit_one_reply() {
             );
         }
         // The agent's smart_outline replies with the same text.
-        let tool = cmem::code::tools::smart_outline(
+        let tool = cmem::mcp::tools::code::smart_outline(
             dir.path(),
             &serde_json::json!({"file_path": "big.rs"}),
         )

@@ -6,7 +6,7 @@ mod common;
 use std::path::Path;
 use std::process::Command;
 
-use cmem::code::tools::{self, TOOLS};
+use cmem::mcp::tools::code::{self as tools, TOOLS};
 use serde_json::{Value, json};
 
 struct Ws {

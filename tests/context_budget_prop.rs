@@ -3,10 +3,11 @@
 //! there are observations, and the footer when the economics say there is something to gain.
 
 use cmem::model::work_state::{Entry, fold};
-use cmem::model::{Observation, Summary, utf16_len};
+use cmem::model::{Observation, ObservationBody, Summary, SummaryBody, utf16_len};
 use cmem::synth::Rng;
+use cmem::text::{clip, one_line};
 use cmem::view::context::session_start;
-use cmem::view::doc::{BlockKind, clip, one_line};
+use cmem::view::doc::BlockKind;
 use cmem::view::index::{FullField, IndexInput, IndexOptions, MAX_TITLE};
 use cmem::view::time::Tz;
 use proptest::prelude::*;
@@ -64,23 +65,25 @@ fn observations(rng: &mut Rng, n: usize, now: i64) -> Vec<Observation> {
             Observation {
                 id: (n - i) as i64,
                 project: "p".into(),
-                obs_type: rng
-                    .pick(&["bugfix", "feature", "discovery", "change", "weird-type"])
-                    .to_string(),
-                title: rng.chance(95).then(|| {
-                    let n = sized(rng).min(5_000);
-                    text(rng, n)
-                }),
-                subtitle: rng.chance(50).then(|| text(rng, 60)),
-                narrative: rng.chance(80).then(|| {
-                    let n = sized(rng);
-                    text(rng, n)
-                }),
                 facts_json: serde_json::to_string(&facts).unwrap(),
-                facts,
-                concepts: vec![],
-                files_read: vec![],
-                files_modified: vec![],
+                body: ObservationBody {
+                    obs_type: rng
+                        .pick(&["bugfix", "feature", "discovery", "change", "weird-type"])
+                        .to_string(),
+                    title: rng.chance(95).then(|| {
+                        let n = sized(rng).min(5_000);
+                        text(rng, n)
+                    }),
+                    subtitle: rng.chance(50).then(|| text(rng, 60)),
+                    narrative: rng.chance(80).then(|| {
+                        let n = sized(rng);
+                        text(rng, n)
+                    }),
+                    facts,
+                    concepts: vec![],
+                    files_read: vec![],
+                    files_modified: vec![],
+                },
                 prompt_number: None,
                 discovery_tokens: rng.range(0, 20_000) as i64,
                 created_at: t,
@@ -105,14 +108,16 @@ fn summaries(rng: &mut Rng, n: usize, now: i64) -> Vec<Summary> {
             Summary {
                 id: (n - i) as i64,
                 project: "p".into(),
-                request: field(rng),
-                investigated: field(rng),
-                learned: field(rng),
-                completed: field(rng),
-                next_steps: field(rng),
-                notes: None,
-                files_read: vec![],
-                files_edited: vec![],
+                body: SummaryBody {
+                    request: field(rng),
+                    investigated: field(rng),
+                    learned: field(rng),
+                    completed: field(rng),
+                    next_steps: field(rng),
+                    notes: None,
+                    files_read: vec![],
+                    files_edited: vec![],
+                },
                 prompt_number: None,
                 discovery_tokens: 0,
                 created_at: t,
@@ -206,7 +211,7 @@ proptest! {
             let o = obs.iter().find(|o| o.id == *id).unwrap();
             let title = o.title.as_deref().map(one_line).unwrap_or_default();
             let title = if title.is_empty() { "Untitled".to_string() } else { clip(&title, MAX_TITLE) };
-            let title = cmem::view::doc::bmp_safe(&title);
+            let title = cmem::text::bmp_safe(&title);
             prop_assert!(text.contains(&title), "row of {id} lost its title");
         }
         // Whole blocks only: the text is exactly the concatenation of the documents.

@@ -3,6 +3,7 @@
 
 mod common;
 
+use cmem::model::{ObservationBody, SummaryBody};
 use cmem::store::observations::{self, NewObservation};
 use cmem::store::summaries::{self, NewSummary};
 use cmem::store::{Store, work_state};
@@ -50,12 +51,15 @@ fn context(env: &Env, args: &[&str], tz: &str) -> String {
 fn obs(project: &str, t: &str, title: &str, at: i64, tokens: i64) -> NewObservation {
     NewObservation {
         project: project.into(),
-        obs_type: t.into(),
-        title: title.into(),
-        subtitle: Some(format!("{title}.")),
-        narrative: Some(format!("What happened: {title}.")),
-        facts: vec![format!("{title} (fact)")],
-        concepts: vec!["how-it-works".into()],
+        body: ObservationBody {
+            obs_type: t.into(),
+            title: Some(title.into()),
+            subtitle: Some(format!("{title}.")),
+            narrative: Some(format!("What happened: {title}.")),
+            facts: vec![format!("{title} (fact)")],
+            concepts: vec!["how-it-works".into()],
+            ..Default::default()
+        },
         discovery_tokens: tokens,
         created_at: at,
         source: "test".into(),
@@ -89,11 +93,14 @@ fn seed_example_four_observations_and_a_summary() {
         &store.conn,
         &NewSummary {
             project: "my-app".into(),
-            request: Some("给 auth 模块加刷新令牌".into()),
-            investigated: Some("现有 JWT 签发流程".into()),
-            learned: Some("签发是同步的".into()),
-            completed: Some("改为异步签发".into()),
-            next_steps: Some("补刷新令牌接口测试".into()),
+            body: SummaryBody {
+                request: Some("给 auth 模块加刷新令牌".into()),
+                investigated: Some("现有 JWT 签发流程".into()),
+                learned: Some("签发是同步的".into()),
+                completed: Some("改为异步签发".into()),
+                next_steps: Some("补刷新令牌接口测试".into()),
+                ..Default::default()
+            },
             created_at: base + 5 * HOUR,
             source: "test".into(),
             ..Default::default()
@@ -206,18 +213,7 @@ fn work_state_with_open_and_closed_items() {
 #[test]
 fn worktree_reads_both_keys() {
     let env = Env::new();
-    let repo = env.root().join("acme");
-    std::fs::create_dir_all(repo.join(".git/worktrees/feature-x")).unwrap();
-    let wt = env.root().join("feature-x");
-    std::fs::create_dir_all(&wt).unwrap();
-    std::fs::write(
-        wt.join(".git"),
-        format!(
-            "gitdir: {}\n",
-            repo.join(".git/worktrees/feature-x").display()
-        ),
-    )
-    .unwrap();
+    let wt = env.git_worktree("acme", "feature-x");
     let store = Store::open(&env.db_path()).unwrap();
     observations::insert(
         &store.conn,
@@ -325,7 +321,7 @@ fn json_output_reports_length_limit_and_dropped_items() {
             NOW - (60 - i) * 60_000,
             500,
         );
-        o.narrative = Some("narrative ".repeat(400));
+        o.body.narrative = Some("narrative ".repeat(400));
         observations::insert(&store.conn, &o).unwrap();
     }
     drop(store);

@@ -53,11 +53,6 @@ fn tool_use(env: &Env, id: &str) -> serde_json::Value {
     )
 }
 
-fn doctor(env: &Env) -> String {
-    let out = env.cmd().arg("doctor").output().expect("run cmem doctor");
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
 #[test]
 fn a_full_disk_keeps_hooks_answering_and_counts_what_it_drops() {
     let env = Env::new();
@@ -79,9 +74,9 @@ fn a_full_disk_keeps_hooks_answering_and_counts_what_it_drops() {
     // A log line now, so the log file has room in its last page when the disk is full.
     env.hook_bytes("stop", b"{not json");
     assert!(
-        doctor(&env).contains("no event dropped"),
+        env.doctor().contains("no event dropped"),
         "{}",
-        doctor(&env)
+        env.doctor()
     );
 
     fill(&env.data_dir());
@@ -104,7 +99,7 @@ fn a_full_disk_keeps_hooks_answering_and_counts_what_it_drops() {
             .len(),
         512
     );
-    let report = doctor(&env);
+    let report = env.doctor();
     let dropped: usize = report
         .lines()
         .find(|l| l.contains(" disk "))

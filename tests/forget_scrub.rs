@@ -3,21 +3,10 @@
 
 mod common;
 
-use common::{Env, sample};
+use common::Env;
 use serde_json::{Value, json};
 
 const MARK: &str = "ZEBRA-PLANET-7731";
-
-fn run(env: &Env, args: &[&str]) -> String {
-    let out = env.cmd().args(args).output().unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "cmem {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
 
 /// Which of the database files hold `needle` (`grep -a -l`).
 fn files_holding(env: &Env, needle: &str) -> Vec<String> {
@@ -33,16 +22,12 @@ fn files_holding(env: &Env, needle: &str) -> Vec<String> {
 }
 
 fn fixture(env: &Env, name: &str, session: &str, n: usize) -> Value {
-    let project = env.project().to_string_lossy().into_owned();
-    let text = sample(name)
-        .unwrap()
-        .to_string()
-        .replace("<OUTDIR>/work", &project);
-    let mut v: Value = serde_json::from_str(&text).unwrap();
-    v["session_id"] = json!(session);
-    v["prompt_id"] = json!(format!("{session}-1"));
-    v["tool_use_id"] = json!(format!("toolu_{session}_{n}"));
-    v
+    env.real_for(
+        name,
+        session,
+        &format!("{session}-1"),
+        &format!("toolu_{session}_{n}"),
+    )
 }
 
 /// A session whose prompt, tool I/O, observations, summary and to-dos all carry `mark`.
@@ -84,7 +69,7 @@ fn scrub_leaves_the_string_nowhere() {
     ];
     assert!(rows_before.iter().all(|n| *n > 0), "{rows_before:?}");
 
-    let dry = run(&env, &["scrub", MARK, "--dry-run"]);
+    let dry = env.run_stdout(&["scrub", MARK, "--dry-run"]);
     assert!(
         dry.contains("would scrub 1 user_prompts.prompt_text"),
         "{dry}"
@@ -95,7 +80,7 @@ fn scrub_leaves_the_string_nowhere() {
         "a dry run changes nothing"
     );
 
-    let out = run(&env, &["scrub", MARK]);
+    let out = env.run_stdout(&["scrub", MARK]);
     assert!(out.contains("scrubbed 1 tool_uses.tool_response"), "{out}");
     assert_eq!(
         files_holding(&env, MARK),
@@ -132,16 +117,13 @@ fn scrub_leaves_the_string_nowhere() {
 fn scrub_takes_a_regex() {
     let env = Env::new();
     marked_session(&env, "s1", "ticket-48213");
-    run(
-        &env,
-        &[
-            "scrub",
-            "--regex",
-            r"ticket-\d{5}",
-            "--replacement",
-            "ticket-N",
-        ],
-    );
+    env.run_stdout(&[
+        "scrub",
+        "--regex",
+        r"ticket-\d{5}",
+        "--replacement",
+        "ticket-N",
+    ]);
     assert!(files_holding(&env, "ticket-48213").is_empty());
     let prompt: String = env
         .db()
@@ -164,10 +146,10 @@ fn forgetting_a_project_leaves_nothing_of_it() {
     p["prompt_id"] = json!("s2-1");
     env.hook("user-prompt-submit", &p);
 
-    let dry = run(&env, &["forget", "--project", "project", "--dry-run"]);
+    let dry = env.run_stdout(&["forget", "--project", "project", "--dry-run"]);
     assert!(dry.starts_with("would remove"), "{dry}");
     assert!(!files_holding(&env, MARK).is_empty());
-    let out = run(&env, &["forget", "--project", "project"]);
+    let out = env.run_stdout(&["forget", "--project", "project"]);
     assert!(out.contains("1 sessions"), "{out}");
     assert_eq!(files_holding(&env, MARK), Vec::<String>::new());
     assert_eq!(env.count("sessions"), 1);
@@ -189,7 +171,7 @@ fn forgetting_an_observation_takes_its_raw_io_with_it() {
         )
         .unwrap();
     assert_eq!(linked, 1);
-    let out = run(&env, &["forget", &id.to_string()]);
+    let out = env.run_stdout(&["forget", &id.to_string()]);
     assert_eq!(out.trim(), "removed 2 rows: 1 observations, 1 tool_uses");
     let left: i64 = env
         .db()
@@ -213,7 +195,7 @@ fn forgetting_a_prompt_takes_its_turns_raw_io_with_it() {
         .unwrap();
     let tool_uses = env.count("tool_uses");
     assert!(tool_uses >= 2, "the Read and the Grep");
-    let out = run(&env, &["forget", &format!("P{prompt}")]);
+    let out = env.run_stdout(&["forget", &format!("P{prompt}")]);
     assert_eq!(
         out.trim(),
         format!(
@@ -235,11 +217,11 @@ fn forgetting_a_prompt_takes_its_turns_raw_io_with_it() {
 fn forgetting_by_query_and_by_age() {
     let env = Env::new();
     marked_session(&env, "s1", MARK);
-    let out = run(&env, &["forget", "--query", "ZEBRA", "--dry-run"]);
+    let out = env.run_stdout(&["forget", "--query", "ZEBRA", "--dry-run"]);
     assert!(out.contains("1 user_prompts"), "{out}");
-    let out = run(&env, &["forget", "--older-than", "2000-01-01"]);
+    let out = env.run_stdout(&["forget", "--older-than", "2000-01-01"]);
     assert_eq!(out.trim(), "nothing matches: removed 0 rows");
-    let out = run(&env, &["forget", "--older-than", "0d"]);
+    let out = env.run_stdout(&["forget", "--older-than", "0d"]);
     assert!(out.contains("1 sessions"), "{out}");
     assert_eq!(files_holding(&env, MARK), Vec::<String>::new());
     let bad = env

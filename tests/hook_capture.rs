@@ -2,15 +2,8 @@
 
 mod common;
 
-use common::{Env, sample};
+use common::Env;
 use serde_json::{Value, json};
-
-/// A real Claude Code payload with its placeholder paths pointed at this env's project.
-fn real(env: &Env, name: &str) -> Value {
-    let text = sample(name).expect("sample").to_string();
-    let project = env.project().to_string_lossy().into_owned();
-    serde_json::from_str(&text.replace("<OUTDIR>/work", &project)).unwrap()
-}
 
 #[test]
 fn real_payloads_of_a_read_session_are_stored() {
@@ -23,7 +16,7 @@ fn real_payloads_of_a_read_session_are_stored() {
         ("stop", "Stop"),
         ("session-end", "SessionEnd"),
     ] {
-        let answer = env.hook(event, &real(&env, name));
+        let answer = env.hook(event, &env.real(name));
         if event == "session-start" {
             let ctx = answer["hookSpecificOutput"]["additionalContext"]
                 .as_str()
@@ -74,17 +67,13 @@ fn failed_tool_calls_are_stored_with_their_error() {
     let env = Env::new();
     env.hook(
         "post-tool-use-failure",
-        &real(&env, "PostToolUseFailure.bash"),
+        &env.real("PostToolUseFailure.bash"),
     );
-    env.hook("post-tool-use", &real(&env, "PostToolUse.bash"));
-    let rows: Vec<(i64, Option<String>, Option<String>)> = env
-        .db()
-        .prepare("SELECT failed, error, tool_response FROM tool_uses ORDER BY id")
-        .unwrap()
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect();
+    env.hook("post-tool-use", &env.real("PostToolUse.bash"));
+    let rows: Vec<(i64, Option<String>, Option<String>)> = env.rows(
+        "SELECT failed, error, tool_response FROM tool_uses ORDER BY id",
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+    );
     assert_eq!(rows.len(), 2);
     assert_eq!(rows[0].0, 1);
     assert!(
@@ -126,14 +115,10 @@ fn prompts_are_numbered_and_duplicates_within_ten_seconds_skipped() {
     prompt("first", 1_005_000); // duplicate within 10 s
     prompt("second", 1_006_000);
     prompt("first", 1_020_000); // same text, later: a new turn
-    let rows: Vec<(i64, String)> = env
-        .db()
-        .prepare("SELECT prompt_number, prompt_text FROM user_prompts ORDER BY id")
-        .unwrap()
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect();
+    let rows: Vec<(i64, String)> = env.rows(
+        "SELECT prompt_number, prompt_text FROM user_prompts ORDER BY id",
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    );
     assert_eq!(
         rows,
         vec![
@@ -179,21 +164,14 @@ fn a_private_prompt_makes_the_whole_turn_private() {
         ),
     );
     let db = env.db();
-    let prompts: Vec<String> = db
-        .prepare("SELECT prompt_text FROM user_prompts ORDER BY id")
-        .unwrap()
-        .query_map([], |r| r.get(0))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect();
+    let prompts: Vec<String> = env.rows("SELECT prompt_text FROM user_prompts ORDER BY id", |r| {
+        r.get(0)
+    });
     assert_eq!(prompts, vec!["public question", "public again"]);
-    let tools: Vec<(String, i64)> = db
-        .prepare("SELECT tool_use_id, prompt_number FROM tool_uses")
-        .unwrap()
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect();
+    let tools: Vec<(String, i64)> = env
+        .rows("SELECT tool_use_id, prompt_number FROM tool_uses", |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        });
     assert_eq!(tools, vec![("t-public".to_string(), 2)]);
     let leaked: i64 = db
         .query_row(
@@ -227,14 +205,9 @@ fn tool_uses_are_idempotent_and_noise_and_own_tools_skipped() {
                    "tool_input": {"file_path": "/home/u/.claude/session-memory/notes.md"}}),
         ),
     );
-    let ids: Vec<String> = env
-        .db()
-        .prepare("SELECT tool_use_id FROM tool_uses ORDER BY id")
-        .unwrap()
-        .query_map([], |r| r.get(0))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect();
+    let ids: Vec<String> = env.rows("SELECT tool_use_id FROM tool_uses ORDER BY id", |r| {
+        r.get(0)
+    });
     assert_eq!(ids, vec!["t1", "t4"]);
 }
 
@@ -260,14 +233,9 @@ fn skip_list_is_configurable_by_file_and_env() {
     run("TodoWrite", "b", None); // the file replaced the default list
     run("Glob", "c", Some("Glob")); // env beats file
     run("Grep", "d", Some("Glob"));
-    let ids: Vec<String> = env
-        .db()
-        .prepare("SELECT tool_use_id FROM tool_uses ORDER BY id")
-        .unwrap()
-        .query_map([], |r| r.get(0))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect();
+    let ids: Vec<String> = env.rows("SELECT tool_use_id FROM tool_uses ORDER BY id", |r| {
+        r.get(0)
+    });
     assert_eq!(ids, vec!["b", "d"]);
 }
 
@@ -284,14 +252,10 @@ fn large_tool_io_is_capped_with_a_marker_and_hashed_before_the_cut() {
     };
     env.hook("post-tool-use", &p("a", "end-A"));
     env.hook("post-tool-use", &p("b", "end-B"));
-    let rows: Vec<(String, i64, String)> = env
-        .db()
-        .prepare("SELECT tool_response, response_bytes, content_hash FROM tool_uses ORDER BY id")
-        .unwrap()
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect();
+    let rows: Vec<(String, i64, String)> = env.rows(
+        "SELECT tool_response, response_bytes, content_hash FROM tool_uses ORDER BY id",
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+    );
     for (response, bytes, _) in &rows {
         assert!(response.len() <= 64 * 1024, "{}", response.len());
         assert!(response.contains("…[truncated: "), "no marker");
@@ -326,18 +290,8 @@ fn excluded_projects_store_nothing() {
 #[test]
 fn worktrees_write_under_parent_slash_worktree() {
     let env = Env::new();
-    let repo = env.root().join("acme");
-    std::fs::create_dir_all(repo.join(".git/worktrees/feature-x")).unwrap();
-    let wt = env.root().join("feature-x");
+    let wt = env.git_worktree("acme", "feature-x");
     std::fs::create_dir_all(wt.join("src")).unwrap();
-    std::fs::write(
-        wt.join(".git"),
-        format!(
-            "gitdir: {}\n",
-            repo.join(".git/worktrees/feature-x").display()
-        ),
-    )
-    .unwrap();
     let mut p = env.payload("s6", json!({"prompt": "in a worktree"}));
     p["cwd"] = json!(wt.join("src").to_string_lossy());
     env.hook("user-prompt-submit", &p);

@@ -214,14 +214,10 @@ fn a_corrupt_database_spools_events_until_it_is_replaced() {
             json!({"prompt": "prompt 3", "prompt_id": "p3"}),
         ),
     );
-    let prompts: Vec<(i64, String)> = env
-        .db()
-        .prepare("SELECT prompt_number, prompt_text FROM user_prompts ORDER BY id")
-        .unwrap()
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect();
+    let prompts: Vec<(i64, String)> = env.rows(
+        "SELECT prompt_number, prompt_text FROM user_prompts ORDER BY id",
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    );
     assert_eq!(
         prompts,
         (0..4)

@@ -4,7 +4,6 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::Output;
 
 use common::Env;
 use serde_json::json;
@@ -13,17 +12,6 @@ fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/claude-mem")
         .join(name)
-}
-
-fn run(env: &Env, args: &[&str]) -> String {
-    let out: Output = env.cmd().args(args).output().unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "cmem {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
 }
 
 fn source_count(db: &Path, table: &str) -> i64 {
@@ -46,10 +34,7 @@ fn a_claude_mem_database_imports_once_and_renders() {
     let src = copy_fixture(&env, "claude-mem-13.25.3-n200.db");
     let before = std::fs::read(&src).unwrap();
 
-    let dry = run(
-        &env,
-        &["import", "claude-mem", src.to_str().unwrap(), "--dry-run"],
-    );
+    let dry = env.run_stdout(&["import", "claude-mem", src.to_str().unwrap(), "--dry-run"]);
     assert!(dry.contains("would import per project:"), "{dry}");
     assert!(
         dry.contains(
@@ -59,7 +44,7 @@ fn a_claude_mem_database_imports_once_and_renders() {
     );
     assert_eq!(env.count("observations"), 0, "a dry run changes nothing");
 
-    let out = run(&env, &["import", "claude-mem", src.to_str().unwrap()]);
+    let out = env.run_stdout(&["import", "claude-mem", src.to_str().unwrap()]);
     for (source, ours) in [
         ("sdk_sessions", "sessions"),
         ("user_prompts", "user_prompts"),
@@ -79,7 +64,7 @@ fn a_claude_mem_database_imports_once_and_renders() {
         "the source is only read"
     );
 
-    let again = run(&env, &["import", "claude-mem", src.to_str().unwrap()]);
+    let again = env.run_stdout(&["import", "claude-mem", src.to_str().unwrap()]);
     assert!(again.contains("nothing new: imported 0 rows"), "{again}");
     assert_eq!(env.count("observations"), 200);
 
@@ -113,32 +98,29 @@ fn a_claude_mem_database_imports_once_and_renders() {
     )
     .unwrap();
     drop(c);
-    let later = run(&env, &["import", "claude-mem", src.to_str().unwrap()]);
+    let later = env.run_stdout(&["import", "claude-mem", src.to_str().unwrap()]);
     assert!(later.contains("acme-api: 1 observations"), "{later}");
 
     // The imported memory renders as context (and imported turns are not re-observed).
-    let ctx = run(&env, &["context", "--project", "acme-api"]);
+    let ctx = env.run_stdout(&["context", "--project", "acme-api"]);
     assert!(ctx.contains("# [acme-api] recent context"), "{ctx}");
     assert!(
         ctx.contains("Added later: cache keys are per tenant"),
         "{ctx}"
     );
     assert!(ctx.contains("Stats: 50 obs"), "{ctx}");
-    let observed = run(&env, &["observe"]);
+    let observed = env.run_stdout(&["observe"]);
     assert!(observed.contains("observed 0 turn(s)"), "{observed}");
 }
 
 #[test]
 fn an_empty_claude_mem_database_imports_nothing_and_a_missing_one_says_so() {
     let env = Env::new();
-    let out = run(
-        &env,
-        &[
-            "import",
-            "claude-mem",
-            fixture("claude-mem-13.25.3-empty.db").to_str().unwrap(),
-        ],
-    );
+    let out = env.run_stdout(&[
+        "import",
+        "claude-mem",
+        fixture("claude-mem-13.25.3-empty.db").to_str().unwrap(),
+    ]);
     assert!(out.contains("nothing new"), "{out}");
     let missing = env
         .cmd()
@@ -152,28 +134,20 @@ fn an_empty_claude_mem_database_imports_nothing_and_a_missing_one_says_so() {
 /// A database with every kind of row: synthetic memory plus a real captured, observed turn.
 fn rich_env() -> Env {
     let env = Env::new();
-    run(
-        &env,
-        &[
-            "dev",
-            "generate",
-            "--observations",
-            "300",
-            "--db",
-            env.db_path().to_str().unwrap(),
-            "--seed",
-            "7",
-        ],
-    );
+    env.run_stdout(&[
+        "dev",
+        "generate",
+        "--observations",
+        "300",
+        "--db",
+        env.db_path().to_str().unwrap(),
+        "--seed",
+        "7",
+    ]);
     let mut p = env.payload("real", json!({"prompt": "raise the window \u{1F680} 接口"}));
     p["prompt_id"] = json!("real-1");
     env.hook("user-prompt-submit", &p);
-    let project = env.project().to_string_lossy().into_owned();
-    let edit = common::sample("PostToolUse.edit")
-        .unwrap()
-        .to_string()
-        .replace("<OUTDIR>/work", &project);
-    let mut edit: serde_json::Value = serde_json::from_str(&edit).unwrap();
+    let mut edit = env.real("PostToolUse.edit");
     edit["session_id"] = json!("real");
     edit["prompt_id"] = json!("real-1");
     env.hook("post-tool-use", &edit);
@@ -191,7 +165,7 @@ fn rich_env() -> Env {
 fn jsonl_round_trips_byte_for_byte() {
     let env = rich_env();
     let first = env.root().join("first.jsonl");
-    run(&env, &["export", "--out", first.to_str().unwrap()]);
+    env.run_stdout(&["export", "--out", first.to_str().unwrap()]);
     let text = std::fs::read_to_string(&first).unwrap();
     assert!(
         text.starts_with("{\"format\":\"cmem-export\",\"version\":1,\"schema\":"),
@@ -213,20 +187,20 @@ fn jsonl_round_trips_byte_for_byte() {
     }
 
     let other = Env::new();
-    let out = run(&other, &["import", "jsonl", first.to_str().unwrap()]);
+    let out = other.run_stdout(&["import", "jsonl", first.to_str().unwrap()]);
     assert!(out.contains("imported per project:"), "{out}");
     let second = other.root().join("second.jsonl");
-    run(&other, &["export", "--out", second.to_str().unwrap()]);
+    other.run_stdout(&["export", "--out", second.to_str().unwrap()]);
     assert!(
         std::fs::read(&first).unwrap() == std::fs::read(&second).unwrap(),
         "export → import → export is byte-identical"
     );
-    let again = run(&other, &["import", "jsonl", first.to_str().unwrap()]);
+    let again = other.run_stdout(&["import", "jsonl", first.to_str().unwrap()]);
     assert!(again.contains("nothing new: imported 0 rows"), "{again}");
 
     // Into a database that already has rows, ids move and references follow.
     let busy = rich_env();
-    run(&busy, &["import", "jsonl", first.to_str().unwrap()]);
+    busy.run_stdout(&["import", "jsonl", first.to_str().unwrap()]);
     let dangling: i64 = busy
         .db()
         .query_row(
@@ -255,30 +229,24 @@ fn a_project_export_holds_only_that_project() {
 #[test]
 fn markdown_export_keeps_the_index_within_claude_codes_limits() {
     let env = Env::new();
-    run(
-        &env,
-        &[
-            "dev",
-            "generate",
-            "--observations",
-            "10000",
-            "--projects",
-            "acme-api",
-            "--db",
-            env.db_path().to_str().unwrap(),
-        ],
-    );
+    env.run_stdout(&[
+        "dev",
+        "generate",
+        "--observations",
+        "10000",
+        "--projects",
+        "acme-api",
+        "--db",
+        env.db_path().to_str().unwrap(),
+    ]);
     let dir = env.root().join("memory");
-    let out = run(
-        &env,
-        &[
-            "export",
-            "--format",
-            "markdown",
-            "--out",
-            dir.to_str().unwrap(),
-        ],
-    );
+    let out = env.run_stdout(&[
+        "export",
+        "--format",
+        "markdown",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
     let total: i64 = env
         .db()
         .query_row(

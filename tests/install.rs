@@ -62,17 +62,6 @@ const CLAUDE_JSON: &str = r#"{
 }
 "#;
 
-fn run(env: &Env, args: &[&str]) -> String {
-    let out = env.cmd().args(args).output().unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "cmem {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
 #[test]
 fn install_twice_then_uninstall_is_byte_identical() {
     let env = Env::new();
@@ -82,10 +71,10 @@ fn install_twice_then_uninstall_is_byte_identical() {
     std::fs::write(&settings, USER_SETTINGS).unwrap();
     std::fs::write(&state, CLAUDE_JSON).unwrap();
 
-    run(&env, &["install"]);
+    env.run_stdout(&["install"]);
     let once = std::fs::read_to_string(&settings).unwrap();
     let once_state = std::fs::read_to_string(&state).unwrap();
-    let second = run(&env, &["install"]);
+    let second = env.run_stdout(&["install"]);
     assert!(second.contains("nothing changed"), "{second}");
     assert_eq!(std::fs::read_to_string(&settings).unwrap(), once);
     assert_eq!(std::fs::read_to_string(&state).unwrap(), once_state);
@@ -127,7 +116,7 @@ fn install_twice_then_uninstall_is_byte_identical() {
             .exists()
     );
 
-    run(&env, &["uninstall"]);
+    env.run_stdout(&["uninstall"]);
     assert_eq!(std::fs::read_to_string(&settings).unwrap(), USER_SETTINGS);
     assert_eq!(std::fs::read_to_string(&state).unwrap(), CLAUDE_JSON);
 }
@@ -138,7 +127,7 @@ fn dry_run_prints_a_diff_and_writes_nothing() {
     let settings = env.home().join(".claude/settings.json");
     std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
     std::fs::write(&settings, USER_SETTINGS).unwrap();
-    let out = run(&env, &["install", "--dry-run"]);
+    let out = env.run_stdout(&["install", "--dry-run"]);
     assert!(out.contains("+++ "), "{out}");
     assert!(
         out.contains("+        \"matcher\": \"startup|resume|clear|compact\","),
@@ -152,7 +141,7 @@ fn dry_run_prints_a_diff_and_writes_nothing() {
 fn project_and_local_scopes_write_their_own_files() {
     let env = Env::new();
     let project = env.project();
-    run(&env, &["install", "--scope", "project"]);
+    env.run_stdout(&["install", "--scope", "project"]);
     let shared: Value = serde_json::from_str(
         &std::fs::read_to_string(project.join(".claude/settings.json")).unwrap(),
     )
@@ -162,7 +151,7 @@ fn project_and_local_scopes_write_their_own_files() {
         serde_json::from_str(&std::fs::read_to_string(project.join(".mcp.json")).unwrap()).unwrap();
     assert_eq!(mcp["mcpServers"]["cmem"]["args"], json!(["mcp"]));
 
-    run(&env, &["install", "--scope", "local"]);
+    env.run_stdout(&["install", "--scope", "local"]);
     assert!(project.join(".claude/settings.local.json").exists());
     let state: Value =
         serde_json::from_str(&std::fs::read_to_string(env.home().join(".claude.json")).unwrap())
@@ -174,10 +163,10 @@ fn project_and_local_scopes_write_their_own_files() {
     );
 
     // Files install created are gone again after uninstall.
-    run(&env, &["uninstall", "--scope", "local"]);
+    env.run_stdout(&["uninstall", "--scope", "local"]);
     assert!(!env.home().join(".claude.json").exists());
     assert!(!project.join(".claude/settings.local.json").exists());
-    run(&env, &["uninstall", "--scope", "project"]);
+    env.run_stdout(&["uninstall", "--scope", "project"]);
     assert!(!project.join(".mcp.json").exists());
     assert!(!project.join(".claude/settings.json").exists());
 }
@@ -207,7 +196,7 @@ fn doctor_reports_what_install_did() {
     // `cmem`, or this binary's full path when `cmem` is not on the PATH.
     assert!(text.contains("cmem install`"), "{text}");
 
-    run(&env, &["install"]);
+    env.run_stdout(&["install"]);
     env.hook(
         "user-prompt-submit",
         &env.payload("s", json!({"prompt": "hi"})),
@@ -238,7 +227,7 @@ fn the_plugin_layout_registers_what_install_registers() {
 
     // Install into an empty settings file, then compare hook by hook with the plugin's file.
     let env = Env::new();
-    run(&env, &["install", "--binary", "/usr/local/bin/cmem"]);
+    env.run_stdout(&["install", "--binary", "/usr/local/bin/cmem"]);
     let installed: Value = serde_json::from_str(
         &std::fs::read_to_string(env.home().join(".claude/settings.json")).unwrap(),
     )
@@ -316,7 +305,7 @@ fn install_edits_only_what_it_adds() {
         let settings = dir.join("settings.json");
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(&settings, text).unwrap();
-        run(&env, &["install"]);
+        env.run_stdout(&["install"]);
         let installed = std::fs::read_to_string(&settings).unwrap();
         for part in *kept {
             assert!(
@@ -357,16 +346,16 @@ fn install_then_uninstall_gives_back_every_formatting_byte_for_byte() {
         std::fs::write(&settings, text).unwrap();
         std::fs::write(&state, text).unwrap();
 
-        run(&env, &["install"]);
+        env.run_stdout(&["install"]);
         let installed: Value =
             serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
         assert!(installed["hooks"]["PostToolUse"].is_array(), "{what}");
         let s: Value = serde_json::from_str(&std::fs::read_to_string(&state).unwrap()).unwrap();
         assert_eq!(s["mcpServers"]["cmem"]["args"], json!(["mcp"]), "{what}");
-        let again = run(&env, &["install"]);
+        let again = env.run_stdout(&["install"]);
         assert!(again.contains("nothing changed"), "{what}: {again}");
 
-        let out = run(&env, &["uninstall"]);
+        let out = env.run_stdout(&["uninstall"]);
         assert!(!out.contains("kept"), "{what}: {out}");
         assert_eq!(std::fs::read(&settings).unwrap(), text.as_bytes(), "{what}");
         assert_eq!(std::fs::read(&state).unwrap(), text.as_bytes(), "{what}");
@@ -390,13 +379,13 @@ fn a_file_changed_since_install_keeps_the_change_and_the_backup() {
     std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
     let text = FORMATTINGS[1].1;
     std::fs::write(&settings, text).unwrap();
-    run(&env, &["install"]);
+    env.run_stdout(&["install"]);
     // The user (or Claude Code) changes the file while cmem is installed.
     let mut v: Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
     v["theme"] = json!("dark");
     std::fs::write(&settings, serde_json::to_string_pretty(&v).unwrap()).unwrap();
 
-    let out = run(&env, &["uninstall"]);
+    let out = env.run_stdout(&["uninstall"]);
     let backup = env.home().join(".claude/settings.json.cmem-backup");
     assert!(
         out.contains(&format!("cmem: kept {}", backup.display())),
@@ -413,16 +402,16 @@ fn a_file_changed_since_install_keeps_the_change_and_the_backup() {
 fn uninstall_removes_the_claude_dir_install_created_when_empty() {
     let env = Env::new();
     let dir = env.home().join(".claude");
-    run(&env, &["install"]);
+    env.run_stdout(&["install"]);
     assert!(dir.join("settings.json").exists());
-    run(&env, &["uninstall"]);
+    env.run_stdout(&["uninstall"]);
     assert!(!dir.exists(), "an empty ~/.claude install created stays");
     assert!(!env.home().join(".claude.json").exists());
 
     // Something else in it by then: the directory stays, with that in it.
-    run(&env, &["install"]);
+    env.run_stdout(&["install"]);
     std::fs::write(dir.join("CLAUDE.md"), "notes").unwrap();
-    run(&env, &["uninstall"]);
+    env.run_stdout(&["uninstall"]);
     let left: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
     assert_eq!(left.len(), 1);
     assert!(dir.join("CLAUDE.md").exists());
@@ -432,7 +421,7 @@ fn uninstall_removes_the_claude_dir_install_created_when_empty() {
 fn an_install_record_of_the_older_layout_still_uninstalls() {
     let env = Env::new();
     let settings = env.home().join(".claude/settings.json");
-    run(&env, &["install", "--scope", "project"]);
+    env.run_stdout(&["install", "--scope", "project"]);
     // An older cmem kept only the containers it created, per file.
     let project_settings = env.project().join(".claude/settings.json");
     let mcp = env.project().join(".mcp.json");
@@ -445,7 +434,7 @@ fn an_install_record_of_the_older_layout_still_uninstalls() {
     }
     assert_eq!(old.len(), 2, "{now}");
     std::fs::write(&state, Value::Object(old).to_string()).unwrap();
-    run(&env, &["uninstall", "--scope", "project"]);
+    env.run_stdout(&["uninstall", "--scope", "project"]);
     assert!(!project_settings.exists());
     assert!(!mcp.exists());
     assert!(!settings.exists());

@@ -7,7 +7,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use common::{Env, sample};
+use common::Env;
 use serde_json::{Value, json};
 
 fn fake_observer() -> PathBuf {
@@ -46,16 +46,12 @@ impl Setup {
     }
 
     fn payload(&self, name: &str, session: &str, n: usize) -> Value {
-        let project = self.env.project().to_string_lossy().into_owned();
-        let text = sample(name)
-            .unwrap()
-            .to_string()
-            .replace("<OUTDIR>/work", &project);
-        let mut v: Value = serde_json::from_str(&text).unwrap();
-        v["session_id"] = json!(session);
-        v["prompt_id"] = json!(format!("{session}-p"));
-        v["tool_use_id"] = json!(format!("toolu_{session}_{n}"));
-        v
+        self.env.real_for(
+            name,
+            session,
+            &format!("{session}-p"),
+            &format!("toolu_{session}_{n}"),
+        )
     }
 
     /// A turn that edits src/auth.rs, closed by Stop.
@@ -89,14 +85,10 @@ impl Setup {
     }
 
     fn observations(&self) -> Vec<(String, String, String)> {
-        self.env
-            .db()
-            .prepare("SELECT type, title, source FROM observations ORDER BY id")
-            .unwrap()
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-            .unwrap()
-            .map(Result::unwrap)
-            .collect()
+        self.env.rows(
+            "SELECT type, title, source FROM observations ORDER BY id",
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
     }
 
     fn externally_done(&self) -> usize {
@@ -219,38 +211,28 @@ fn valid_xml_replaces_the_rule_based_result() {
     );
 }
 
-#[test]
-fn malformed_xml_keeps_the_rule_based_result() {
-    let s = Setup::new("malformed");
-    s.turn("m");
+/// A turn whose observer (`mode` of the fake) answers nothing usable keeps the rule-based
+/// observation, and the log says `why`.
+fn assert_rules_kept(mode: &'static str, session: &str, why: &str) {
+    let s = Setup::new(mode);
+    s.turn(session);
     assert_hook_did_not_wait(&s);
     s.wait_external(1);
     assert_eq!(
         s.observations(),
         vec![("change".into(), RULE_TITLE.into(), "rules".into())]
     );
-    assert!(
-        s.logged("no valid observation or summary XML"),
-        "{}",
-        s.env.log_text()
-    );
+    assert!(s.logged(why), "{}", s.env.log_text());
+}
+
+#[test]
+fn malformed_xml_keeps_the_rule_based_result() {
+    assert_rules_kept("malformed", "m", "no valid observation or summary XML");
 }
 
 #[test]
 fn an_empty_reply_keeps_the_rule_based_result() {
-    let s = Setup::new("empty");
-    s.turn("e");
-    assert_hook_did_not_wait(&s);
-    s.wait_external(1);
-    assert_eq!(
-        s.observations(),
-        vec![("change".into(), RULE_TITLE.into(), "rules".into())]
-    );
-    assert!(
-        s.logged("the command printed nothing"),
-        "{}",
-        s.env.log_text()
-    );
+    assert_rules_kept("empty", "e", "the command printed nothing");
 }
 
 #[test]

@@ -101,11 +101,6 @@ fn quarantined(env: &Env) -> Vec<(i64, String, String)> {
         .collect()
 }
 
-fn doctor(env: &Env) -> String {
-    let out = env.cmd().arg("doctor").output().unwrap();
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
 #[test]
 fn an_edit_of_a_deeply_nested_json_file_is_observed_like_any_other() {
     let env = Env::new();
@@ -161,7 +156,7 @@ fn a_turn_that_kills_the_observer_is_quarantined_and_later_turns_are_observed() 
         let log = env.log_text();
         assert!(log.contains("quarantined"), "{kind}: {log}");
 
-        let report = doctor(&env);
+        let report = env.doctor();
         assert!(
             report.contains("quarantined") && report.contains("prompt 2"),
             "{kind}: {report}"
@@ -198,7 +193,7 @@ fn a_turn_that_kills_the_observer_is_quarantined_and_later_turns_are_observed() 
             "{kind}"
         );
         assert!(quarantined(&env).is_empty(), "{kind}");
-        assert!(!doctor(&env).contains("prompt 2"), "{kind}");
+        assert!(!env.doctor().contains("prompt 2"), "{kind}");
     }
 }
 

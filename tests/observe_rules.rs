@@ -4,24 +4,18 @@
 
 mod common;
 
-use common::{Env, sample};
+use common::Env;
 use serde_json::{Value, json};
 
 /// A real payload with its placeholder paths pointed at the env's project, for one session.
 fn payload(env: &Env, name: &str, session: &str, turn: &str, n: usize) -> Value {
-    let project = env.project().to_string_lossy().into_owned();
-    let text = sample(name)
-        .unwrap_or_else(|| panic!("fixture {name}"))
-        .to_string()
-        .replace("<OUTDIR>/work", &project);
-    let mut v: Value = serde_json::from_str(&text).unwrap();
-    let map = v.as_object_mut().unwrap();
-    map.insert("session_id".into(), json!(session));
-    map.insert("prompt_id".into(), json!(format!("{session}-{turn}")));
-    map.insert(
-        "tool_use_id".into(),
-        json!(format!("toolu_{session}_{turn}_{n}")),
+    let mut v = env.real_for(
+        name,
+        session,
+        &format!("{session}-{turn}"),
+        &format!("toolu_{session}_{turn}_{n}"),
     );
+    let map = v.as_object_mut().unwrap();
     map.remove("agent_id");
     map.remove("agent_type");
     v
@@ -719,14 +713,10 @@ fn todo_tools_feed_the_work_state_and_the_summary() {
         observations(&env, "todo").is_empty(),
         "to-do tools make no observation"
     );
-    let rows: Vec<(String, String)> = env
-        .db()
-        .prepare("SELECT list_name, fields FROM work_state_entries ORDER BY id")
-        .unwrap()
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect();
+    let rows: Vec<(String, String)> = env.rows(
+        "SELECT list_name, fields FROM work_state_entries ORDER BY id",
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    );
     assert_eq!(
         rows,
         vec![

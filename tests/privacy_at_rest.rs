@@ -257,14 +257,7 @@ fn a_token_split_by_the_pre_cut_leaves_no_part_and_the_marker_stays() {
             ),
         );
     }
-    let prompts: Vec<String> = env
-        .db()
-        .prepare("SELECT prompt_text FROM user_prompts")
-        .unwrap()
-        .query_map([], |r| r.get(0))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect();
+    let prompts: Vec<String> = env.rows("SELECT prompt_text FROM user_prompts", |r| r.get(0));
     assert_eq!(prompts.len(), 4);
     assert!(prompts.iter().all(|p| p.contains("…[truncated: ")));
     assert!(

@@ -4,6 +4,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
+use cmem::model::ObservationBody;
 use cmem::store::Store;
 use cmem::store::observations::{NewObservation, insert};
 use common::Env;
@@ -35,10 +36,13 @@ fn observe(env: &Env, project: &str, title: &str, read: &[&str], modified: &[&st
         &store.conn,
         &NewObservation {
             project: project.into(),
-            obs_type: "discovery".into(),
-            title: title.into(),
-            files_read: read.iter().map(|s| s.to_string()).collect(),
-            files_modified: modified.iter().map(|s| s.to_string()).collect(),
+            body: ObservationBody {
+                obs_type: "discovery".into(),
+                title: Some(title.into()),
+                files_read: read.iter().map(|s| s.to_string()).collect(),
+                files_modified: modified.iter().map(|s| s.to_string()).collect(),
+                ..Default::default()
+            },
             created_at: now_ms() + 5_000,
             source: "test".into(),
             ..Default::default()
@@ -304,9 +308,12 @@ fn history_conditions() {
         &store.conn,
         &NewObservation {
             project: "project".into(),
-            obs_type: "change".into(),
-            title: "old".into(),
-            files_modified: vec!["src/big.rs".into()],
+            body: ObservationBody {
+                obs_type: "change".into(),
+                title: Some("old".into()),
+                files_modified: vec!["src/big.rs".into()],
+                ..Default::default()
+            },
             created_at: now_ms() - 60_000,
             source: "test".into(),
             ..Default::default()

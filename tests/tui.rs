@@ -2,6 +2,8 @@
 //! keymap, frames drawn into a TestBackend. State tests for every action, and insta
 //! snapshots (text and style runs) of every layer at 80×24 and 140×40 in two themes.
 
+mod common;
+
 use cmem::tui::app::{Effect, Input, LayerKind, Overlay, Scope};
 use cmem::tui::data::Target;
 use cmem::tui::harness::{DEMO_NOW_MS, Harness};
@@ -20,6 +22,13 @@ fn demo_db() -> &'static std::path::Path {
 
 fn open(theme: &str, w: u16, h: u16) -> Harness {
     Harness::open(demo_db(), cmem::demo::PROJECT, theme, (w, h), DEMO_NOW_MS).unwrap()
+}
+
+/// Jumps to a record or tool use by the id the screen shows (`:` id enter).
+fn jump(h: &mut Harness, id: impl std::fmt::Display) {
+    h.keys(":").unwrap();
+    h.type_text(&id.to_string());
+    h.keys("enter").unwrap();
 }
 
 fn kinds(h: &Harness) -> Vec<LayerKind> {
@@ -50,9 +59,7 @@ fn drill_down_and_back_up() {
 fn detail_leads_to_highlighted_raw_io() {
     let mut h = open("default", 120, 40);
     let (tool, obs) = h.demo_code_tool_use().unwrap();
-    h.keys(":").unwrap();
-    h.type_text(&obs.to_string());
-    h.keys("enter").unwrap();
+    jump(&mut h, obs);
     assert_eq!(h.app.top().kind, LayerKind::Detail);
     assert_eq!(h.app.top().selected_target(), Some(&Target::ToolUse(tool)));
     h.keys("enter").unwrap();
@@ -128,15 +135,7 @@ fn full_text_search_opens_a_layer() {
     h.type_text("connection pooling");
     h.keys("enter").unwrap();
     assert_eq!(h.app.top().kind, LayerKind::Search);
-    assert!(
-        h.app
-            .top()
-            .rows
-            .iter()
-            .filter(|r| r.target.is_some())
-            .count()
-            > 3
-    );
+    assert!(loaded_items(&h) > 3);
     h.keys("enter").unwrap();
     assert_eq!(h.app.top().kind, LayerKind::Detail);
 }
@@ -144,14 +143,10 @@ fn full_text_search_opens_a_layer() {
 #[test]
 fn jump_to_ids_and_unknown_ones() {
     let mut h = open("default", 100, 30);
-    h.keys(":").unwrap();
-    h.type_text("S3");
-    h.keys("enter").unwrap();
+    jump(&mut h, "S3");
     assert_eq!(h.app.top().kind, LayerKind::Detail);
     assert!(h.screen().contains("#S3"));
-    h.keys(":").unwrap();
-    h.type_text("999999");
-    h.keys("enter").unwrap();
+    jump(&mut h, "999999");
     assert_eq!(
         h.app.top().kind,
         LayerKind::Detail,
@@ -165,9 +160,7 @@ fn jump_to_ids_and_unknown_ones() {
             .0
             .contains("no observation 999999")
     );
-    h.keys(":").unwrap();
-    h.type_text("hello");
-    h.keys("enter").unwrap();
+    jump(&mut h, "hello");
     assert!(h.app.status.as_ref().unwrap().1, "an error");
 }
 
@@ -215,6 +208,70 @@ fn agent_view_of_any_layer_is_its_plain_text() {
     let text = l.context.as_ref().unwrap().text.clone();
     assert!(text.starts_with('#'), "{text}");
     assert_eq!(l.context.as_ref().unwrap().limit, 0);
+}
+
+/// The agent view of raw tool I/O is byte for byte what `get_tool_uses` sends the agent: the
+/// bounded copy (strings cut at 8,000 bytes, 20 keys), not the generous one a human pages.
+#[test]
+fn agent_view_of_raw_io_is_what_get_tool_uses_sends() {
+    let env = common::Env::new();
+    std::fs::create_dir_all(env.data_dir()).unwrap();
+    let config = env.root().join("config/cmem");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(
+        config.join("config.toml"),
+        "[context]\ntimezone = \"UTC\"\n",
+    )
+    .unwrap();
+    let long = "one line of command output\n".repeat(1_000);
+    let input: serde_json::Map<String, serde_json::Value> = (0..30)
+        .map(|i| (format!("key{i:02}"), serde_json::json!(i)))
+        .collect();
+    let store = cmem::store::Store::open(&env.db_path()).unwrap();
+    store.conn.execute(
+        "INSERT INTO tool_uses (tool_use_id, content_session_id, project, tool_name, tool_input, tool_response, content_hash, created_at_epoch)
+         VALUES ('t1', 's', 'p', 'Bash', ?1, ?2, 'h', ?3)",
+        rusqlite::params![
+            serde_json::Value::Object(input).to_string(),
+            serde_json::json!({ "stdout": long }).to_string(),
+            DEMO_NOW_MS - 3_600_000
+        ],
+    ).unwrap();
+    drop(store);
+
+    let mut h = Harness::open(&env.db_path(), "p", "default", (100, 30), DEMO_NOW_MS).unwrap();
+    h.script(": 'T1 enter").unwrap();
+    assert_eq!(h.app.top().kind, LayerKind::Raw);
+    let human: String = h
+        .app
+        .top()
+        .rows
+        .iter()
+        .map(|r| r.display() + "\n")
+        .collect();
+    h.keys("a").unwrap();
+    assert_eq!(h.app.top().kind, LayerKind::Agent);
+    let shown = h.app.top().context.as_ref().unwrap().text.clone();
+
+    let requests = [
+        serde_json::json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+            "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                       "clientInfo": {"name": "t", "version": "1"}}})
+        .to_string(),
+        serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "get_tool_uses", "arguments": {"ids": ["T1"]}}})
+        .to_string(),
+    ];
+    let replies = env.mcp_serve(&common::jsonl(&requests));
+    let reply: serde_json::Value = serde_json::from_slice(&replies[1]).unwrap();
+    let sent = reply["result"]["content"][0]["text"].as_str().unwrap();
+    assert_eq!(shown, sent);
+    // The bounds matter here: the human's copy holds all of the output, the agent's does not.
+    assert!(human.matches("one line of command output").count() >= 1_000);
+    assert!(
+        sent.matches("one line of command output").count() < 500,
+        "{sent}"
+    );
 }
 
 #[test]
@@ -306,9 +363,7 @@ fn delete_and_scrub_change_the_database() {
     let (_, obs) = h.demo_code_tool_use().unwrap();
     let linked = "SELECT COUNT(*) FROM tool_uses WHERE observation_id = ?1";
     assert!(count(linked, obs) > 0);
-    h.keys(":").unwrap();
-    h.type_text(&obs.to_string());
-    h.keys("enter").unwrap();
+    jump(&mut h, obs);
     assert_eq!(kinds(&h), vec![LayerKind::Index, LayerKind::Detail]);
     h.keys("d").unwrap();
     assert!(h.screen().contains(&format!("Delete observation {obs}?")));
@@ -541,22 +596,14 @@ fn index_pages_through_a_large_database_without_loading_it_whole() {
     .unwrap();
     drop(store);
     let mut h = Harness::open(&db, "cmem", "default", (100, 30), DEMO_NOW_MS).unwrap();
-    let items = |h: &Harness| {
-        h.app
-            .top()
-            .rows
-            .iter()
-            .filter(|r| r.target.is_some())
-            .count()
-    };
-    assert_eq!(items(&h), cmem::tui::data::PAGE);
+    assert_eq!(loaded_items(&h), cmem::tui::data::PAGE);
     for _ in 0..30 {
         h.keys("pagedown").unwrap();
     }
     assert!(
-        items(&h) > cmem::tui::data::PAGE && items(&h) < 3000,
+        loaded_items(&h) > cmem::tui::data::PAGE && loaded_items(&h) < 3000,
         "{}",
-        items(&h)
+        loaded_items(&h)
     );
     // Pages join without gaps or repeats: ids of observations strictly descending in time.
     let mut seen = std::collections::HashSet::new();
@@ -567,7 +614,7 @@ fn index_pages_through_a_large_database_without_loading_it_whole() {
     }
     h.keys("G").unwrap();
     h.keys("G").unwrap();
-    assert!(items(&h) < 3000 + 400);
+    assert!(loaded_items(&h) < 3000 + 400);
 }
 
 #[test]
@@ -582,9 +629,7 @@ fn control_bytes_in_raw_output_are_escaped() {
     ).unwrap();
     drop(store);
     let mut h = Harness::open(&db, "p", "default", (100, 30), DEMO_NOW_MS).unwrap();
-    h.keys(":").unwrap();
-    h.type_text("T1");
-    h.keys("enter").unwrap();
+    jump(&mut h, "T1");
     let buf = h.draw().clone();
     let all: String = buf.content().iter().map(|c| c.symbol()).collect();
     assert!(!all.contains('\u{1b}') && !all.contains('\0'));
@@ -602,6 +647,16 @@ fn counter(h: &mut Harness) -> String {
         .next_back()
         .unwrap_or_default()
         .to_string()
+}
+
+/// How many rows the top layer has loaded that lead somewhere (filtered out or not).
+fn loaded_items(h: &Harness) -> usize {
+    h.app
+        .top()
+        .rows
+        .iter()
+        .filter(|r| r.target.is_some())
+        .count()
 }
 
 /// The rows a list layer shows that lead somewhere (records, tool uses, lists).
@@ -688,9 +743,7 @@ fn counter_counts_items_not_day_headings() {
 fn tool_uses_are_written_t_and_their_id() {
     let mut h = open("default", 120, 40);
     let (tool, obs) = h.demo_code_tool_use().unwrap();
-    h.keys(":").unwrap();
-    h.type_text(&obs.to_string());
-    h.keys("enter").unwrap();
+    jump(&mut h, obs);
     let screen = h.screen();
     assert!(screen.contains(&format!("│T{tool} ")), "{screen}");
     assert!(!screen.contains(&format!("#{tool} ")) || tool == obs);

@@ -9,7 +9,9 @@ use anyhow::{Context, Result};
 use clap::Args;
 use serde_json::json;
 
-use crate::code::tools::{self, ToolError};
+use crate::code::outline::{Available, Unfold, near_names};
+use crate::code::request::{self, Reach, ToolError};
+use crate::view;
 
 #[derive(Args)]
 pub struct OutlineArgs {
@@ -32,7 +34,7 @@ pub struct SymbolsArgs {
     /// Directory or file to search (default: the current directory)
     pub path: Option<String>,
     /// How many matches to show (1–100)
-    #[arg(long, default_value_t = tools::DEFAULT_MAX_RESULTS)]
+    #[arg(long, default_value_t = request::DEFAULT_MAX_RESULTS)]
     pub max_results: usize,
     /// Only files whose path matches this glob (*.rs, src/**/*.ts) or contains this text
     #[arg(long)]
@@ -58,18 +60,58 @@ fn workspace() -> Result<std::path::PathBuf> {
 
 pub fn outline(args: &OutlineArgs) -> Result<ExitCode> {
     crate::code::leave_big_trees_to_exit();
-    print(tools::cli_outline(
-        &workspace()?,
-        &json!({"file_path": args.file}),
-    ))
+    let args = json!({"file_path": args.file});
+    print(
+        match request::outline_file(&workspace()?, &args, Reach::Anywhere) {
+            Ok((_, Some(o))) => Ok(view::code::outline_reply(&o)),
+            Ok((display, None)) => Err(ToolError(view::code::parse_failure(&display).to_plain())),
+            Err(e) => Err(e),
+        },
+    )
 }
 
+/// Unlike the agent's tool, which answers with the whole list, a missing symbol is an error
+/// that names the nearest ones.
 pub fn unfold(args: &UnfoldArgs) -> Result<ExitCode> {
     crate::code::leave_big_trees_to_exit();
-    print(tools::cli_unfold(
-        &workspace()?,
-        &json!({"file_path": args.file, "symbol_name": args.symbol}),
-    ))
+    let args = json!({"file_path": args.file, "symbol_name": args.symbol});
+    print(
+        match request::unfold_symbol(&workspace()?, &args, Reach::Anywhere) {
+            Err(e) => Err(e),
+            Ok((display, None)) => Err(ToolError(view::code::parse_failure(&display).to_plain())),
+            Ok((
+                _,
+                Some(Unfold::NotFound {
+                    path,
+                    symbol,
+                    available,
+                }),
+            )) => Err(ToolError(not_found(&path, &symbol, &available))),
+            Ok((_, Some(u))) => Ok(view::code::unfold_reply(&u)),
+        },
+    )
+}
+
+fn not_found(path: &str, symbol: &str, available: &[Available]) -> String {
+    let near: Vec<String> = near_names(available, symbol, 5)
+        .iter()
+        .map(|a| format!("{} (L{})", a.name, a.start_line))
+        .collect();
+    let count = available.len();
+    let all = format!(
+        "`cmem outline {path}` lists all {count} symbol{}",
+        if count == 1 { "" } else { "s" }
+    );
+    match (count, near.is_empty()) {
+        (0, _) => {
+            format!("no symbol \"{symbol}\" in {path}: the file defines no symbols cmem can list.")
+        }
+        (_, true) => format!("no symbol \"{symbol}\" in {path}; {all}."),
+        (_, false) => format!(
+            "no symbol \"{symbol}\" in {path}. Near names: {}; {all}.",
+            near.join(", ")
+        ),
+    }
 }
 
 pub fn symbols(args: &SymbolsArgs) -> Result<ExitCode> {
@@ -80,5 +122,8 @@ pub fn symbols(args: &SymbolsArgs) -> Result<ExitCode> {
     if let Some(p) = &args.file_pattern {
         call["file_pattern"] = json!(p);
     }
-    print(tools::cli_search(&workspace()?, &call))
+    print(
+        request::search_symbols(&workspace()?, &call, Reach::Anywhere)
+            .map(|r| view::code::search_reply(&r)),
+    )
 }

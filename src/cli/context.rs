@@ -8,7 +8,7 @@ use clap::Args;
 use serde_json::json;
 
 use crate::project::{self, ProjectKeys};
-use crate::store::Store;
+use crate::store::Wait;
 use crate::view::context;
 
 #[derive(Args)]
@@ -36,19 +36,7 @@ pub fn run(args: &ContextArgs) -> Result<ExitCode> {
     };
     let now = crate::clock::now_ms();
     let db = settings.db_path();
-    let ctx = if db.exists() {
-        let store = Store::open(&db)?;
-        context::load(
-            &store.conn,
-            &keys.primary,
-            &keys.all,
-            &settings.context,
-            now,
-            args.full,
-        )?
-    } else {
-        context::empty(&keys.primary, &settings.context, now)?
-    };
+    let ctx = context::from_db(&db, Wait::Normal, &keys, &settings.context, now, args.full)?;
     if args.json {
         let out = json!({
             "project": keys.primary,

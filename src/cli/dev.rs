@@ -1,11 +1,13 @@
 //! `cmem dev …`: developer tools (synthetic data); hidden from the main help.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::Instant;
 
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 
+use crate::code;
 use crate::store::Store;
 use crate::synth::{self, Plan};
 
@@ -79,7 +81,7 @@ enum DevCommand {
 pub fn run(args: &DevArgs) -> Result<ExitCode> {
     match &args.command {
         DevCommand::OutlineTiming { file } => {
-            print!("{}", crate::code::outline_timing(file)?);
+            print!("{}", outline_timing(file)?);
             Ok(ExitCode::SUCCESS)
         }
         DevCommand::SyntaxTree { file } => {
@@ -212,4 +214,50 @@ fn bench_search(
         samples[0]
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// How long each step of an outline takes in this process (`cmem dev outline-timing`).
+fn outline_timing(path: &Path) -> Result<String> {
+    let lang = code::Lang::from_path(path)
+        .with_context(|| format!("{}: no grammar for this file extension", path.display()))?;
+    let t0 = Instant::now();
+    let source =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let t1 = Instant::now();
+    let tree = code::parse::parse(lang, &source)
+        .with_context(|| format!("cannot parse {}", path.display()))?;
+    let t2 = Instant::now();
+    let file = code::symbols::extract(lang, &source, &tree);
+    let t3 = Instant::now();
+    let o = code::outline::Outline {
+        path: path.display().to_string(),
+        lang,
+        line_count: code::outline::line_count(&source),
+        file,
+    };
+    let text = crate::view::code::outline(&o).to_plain();
+    let t4 = Instant::now();
+    drop(tree);
+    let t5 = Instant::now();
+    // An edit in the middle of the file, as the observer sees one.
+    let mid = source.len() / 2;
+    let cut = (mid..source.len())
+        .find(|i| source.is_char_boundary(*i))
+        .unwrap_or(0);
+    let edited = format!("{}\n{}", &source[..cut], &source[cut..]);
+    let t6 = Instant::now();
+    let changed = code::changed_symbols(path, &source, &edited);
+    let t7 = Instant::now();
+    Ok(format!(
+        "read {:?}, parse {:?}, symbols {:?} ({} symbols), render {:?} ({} bytes), drop tree {:?}; changed_symbols {:?} ({} changed)\n",
+        t1 - t0,
+        t2 - t1,
+        t3 - t2,
+        o.file.all().len(),
+        t4 - t3,
+        text.len(),
+        t5 - t4,
+        t7 - t6,
+        changed.len()
+    ))
 }

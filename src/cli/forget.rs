@@ -8,7 +8,7 @@ use clap::Args;
 
 use crate::store::Store;
 use crate::store::forget::{self, Pattern, Selection};
-use crate::view::doc::plural;
+use crate::text::plural;
 
 #[derive(Args)]
 pub struct ForgetArgs {
@@ -104,7 +104,7 @@ pub struct ScrubArgs {
     #[arg(long)]
     regex: bool,
     /// What replaces each match
-    #[arg(long, default_value = "[SCRUBBED]")]
+    #[arg(long, default_value = forget::SCRUBBED)]
     replacement: String,
     /// Print where it occurs and change nothing
     #[arg(long)]

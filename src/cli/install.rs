@@ -20,6 +20,7 @@ use sha2::{Digest, Sha256};
 
 use super::jsonfile::JsonFile;
 use crate::hook::HookEvent;
+use crate::names::MCP_SERVER_NAME;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Scope {
@@ -99,8 +100,6 @@ pub const HOOKS: &[HookSpec] = &[
         timeout: 10,
     },
 ];
-
-pub const MCP_SERVER_NAME: &str = "cmem";
 
 /// The files a scope touches.
 #[derive(Debug, Clone)]

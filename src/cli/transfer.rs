@@ -11,7 +11,7 @@ use clap::{Args, Subcommand, ValueEnum};
 
 use crate::store::transfer::Report;
 use crate::store::{Store, claude_mem, jsonl, observations, summaries};
-use crate::view::doc::plural;
+use crate::text::plural;
 use crate::view::memory_md;
 
 #[derive(Args)]

@@ -13,8 +13,8 @@ pub struct TuiArgs {
     /// Open on this project key instead of the current directory's
     #[arg(long, short)]
     project: Option<String>,
-    /// Theme: default, light, high-contrast, catppuccin-mocha, or a file in <config dir>/themes
-    #[arg(long)]
+    // The help names the built-in themes from their one list.
+    #[arg(long, help = theme_help())]
     theme: Option<String>,
     /// List the available themes and exit
     #[arg(long)]
@@ -32,6 +32,13 @@ pub struct DemoArgs {
     /// Only create the demo data and print where it is
     #[arg(long)]
     no_tui: bool,
+}
+
+fn theme_help() -> String {
+    format!(
+        "Theme: {}, or a file in <config dir>/themes",
+        tui::theme::built_in_names()
+    )
 }
 
 fn theme_name(arg: &Option<String>, settings: &crate::config::Settings) -> String {

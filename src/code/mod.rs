@@ -9,10 +9,9 @@ mod halves;
 pub mod lang;
 pub mod outline;
 pub mod parse;
-mod rules;
+pub mod request;
 pub mod search;
 pub mod symbols;
-pub mod tools;
 
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -126,51 +125,4 @@ pub fn syntax_tree(path: &Path) -> Result<String> {
             depth -= 1;
         }
     }
-}
-
-/// How long each step of an outline takes in this process (`cmem dev outline-timing`).
-pub fn outline_timing(path: &Path) -> Result<String> {
-    use std::time::Instant;
-    let lang = Lang::from_path(path)
-        .with_context(|| format!("{}: no grammar for this file extension", path.display()))?;
-    let t0 = Instant::now();
-    let source =
-        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let t1 = Instant::now();
-    let tree =
-        parse::parse(lang, &source).with_context(|| format!("cannot parse {}", path.display()))?;
-    let t2 = Instant::now();
-    let file = symbols::extract(lang, &source, &tree);
-    let t3 = Instant::now();
-    let o = outline::Outline {
-        path: path.display().to_string(),
-        lang,
-        line_count: outline::line_count(&source),
-        file,
-    };
-    let text = crate::view::code::outline(&o).to_plain();
-    let t4 = Instant::now();
-    drop(tree);
-    let t5 = Instant::now();
-    // An edit in the middle of the file, as the observer sees one.
-    let mid = source.len() / 2;
-    let cut = (mid..source.len())
-        .find(|i| source.is_char_boundary(*i))
-        .unwrap_or(0);
-    let edited = format!("{}\n{}", &source[..cut], &source[cut..]);
-    let t6 = Instant::now();
-    let changed = changed_symbols(path, &source, &edited);
-    let t7 = Instant::now();
-    Ok(format!(
-        "read {:?}, parse {:?}, symbols {:?} ({} symbols), render {:?} ({} bytes), drop tree {:?}; changed_symbols {:?} ({} changed)\n",
-        t1 - t0,
-        t2 - t1,
-        t3 - t2,
-        o.file.all().len(),
-        t4 - t3,
-        text.len(),
-        t5 - t4,
-        t7 - t6,
-        changed.len()
-    ))
 }

@@ -14,6 +14,7 @@ use serde_json::{Map, Value};
 
 use crate::model::{IndexRow, Kind};
 use crate::store::{observations, search, summaries, timeline};
+use crate::view::MAX_REPLY_BYTES;
 use crate::view::search::{Detail, Reason, Reply, project_observation, project_summary, row_title};
 use cursors::{CursorStore, Lookup, is_cursor};
 
@@ -24,8 +25,6 @@ const MAX_CONTEXT_PER_ANCHOR: usize = 7;
 const MAX_CONTEXT: usize = 35;
 const MAX_DETAIL_BYTES: usize = 8 * 1024;
 const MAX_STATE_BYTES: usize = 48 * 1024;
-/// What one reply may take (the MCP server's cap on any tool text).
-pub const MAX_REPLY_BYTES: usize = 32 * 1024;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub enum Mode {
@@ -327,7 +326,7 @@ impl Engine {
                 r.title = row_title(&r.title);
                 r.obs_type = r
                     .obs_type
-                    .map(|t| crate::view::doc::cut_bytes(&t, 64).0.to_string());
+                    .map(|t| crate::text::cut_bytes(&t, 64).0.to_string());
                 r
             })
             .collect())
@@ -736,7 +735,7 @@ fn fit_reply(reply: &mut Reply) {
             reply.details.pop();
             continue;
         }
-        let half = crate::view::doc::cut_bytes(&largest.content, largest.content.len() / 2)
+        let half = crate::text::cut_bytes(&largest.content, largest.content.len() / 2)
             .0
             .to_string();
         largest.content = half;

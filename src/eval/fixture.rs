@@ -8,7 +8,7 @@ use anyhow::{Context, Result, bail};
 use rusqlite::params;
 use serde::Deserialize;
 
-use crate::model::Kind;
+use crate::model::{Kind, ObservationBody, SummaryBody};
 use crate::store::observations::{self, NewObservation};
 use crate::store::summaries::{self, NewSummary};
 
@@ -186,14 +186,16 @@ pub fn load(conn: &rusqlite::Connection, sets: &[Project]) -> Result<Loaded> {
             let new = NewObservation {
                 session_id: Some(session_id),
                 project: p.project.clone(),
-                obs_type: o.obs_type.clone(),
-                title: o.title.clone(),
-                subtitle: o.subtitle.clone(),
-                narrative: o.narrative.clone(),
-                facts: o.facts.clone(),
-                concepts: o.concepts.clone(),
-                files_read: o.files_read.clone(),
-                files_modified: o.files_modified.clone(),
+                body: ObservationBody {
+                    obs_type: o.obs_type.clone(),
+                    title: Some(o.title.clone()),
+                    subtitle: o.subtitle.clone(),
+                    narrative: o.narrative.clone(),
+                    facts: o.facts.clone(),
+                    concepts: o.concepts.clone(),
+                    files_read: o.files_read.clone(),
+                    files_modified: o.files_modified.clone(),
+                },
                 prompt_number: Some(1),
                 created_at: clock,
                 source: "eval".into(),
@@ -230,13 +232,16 @@ pub fn load(conn: &rusqlite::Connection, sets: &[Project]) -> Result<Loaded> {
                 &NewSummary {
                     session_id: Some(session_id),
                     project: p.project.clone(),
-                    request: sm.request.clone(),
-                    investigated: sm.investigated.clone(),
-                    learned: sm.learned.clone(),
-                    completed: sm.completed.clone(),
-                    next_steps: sm.next_steps.clone(),
-                    files_read: files(|o| &o.files_read),
-                    files_edited: files(|o| &o.files_modified),
+                    body: SummaryBody {
+                        request: sm.request.clone(),
+                        investigated: sm.investigated.clone(),
+                        learned: sm.learned.clone(),
+                        completed: sm.completed.clone(),
+                        next_steps: sm.next_steps.clone(),
+                        notes: None,
+                        files_read: files(|o| &o.files_read),
+                        files_edited: files(|o| &o.files_modified),
+                    },
                     created_at: clock,
                     source: "eval".into(),
                     ..Default::default()

@@ -10,6 +10,7 @@ use super::event::HookEvent;
 use super::fields;
 use super::payload::Payload;
 use crate::config::Settings;
+use crate::names::{MCP_SERVER_NAME, MEMORY_TOOLS};
 use crate::privacy;
 use crate::project;
 use crate::store::ingest::{Capture, SessionRef, ToolUse};
@@ -26,20 +27,8 @@ pub enum Skip {
     NotCaptured,
 }
 
-/// cmem's own memory tools: storing calls to them would make memories of memories.
-const OWN_MEMORY_TOOLS: &[&str] = &[
-    "mem_search",
-    "search",
-    "timeline",
-    "get_observations",
-    "get_tool_uses",
-    "session_start_context",
-    "important_workflow",
-    "save_memory",
-    "work_state_write",
-    "work_state_read",
-    "observation_search",
-];
+/// Memory tools of the reference's servers that cmem does not register (reference: capture).
+const REFERENCE_ONLY_MEMORY_TOOLS: &[&str] = &["observation_search"];
 
 pub fn is_own_memory_tool(tool_name: &str) -> bool {
     let Some(rest) = tool_name.strip_prefix("mcp__") else {
@@ -49,10 +38,11 @@ pub fn is_own_memory_tool(tool_name: &str) -> bool {
         return false;
     };
     let server = server.to_ascii_lowercase();
-    let ours = ["cmem", "claude-mem", "claude_mem", "mcp-search"]
+    let ours = [MCP_SERVER_NAME, "claude-mem", "claude_mem", "mcp-search"]
         .iter()
         .any(|s| server.contains(s));
-    (ours && OWN_MEMORY_TOOLS.contains(&tool)) || tool.starts_with("memory_")
+    (ours && (MEMORY_TOOLS.contains(&tool) || REFERENCE_ONLY_MEMORY_TOOLS.contains(&tool)))
+        || tool.starts_with("memory_")
 }
 
 /// The working directory of the event: the payload's, else the project dir Claude Code
@@ -99,17 +89,8 @@ pub fn build(
     settings: &Settings,
     now_ms: i64,
 ) -> Result<std::result::Result<Capture, Skip>> {
-    // Validate identity first so an invalid payload is reported as such even when excluded.
-    payload.session_id()?;
-    for key in [
-        "cwd",
-        "transcript_path",
-        "prompt_id",
-        "tool_name",
-        "tool_use_id",
-    ] {
-        payload.expect_string_or_absent(key)?;
-    }
+    // Validate first so an invalid payload is reported as such even when excluded.
+    payload.validate()?;
     let cwd = event_cwd(&payload);
     if let Some(skip) = capture_disabled(&cwd, settings) {
         return Ok(Err(skip));

@@ -1,4 +1,5 @@
-//! The hook's one answer and its hard deadline, kept without a thread: a one-shot `SIGALRM`.
+//! The hook's one answer and its hard deadline, kept without a thread: a one-shot `SIGALRM`
+//! (`signals::DEADLINE`; the store holds it back with `signals::defer` while it locks the spool).
 //!
 //! Whatever hangs (a stdin that never closes, a slow disk, a write still waiting for a lock),
 //! the signal handler spools the capture being written, logs why, prints the event's no-op and
@@ -20,6 +21,7 @@ use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 use std::time::Duration;
 
 use crate::logging::{self, Level};
+use crate::signals;
 use crate::store::spool;
 
 static ANSWERED: AtomicBool = AtomicBool::new(false);
@@ -54,7 +56,7 @@ pub fn arm(after: Duration, noop: &'static str) {
         action.sa_sigaction = on_deadline as *const () as libc::sighandler_t;
         action.sa_flags = libc::SA_RESTART;
         libc::sigemptyset(&mut action.sa_mask);
-        libc::sigaction(libc::SIGALRM, &action, std::ptr::null_mut());
+        libc::sigaction(signals::DEADLINE, &action, std::ptr::null_mut());
     }
     start_timer(after);
 }
@@ -73,36 +75,6 @@ fn start_timer(after: Duration) {
     // SAFETY: plain system call on a valid `itimerval`.
     unsafe {
         libc::setitimer(libc::ITIMER_REAL, &value, std::ptr::null_mut());
-    }
-}
-
-/// Holds the deadline signal back while alive. A section that holds the spool's lock takes
-/// one first (so it is dropped last): the handler takes that lock too, and a lock held by the
-/// code it interrupted would never be released.
-pub struct Deferred {
-    old: libc::sigset_t,
-}
-
-pub fn defer() -> Deferred {
-    // SAFETY: the sets are initialised by sigemptyset before use; blocking a signal in this
-    // thread is always allowed.
-    unsafe {
-        let mut alarm: libc::sigset_t = std::mem::zeroed();
-        let mut old: libc::sigset_t = std::mem::zeroed();
-        libc::sigemptyset(&mut alarm);
-        libc::sigaddset(&mut alarm, libc::SIGALRM);
-        libc::pthread_sigmask(libc::SIG_BLOCK, &alarm, &mut old);
-        Deferred { old }
-    }
-}
-
-impl Drop for Deferred {
-    fn drop(&mut self) {
-        // SAFETY: restores the mask saved by `defer`; a signal that came meanwhile is delivered
-        // now.
-        unsafe {
-            libc::pthread_sigmask(libc::SIG_SETMASK, &self.old, std::ptr::null_mut());
-        }
     }
 }
 

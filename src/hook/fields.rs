@@ -74,12 +74,10 @@ pub fn prepare_tool_io(
     let input_bytes = hash_json(&mut hasher, input.as_ref());
     hasher.update([0u8]);
     let response_bytes = hash_json(&mut hasher, response.as_ref());
-    let digest = hasher.finalize();
-    let content_hash: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
     ToolIo {
         input: input.map(|v| store_json(v, input_bytes, max_bytes)),
         response: response.map(|v| store_json(v, response_bytes, max_bytes)),
-        content_hash,
+        content_hash: crate::store::content_hash::finish(hasher),
     }
 }
 

@@ -6,6 +6,16 @@ use serde_json::{Map, Value};
 pub struct Payload(pub Map<String, Value>);
 
 const MAX_ID_LEN: usize = 256;
+/// The fields Claude Code sends as strings, in every event that has them.
+const STRING_FIELDS: [&str; 7] = [
+    "cwd",
+    "transcript_path",
+    "prompt_id",
+    "tool_name",
+    "tool_use_id",
+    "source",
+    "hook_event_name",
+];
 /// Values nested deeper than this are cut from a payload (serde_json refuses past 128).
 const MAX_DEPTH: usize = 100;
 
@@ -41,22 +51,14 @@ impl Payload {
     /// strings are strings. A payload failing them is malformed, whatever the event.
     pub fn validate(&self) -> Result<()> {
         self.session_id()?;
-        for key in [
-            "cwd",
-            "transcript_path",
-            "prompt_id",
-            "tool_name",
-            "tool_use_id",
-            "source",
-            "hook_event_name",
-        ] {
+        for key in STRING_FIELDS {
             self.expect_string_or_absent(key)?;
         }
         Ok(())
     }
 
     /// Fails when `key` is present with a type other than string (a malformed payload).
-    pub fn expect_string_or_absent(&self, key: &str) -> Result<()> {
+    fn expect_string_or_absent(&self, key: &str) -> Result<()> {
         match self.0.get(key) {
             None | Some(Value::Null) | Some(Value::String(_)) => Ok(()),
             Some(other) => bail!("{key} is a JSON {}, not a string", kind(other)),

@@ -10,7 +10,7 @@ use super::payload::Payload;
 use crate::clock;
 use crate::config::Settings;
 use crate::project;
-use crate::store::{Store, Wait};
+use crate::store::Wait;
 use crate::view::context;
 
 pub fn answer(payload: &Payload, settings: &Settings, deadline: Instant) -> Result<Option<String>> {
@@ -29,19 +29,8 @@ pub fn answer(payload: &Payload, settings: &Settings, deadline: Instant) -> Resu
     );
     let db = settings.db_path();
     let now = clock::now_ms();
-    let ctx = if db.exists() {
-        let store = Store::open_with(&db, Wait::Until(deadline))?;
-        context::load(
-            &store.conn,
-            &keys.primary,
-            &keys.all,
-            &settings.context,
-            now,
-            false,
-        )?
-    } else {
-        context::empty(&keys.primary, &settings.context, now)?
-    };
+    let wait = Wait::Until(deadline);
+    let ctx = context::from_db(&db, wait, &keys, &settings.context, now, false)?;
     if ctx.over_budget {
         crate::logging::warn(format!(
             "context is over its limit ({} > {})",

@@ -16,7 +16,7 @@
 
 use serde_json::Value;
 
-use crate::view::doc::bmp_safe;
+use crate::text::bmp_safe;
 
 /// A request id as it goes back to the client.
 #[derive(Debug, Clone, PartialEq)]

@@ -97,11 +97,11 @@ pub const CONCEPTS: [&str; 7] = [
     "trade-off",
 ];
 
-/// One observation as the views need it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Observation {
-    pub id: i64,
-    pub project: String,
+/// What an observation says, wherever it lives: parsed from an observer's XML, about to be
+/// stored, or read back. Defined once so that a new field is one edit here (plus its column).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ObservationBody {
+    /// A type id (`bugfix`, …); unknown types are kept as written.
     pub obs_type: String,
     pub title: Option<String>,
     pub subtitle: Option<String>,
@@ -110,6 +110,15 @@ pub struct Observation {
     pub concepts: Vec<String>,
     pub files_read: Vec<String>,
     pub files_modified: Vec<String>,
+}
+
+/// One observation as the views need it: its body plus where and when it was stored.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Observation {
+    pub id: i64,
+    pub project: String,
+    #[serde(flatten)]
+    pub body: ObservationBody,
     /// The stored JSON text of `facts`, kept because token economics measure it.
     pub facts_json: String,
     pub prompt_number: Option<i64>,
@@ -117,6 +126,14 @@ pub struct Observation {
     pub created_at: i64,
     pub session_id: Option<i64>,
     pub source: String,
+}
+
+/// A stored observation reads as its body (`o.title`), so the views need not spell `o.body`.
+impl std::ops::Deref for Observation {
+    type Target = ObservationBody;
+    fn deref(&self) -> &ObservationBody {
+        &self.body
+    }
 }
 
 impl Observation {
@@ -131,11 +148,10 @@ impl Observation {
     }
 }
 
-/// One turn/session summary.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Summary {
-    pub id: i64,
-    pub project: String,
+/// What a turn summary says, wherever it lives: built by the rules, parsed from an observer's
+/// XML, about to be stored, or read back. Defined once, like `ObservationBody`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SummaryBody {
     pub request: Option<String>,
     pub investigated: Option<String>,
     pub learned: Option<String>,
@@ -144,10 +160,27 @@ pub struct Summary {
     pub notes: Option<String>,
     pub files_read: Vec<String>,
     pub files_edited: Vec<String>,
+}
+
+/// One turn/session summary.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    pub id: i64,
+    pub project: String,
+    #[serde(flatten)]
+    pub body: SummaryBody,
     pub prompt_number: Option<i64>,
     pub discovery_tokens: i64,
     pub created_at: i64,
     pub session_id: Option<i64>,
+}
+
+/// A stored summary reads as its body (`s.request`).
+impl std::ops::Deref for Summary {
+    type Target = SummaryBody;
+    fn deref(&self) -> &SummaryBody {
+        &self.body
+    }
 }
 
 /// One user prompt (a turn's request).

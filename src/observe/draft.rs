@@ -1,8 +1,8 @@
 //! An observation as the rules build it, before it is stored, and the small text helpers every
 //! rule shares: titles of at most 80 characters that name what happened, lists that fit.
 
-use crate::model::{ObsType, utf16_len};
-use crate::view::doc::{clip, one_line};
+use crate::model::{ObsType, ObservationBody, utf16_len};
+use crate::text::{clip, one_line};
 
 /// Titles never exceed this (UTF-16 units).
 pub const TITLE_MAX: usize = 80;
@@ -60,6 +60,14 @@ impl Draft {
         }
     }
 
+    /// The first line of a tool's error, as a fact.
+    pub fn error_fact(&mut self, err: &str) {
+        self.fact(format!(
+            "Error: {}",
+            first_line(err, 200).unwrap_or_default()
+        ));
+    }
+
     pub fn tool(&mut self, idx: usize) {
         if !self.tools.contains(&idx) {
             self.tools.push(idx);
@@ -72,6 +80,20 @@ impl Draft {
 
     pub fn modified(&mut self, path: &str) {
         push_unique(&mut self.files_modified, path);
+    }
+
+    /// What the draft says, as stored: empty subtitle and narrative are none.
+    pub fn body(&self) -> ObservationBody {
+        ObservationBody {
+            obs_type: self.obs_type.id().to_string(),
+            title: Some(self.title.clone()),
+            subtitle: Some(self.subtitle.clone()).filter(|s| !s.is_empty()),
+            narrative: Some(self.narrative.clone()).filter(|s| !s.is_empty()),
+            facts: self.facts.clone(),
+            concepts: self.concepts.iter().map(|c| c.to_string()).collect(),
+            files_read: self.files_read.clone(),
+            files_modified: self.files_modified.clone(),
+        }
     }
 }
 

@@ -406,30 +406,34 @@ fn edit_pair(v: &Value) -> (String, String, bool) {
 
 /// The file after the edits, or `None` when an old text is not in it.
 fn apply(before: &str, pairs: &[(String, String, bool)]) -> Option<String> {
-    let mut text = before.to_string();
-    for (old, new, all) in pairs {
-        if old.is_empty() || !text.contains(old.as_str()) {
-            return None;
-        }
-        text = if *all {
-            text.replace(old.as_str(), new)
-        } else {
-            text.replacen(old.as_str(), new, 1)
-        };
-    }
-    Some(text)
+    let steps = pairs
+        .iter()
+        .map(|(old, new, all)| (old.as_str(), new.as_str(), *all));
+    rewrite(before, steps)
 }
 
 fn unapply(after: &str, pairs: &[(String, String, bool)]) -> Option<String> {
-    let mut text = after.to_string();
-    for (old, new, all) in pairs.iter().rev() {
-        if new.is_empty() || !text.contains(new.as_str()) {
+    let steps = pairs
+        .iter()
+        .rev()
+        .map(|(old, new, all)| (new.as_str(), old.as_str(), *all));
+    rewrite(after, steps)
+}
+
+/// `text` with each `(from, to, all)` replaced in turn; `None` when one `from` is not there.
+fn rewrite<'a>(
+    text: &str,
+    steps: impl Iterator<Item = (&'a str, &'a str, bool)>,
+) -> Option<String> {
+    let mut text = text.to_string();
+    for (from, to, all) in steps {
+        if from.is_empty() || !text.contains(from) {
             return None;
         }
-        text = if *all {
-            text.replace(new.as_str(), old)
+        text = if all {
+            text.replace(from, to)
         } else {
-            text.replacen(new.as_str(), old, 1)
+            text.replacen(from, to, 1)
         };
     }
     Some(text)

@@ -19,14 +19,14 @@ use anyhow::{Context, Result, bail};
 use rusqlite::{Connection, params};
 
 use super::event::{self, Kind};
-use super::xml::{self, ParsedObservation, Reply};
-use super::{attempt, new_observation, prompt};
+use super::xml::{self, Reply};
+use super::{attempt, new_observation, new_summary, prompt};
 use crate::config::Settings;
 use crate::logging;
+use crate::model::{ObservationBody, SummaryBody};
 use crate::store::Store;
-use crate::store::observations::NewObservation;
 use crate::store::quarantine::Observer;
-use crate::store::summaries::{self, NewSummary};
+use crate::store::summaries;
 use crate::store::turns::{self, ToolRow, TurnRow};
 
 /// The `source` of what the external observer writes.
@@ -230,7 +230,7 @@ pub fn run_command(command: &str, input: &str, timeout: Duration) -> Result<Stri
     Ok(String::from_utf8_lossy(&out).into_owned())
 }
 
-fn title_of(o: &ParsedObservation) -> String {
+fn title_of(o: &ObservationBody) -> String {
     o.title
         .clone()
         .or_else(|| {
@@ -243,7 +243,7 @@ fn title_of(o: &ParsedObservation) -> String {
 }
 
 /// Which parsed observation a tool use belongs to: the one naming its file, else the first.
-fn owner(tool: &ToolRow, place: &event::Place, parsed: &[ParsedObservation]) -> usize {
+fn owner(tool: &ToolRow, place: &event::Place, parsed: &[ObservationBody]) -> usize {
     let ev = &event::parse_all(std::slice::from_ref(tool), place)[0];
     let path = match &ev.kind {
         Kind::Read { path, .. } => Some(path.clone()),
@@ -284,46 +284,19 @@ fn apply_reply(
             )?;
             conn.execute("DELETE FROM observations WHERE id = ?1", params![id])?;
         }
-        let cwd = tools
-            .iter()
-            .find_map(|t| t.cwd.clone())
-            .or(turn.cwd.clone())
-            .unwrap_or_default();
-        let place = event::Place {
-            root: crate::project::resolve(Path::new(&cwd)).root,
-            cwd: PathBuf::from(&cwd),
-        };
+        let place = super::place_of(turn, tools);
         let owners: Vec<usize> = tools
             .iter()
             .map(|t| owner(t, &place, &reply.observations))
             .collect();
         for (i, o) in reply.observations.iter().enumerate() {
-            let mine: Vec<&ToolRow> = tools
-                .iter()
-                .zip(&owners)
-                .filter(|(_, w)| **w == i)
-                .map(|(t, _)| t)
-                .collect();
-            let draft_like = super::draft::Draft {
-                obs_type: crate::model::ObsType::Discovery,
-                title: title_of(o),
-                subtitle: o.subtitle.clone().unwrap_or_default(),
-                narrative: o.narrative.clone().unwrap_or_default(),
-                facts: o.facts.clone(),
-                concepts: Vec::new(),
-                files_read: o.files_read.clone(),
-                files_modified: o.files_modified.clone(),
-                tools: Vec::new(),
+            let mine: Vec<usize> = (0..tools.len()).filter(|&t| owners[t] == i).collect();
+            let body = ObservationBody {
+                title: Some(title_of(o)),
+                ..o.clone()
             };
-            let mut new: NewObservation =
-                new_observation(&draft_like, turn, tools, SOURCE_OBSERVER);
-            new.obs_type = o.obs_type.clone();
-            new.concepts = o.concepts.clone();
-            new.discovery_tokens = mine.iter().map(|t| t.raw_tokens()).sum();
-            if let Some(at) = mine.iter().map(|t| t.created_at).max() {
-                new.created_at = at;
-            }
-            let ids: Vec<i64> = mine.iter().map(|t| t.id).collect();
+            let new = new_observation(body, &mine, turn, tools, SOURCE_OBSERVER);
+            let ids: Vec<i64> = mine.iter().map(|&t| tools[t].id).collect();
             super::store_observation(conn, &new, &ids)?;
             stored += 1;
         }
@@ -344,25 +317,13 @@ fn apply_reply(
                     super::draft::push_unique(&mut files_edited, f);
                 }
             }
-            summaries::insert(
-                conn,
-                &NewSummary {
-                    session_id: Some(turn.session_id),
-                    project: turn.project.clone(),
-                    request: s.request.clone().or(Some(turn.prompt_text.clone())),
-                    investigated: s.investigated.clone(),
-                    learned: s.learned.clone(),
-                    completed: s.completed.clone(),
-                    next_steps: s.next_steps.clone(),
-                    notes: s.notes.clone(),
-                    files_read,
-                    files_edited,
-                    prompt_number: Some(turn.prompt_number),
-                    discovery_tokens: tools.iter().map(ToolRow::raw_tokens).sum(),
-                    created_at: turn.ended_at.unwrap_or(turn.created_at),
-                    source: SOURCE_OBSERVER.into(),
-                },
-            )?;
+            let body = SummaryBody {
+                request: s.request.clone().or(Some(turn.prompt_text.clone())),
+                files_read,
+                files_edited,
+                ..s.clone()
+            };
+            summaries::insert(conn, &new_summary(body, turn, tools, SOURCE_OBSERVER))?;
             true
         }
         None => false,

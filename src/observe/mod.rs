@@ -24,7 +24,7 @@ use std::time::Instant;
 use anyhow::Result;
 use rusqlite::Connection;
 
-use crate::model::work_state;
+use crate::model::{ObservationBody, SummaryBody, work_state};
 use crate::store::observations::{self, NewObservation};
 use crate::store::quarantine::Observer;
 use crate::store::summaries::{self, NewSummary};
@@ -69,9 +69,10 @@ pub struct Analysis {
     pub tools: Vec<ToolRow>,
     pub events: Vec<Event>,
     pub drafts: Vec<Draft>,
-    pub summary: summary::TurnSummary,
+    pub summary: SummaryBody,
 }
 
+/// Where a turn ran: the first tool use's cwd, else the prompt's; no cwd is no project root.
 fn place_of(turn: &TurnRow, tools: &[ToolRow]) -> Place {
     let cwd = tools
         .iter()
@@ -126,25 +127,20 @@ pub fn analyze(conn: &Connection, turn: &TurnRow) -> Result<Analysis> {
     })
 }
 
-/// The stored form of a draft.
+/// The stored form of an observation `body` that stands for the tool uses at `linked` (indices
+/// into `tools`): its cost is theirs, its time the newest of theirs (else the turn's end).
 pub fn new_observation(
-    d: &Draft,
+    body: ObservationBody,
+    linked: &[usize],
     turn: &TurnRow,
     tools: &[ToolRow],
     source: &str,
 ) -> NewObservation {
-    let linked: Vec<&ToolRow> = d.tools.iter().filter_map(|&i| tools.get(i)).collect();
+    let linked: Vec<&ToolRow> = linked.iter().filter_map(|&i| tools.get(i)).collect();
     NewObservation {
         session_id: Some(turn.session_id),
         project: turn.project.clone(),
-        obs_type: d.obs_type.id().to_string(),
-        title: d.title.clone(),
-        subtitle: Some(d.subtitle.clone()).filter(|s| !s.is_empty()),
-        narrative: Some(d.narrative.clone()).filter(|s| !s.is_empty()),
-        facts: d.facts.clone(),
-        concepts: d.concepts.iter().map(|c| c.to_string()).collect(),
-        files_read: d.files_read.clone(),
-        files_modified: d.files_modified.clone(),
+        body,
         prompt_number: Some(turn.prompt_number),
         discovery_tokens: linked.iter().map(|t| t.raw_tokens()).sum(),
         created_at: linked
@@ -173,8 +169,9 @@ pub fn store_observation(
     Ok(id)
 }
 
+/// The stored form of a turn's summary `body`: the cost of all the turn's tool uses.
 pub fn new_summary(
-    s: &summary::TurnSummary,
+    body: SummaryBody,
     turn: &TurnRow,
     tools: &[ToolRow],
     source: &str,
@@ -182,14 +179,7 @@ pub fn new_summary(
     NewSummary {
         session_id: Some(turn.session_id),
         project: turn.project.clone(),
-        request: Some(s.request.clone()).filter(|r| !r.is_empty()),
-        investigated: s.investigated.clone(),
-        learned: s.learned.clone(),
-        completed: s.completed.clone(),
-        next_steps: s.next_steps.clone(),
-        notes: s.notes.clone(),
-        files_read: s.files_read.clone(),
-        files_edited: s.files_edited.clone(),
+        body,
         prompt_number: Some(turn.prompt_number),
         discovery_tokens: tools.iter().map(ToolRow::raw_tokens).sum(),
         created_at: turn.ended_at.unwrap_or(turn.created_at),
@@ -203,7 +193,7 @@ pub fn observe_turn(conn: &Connection, turn: &TurnRow, now_ms: i64) -> Result<(u
     let a = analyze(conn, turn)?;
     let mut stored = 0;
     for d in &a.drafts {
-        let o = new_observation(d, turn, &a.tools, SOURCE_RULES);
+        let o = new_observation(d.body(), &d.tools, turn, &a.tools, SOURCE_RULES);
         let ids: Vec<i64> = d
             .tools
             .iter()
@@ -213,7 +203,8 @@ pub fn observe_turn(conn: &Connection, turn: &TurnRow, now_ms: i64) -> Result<(u
         store_observation(conn, &o, &ids)?;
         stored += 1;
     }
-    summaries::insert(conn, &new_summary(&a.summary, turn, &a.tools, SOURCE_RULES))?;
+    let summary = new_summary(a.summary, turn, &a.tools, SOURCE_RULES);
+    summaries::insert(conn, &summary)?;
     turns::mark_observed(conn, turn.id, now_ms)?;
     Ok((stored, 1))
 }

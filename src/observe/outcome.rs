@@ -5,7 +5,7 @@ use std::sync::LazyLock;
 
 use super::ascii::AsciiRegex;
 
-use crate::view::doc::{clip, one_line};
+use crate::text::{clip, one_line};
 
 /// What a shell command does, as far as memory is concerned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

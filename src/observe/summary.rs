@@ -6,22 +6,9 @@ use super::ascii::AsciiRegex;
 use super::draft::{Draft, code, fit_list, push_unique};
 use super::event::{Event, Kind};
 use super::outcome::{self, CommandClass};
-use crate::model::ObsType;
+use crate::model::{ObsType, SummaryBody};
 use crate::store::turns::TurnRow;
-use crate::view::doc::{clip, one_line};
-
-/// The fields of a turn summary (before it is stored).
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct TurnSummary {
-    pub request: String,
-    pub investigated: Option<String>,
-    pub learned: Option<String>,
-    pub completed: Option<String>,
-    pub next_steps: Option<String>,
-    pub notes: Option<String>,
-    pub files_read: Vec<String>,
-    pub files_edited: Vec<String>,
-}
+use crate::text::{clip, one_line};
 
 static NEXT_HEADING: LazyLock<AsciiRegex> = LazyLock::new(|| {
     AsciiRegex::new(
@@ -95,7 +82,7 @@ pub fn build(
     events: &[Event],
     drafts: &[Draft],
     open_items: &[String],
-) -> TurnSummary {
+) -> SummaryBody {
     let mut read: Vec<String> = Vec::new();
     let mut investigated: Vec<String> = Vec::new();
     // Commands that were part of a fix or change are told there, not as looking around.
@@ -203,8 +190,8 @@ pub fn build(
     for f in &read {
         push_unique(&mut files_read, f);
     }
-    TurnSummary {
-        request: clip(turn.prompt_text.trim(), 2000),
+    SummaryBody {
+        request: Some(clip(turn.prompt_text.trim(), 2000)).filter(|r| !r.is_empty()),
         investigated: sentence_list(&investigated_parts),
         learned: sentence_list(&learned),
         completed: sentence_list(&completed),

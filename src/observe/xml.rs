@@ -5,35 +5,14 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::model::{CONCEPTS, ObsType};
-
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct ParsedObservation {
-    /// As written (unknown types are kept).
-    pub obs_type: String,
-    pub title: Option<String>,
-    pub subtitle: Option<String>,
-    pub narrative: Option<String>,
-    pub facts: Vec<String>,
-    pub concepts: Vec<String>,
-    pub files_read: Vec<String>,
-    pub files_modified: Vec<String>,
-}
-
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct ParsedSummary {
-    pub request: Option<String>,
-    pub investigated: Option<String>,
-    pub learned: Option<String>,
-    pub completed: Option<String>,
-    pub next_steps: Option<String>,
-    pub notes: Option<String>,
-}
+use crate::model::{CONCEPTS, ObsType, ObservationBody, SummaryBody};
 
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Reply {
-    pub observations: Vec<ParsedObservation>,
-    pub summary: Option<ParsedSummary>,
+    /// As written: unknown types are kept.
+    pub observations: Vec<ObservationBody>,
+    /// The reply's summary; its file lists stay empty (the XML has none).
+    pub summary: Option<SummaryBody>,
     /// `<skip_summary reason="…"/>` was given.
     pub skip_summary: Option<String>,
 }
@@ -106,7 +85,7 @@ fn strip_fence(text: &str) -> &str {
         .map_or(text, |m| m.as_str())
 }
 
-fn parse_observation(block: &str) -> Option<ParsedObservation> {
+fn parse_observation(block: &str) -> Option<ObservationBody> {
     let obs_type = field(block, "type").unwrap_or_else(|| ObsType::ALL[0].id().to_string());
     let type_key = obs_type.trim().to_ascii_lowercase();
     let concepts: Vec<String> = items(block, "concepts", "concept")
@@ -114,7 +93,7 @@ fn parse_observation(block: &str) -> Option<ParsedObservation> {
         .map(|c| c.split(':').next().unwrap_or("").trim().to_string())
         .filter(|c| !c.is_empty() && c.to_ascii_lowercase() != type_key)
         .collect();
-    let o = ParsedObservation {
+    let o = ObservationBody {
         title: field(block, "title"),
         subtitle: field(block, "subtitle"),
         narrative: field(block, "narrative"),
@@ -129,14 +108,15 @@ fn parse_observation(block: &str) -> Option<ParsedObservation> {
     (!empty).then_some(o)
 }
 
-fn parse_summary(block: &str) -> Option<ParsedSummary> {
-    let s = ParsedSummary {
+fn parse_summary(block: &str) -> Option<SummaryBody> {
+    let s = SummaryBody {
         request: field(block, "request"),
         investigated: field(block, "investigated"),
         learned: field(block, "learned"),
         completed: field(block, "completed"),
         next_steps: field(block, "next_steps"),
         notes: field(block, "notes"),
+        ..SummaryBody::default()
     };
     let any = s.request.is_some()
         || s.investigated.is_some()

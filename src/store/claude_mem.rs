@@ -12,7 +12,6 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 use rusqlite::types::Value as Sql;
 use rusqlite::{Connection, OpenFlags, OptionalExtension, Transaction, params};
-use sha2::{Digest, Sha256};
 
 use super::Store;
 
@@ -96,12 +95,16 @@ fn select(table: &str, cols: &[String], wanted: &[&[&str]]) -> String {
     format!("SELECT {} FROM \"{table}\"{order}", exprs.join(", "))
 }
 
-/// Reads all rows of a query as plain SQL values.
-fn rows(src: &Connection, sql: &str, width: usize) -> Result<Vec<Vec<Sql>>> {
-    let mut stmt = src.prepare(sql)?;
+/// Every row of a source table as plain SQL values, one a `wanted` alias list (see `select`);
+/// none when the table does not exist.
+fn source_rows(src: &Connection, table: &str, wanted: &[&[&str]]) -> Result<Vec<Vec<Sql>>> {
+    let Some(cols) = columns(src, table)? else {
+        return Ok(Vec::new());
+    };
+    let mut stmt = src.prepare(&select(table, &cols, wanted))?;
     let out = stmt
         .query_map([], |r| {
-            (0..width)
+            (0..wanted.len())
                 .map(|i| r.get::<_, Sql>(i))
                 .collect::<rusqlite::Result<Vec<_>>>()
         })?
@@ -150,14 +153,25 @@ fn json_list(v: &Sql) -> String {
     }
 }
 
-fn existing(tx: &Transaction, table: &str, origin: &str) -> Result<Option<i64>> {
-    Ok(tx
+/// The id of the row an earlier run imported from `origin`, counted as already there.
+fn imported_before(
+    tx: &Transaction,
+    report: &mut Report,
+    table: &'static str,
+    origin: &str,
+    project: &str,
+) -> Result<Option<i64>> {
+    let id = tx
         .query_row(
             &format!("SELECT id FROM {table} WHERE origin = ?1"),
             params![origin],
             |r| r.get(0),
         )
-        .optional()?)
+        .optional()?;
+    if id.is_some() {
+        count(report, table, project, false);
+    }
+    Ok(id)
 }
 
 struct Maps {
@@ -225,28 +239,21 @@ fn import_sessions(
     report: &mut Report,
     maps: &mut Maps,
 ) -> Result<()> {
-    let Some(cols) = columns(src, "sdk_sessions")? else {
-        return Ok(());
-    };
-    let sql = select(
-        "sdk_sessions",
-        &cols,
-        &[
-            &["id"],
-            &["content_session_id", "claude_session_id"],
-            &["memory_session_id", "sdk_session_id"],
-            &["project"],
-            &["platform_source"],
-            &["user_prompt"],
-            &["started_at_epoch"],
-            &["started_at"],
-            &["completed_at_epoch"],
-            &["completed_at"],
-            &["status"],
-            &["prompt_counter"],
-        ],
-    );
-    for r in rows(src, &sql, 12)? {
+    let wanted: &[&[&str]] = &[
+        &["id"],
+        &["content_session_id", "claude_session_id"],
+        &["memory_session_id", "sdk_session_id"],
+        &["project"],
+        &["platform_source"],
+        &["user_prompt"],
+        &["started_at_epoch"],
+        &["started_at"],
+        &["completed_at_epoch"],
+        &["completed_at"],
+        &["status"],
+        &["prompt_counter"],
+    ];
+    for r in source_rows(src, "sdk_sessions", wanted)? {
         let Some(content_id) = text(&r[1]) else {
             skip(report, "sessions");
             continue;
@@ -310,23 +317,16 @@ fn import_prompts(
     maps: &Maps,
     now_ms: i64,
 ) -> Result<()> {
-    let Some(cols) = columns(src, "user_prompts")? else {
-        return Ok(());
-    };
-    let sql = select(
-        "user_prompts",
-        &cols,
-        &[
-            &["id"],
-            &["session_db_id", "sdk_session_db_id"],
-            &["content_session_id", "claude_session_id"],
-            &["prompt_number"],
-            &["prompt_text"],
-            &["created_at_epoch"],
-            &["created_at"],
-        ],
-    );
-    for r in rows(src, &sql, 7)? {
+    let wanted: &[&[&str]] = &[
+        &["id"],
+        &["session_db_id", "sdk_session_db_id"],
+        &["content_session_id", "claude_session_id"],
+        &["prompt_number"],
+        &["prompt_text"],
+        &["created_at_epoch"],
+        &["created_at"],
+    ];
+    for r in source_rows(src, "user_prompts", wanted)? {
         let content_id = text(&r[2]);
         let session = int(&r[1])
             .and_then(|i| maps.session_by_db_id.get(&i))
@@ -347,8 +347,7 @@ fn import_prompts(
             .cloned()
             .unwrap_or_default();
         let origin = format!("claude-mem:prompt:{content_id}:{}", int(&r[0]).unwrap_or(0));
-        if existing(tx, "user_prompts", &origin)?.is_some() {
-            count(report, "user_prompts", &project, false);
+        if imported_before(tx, report, "user_prompts", &origin, &project)?.is_some() {
             continue;
         }
         let at = epoch(&r[5], &r[6]).unwrap_or(0);
@@ -374,43 +373,35 @@ fn import_observations(
     report: &mut Report,
     maps: &mut Maps,
 ) -> Result<()> {
-    let Some(cols) = columns(src, "observations")? else {
-        return Ok(());
-    };
-    let sql = select(
-        "observations",
-        &cols,
-        &[
-            &["id"],
-            &["memory_session_id", "sdk_session_id"],
-            &["project"],
-            &["text"],
-            &["type"],
-            &["title"],
-            &["subtitle"],
-            &["facts"],
-            &["narrative"],
-            &["concepts"],
-            &["files_read"],
-            &["files_modified"],
-            &["prompt_number"],
-            &["created_at_epoch"],
-            &["created_at"],
-            &["discovery_tokens"],
-            &["content_hash"],
-            &["agent_type"],
-            &["agent_id"],
-            &["metadata"],
-        ],
-    );
-    for r in rows(src, &sql, 20)? {
+    let wanted: &[&[&str]] = &[
+        &["id"],
+        &["memory_session_id", "sdk_session_id"],
+        &["project"],
+        &["text"],
+        &["type"],
+        &["title"],
+        &["subtitle"],
+        &["facts"],
+        &["narrative"],
+        &["concepts"],
+        &["files_read"],
+        &["files_modified"],
+        &["prompt_number"],
+        &["created_at_epoch"],
+        &["created_at"],
+        &["discovery_tokens"],
+        &["content_hash"],
+        &["agent_type"],
+        &["agent_id"],
+        &["metadata"],
+    ];
+    for r in source_rows(src, "observations", wanted)? {
         let src_id = int(&r[0]).unwrap_or(0);
         let memory_id = text(&r[1]).unwrap_or_default();
         let project = text(&r[2]).unwrap_or_else(|| "unknown-project".into());
         let origin = format!("claude-mem:observation:{memory_id}:{src_id}");
-        if let Some(id) = existing(tx, "observations", &origin)? {
+        if let Some(id) = imported_before(tx, report, "observations", &origin, &project)? {
             maps.observation_by_src_id.insert(src_id, id);
-            count(report, "observations", &project, false);
             continue;
         }
         let session = maps.session_by_memory_id.get(&memory_id).copied();
@@ -467,36 +458,28 @@ fn import_summaries(
     report: &mut Report,
     maps: &Maps,
 ) -> Result<()> {
-    let Some(cols) = columns(src, "session_summaries")? else {
-        return Ok(());
-    };
-    let sql = select(
-        "session_summaries",
-        &cols,
-        &[
-            &["id"],
-            &["memory_session_id", "sdk_session_id"],
-            &["project"],
-            &["request"],
-            &["investigated"],
-            &["learned"],
-            &["completed"],
-            &["next_steps"],
-            &["files_read"],
-            &["files_edited"],
-            &["notes"],
-            &["prompt_number"],
-            &["created_at_epoch"],
-            &["created_at"],
-            &["discovery_tokens"],
-        ],
-    );
-    for r in rows(src, &sql, 15)? {
+    let wanted: &[&[&str]] = &[
+        &["id"],
+        &["memory_session_id", "sdk_session_id"],
+        &["project"],
+        &["request"],
+        &["investigated"],
+        &["learned"],
+        &["completed"],
+        &["next_steps"],
+        &["files_read"],
+        &["files_edited"],
+        &["notes"],
+        &["prompt_number"],
+        &["created_at_epoch"],
+        &["created_at"],
+        &["discovery_tokens"],
+    ];
+    for r in source_rows(src, "session_summaries", wanted)? {
         let memory_id = text(&r[1]).unwrap_or_default();
         let project = text(&r[2]).unwrap_or_else(|| "unknown-project".into());
         let origin = format!("claude-mem:summary:{memory_id}:{}", int(&r[0]).unwrap_or(0));
-        if existing(tx, "session_summaries", &origin)?.is_some() {
-            count(report, "session_summaries", &project, false);
+        if imported_before(tx, report, "session_summaries", &origin, &project)?.is_some() {
             continue;
         }
         tx.execute(
@@ -527,16 +510,11 @@ fn import_summaries(
 }
 
 fn hash_tool(name: &str, input: Option<&str>, response: Option<&str>) -> String {
-    let mut h = Sha256::new();
-    h.update(name.as_bytes());
-    h.update([0u8]);
-    h.update(input.unwrap_or("").as_bytes());
-    h.update([0u8]);
-    h.update(response.unwrap_or("").as_bytes());
-    h.finalize()[..8]
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    super::content_hash::of_parts(&[
+        name.as_bytes(),
+        input.unwrap_or("").as_bytes(),
+        response.unwrap_or("").as_bytes(),
+    ])
 }
 
 fn import_tool_uses(
@@ -545,33 +523,26 @@ fn import_tool_uses(
     report: &mut Report,
     maps: &Maps,
 ) -> Result<()> {
-    let Some(cols) = columns(src, "tool_uses")? else {
-        return Ok(());
-    };
-    let sql = select(
-        "tool_uses",
-        &cols,
-        &[
-            &["id"],
-            &["tool_use_id"],
-            &["content_session_id"],
-            &["session_db_id"],
-            &["project"],
-            &["platform_source"],
-            &["tool_name"],
-            &["tool_input"],
-            &["tool_response"],
-            &["cwd"],
-            &["prompt_number"],
-            &["agent_type"],
-            &["agent_id"],
-            &["observation_id"],
-            &["content_hash"],
-            &["created_at_epoch"],
-            &["created_at"],
-        ],
-    );
-    for r in rows(src, &sql, 17)? {
+    let wanted: &[&[&str]] = &[
+        &["id"],
+        &["tool_use_id"],
+        &["content_session_id"],
+        &["session_db_id"],
+        &["project"],
+        &["platform_source"],
+        &["tool_name"],
+        &["tool_input"],
+        &["tool_response"],
+        &["cwd"],
+        &["prompt_number"],
+        &["agent_type"],
+        &["agent_id"],
+        &["observation_id"],
+        &["content_hash"],
+        &["created_at_epoch"],
+        &["created_at"],
+    ];
+    for r in source_rows(src, "tool_uses", wanted)? {
         let project = text(&r[4]).unwrap_or_else(|| "unknown-project".into());
         let (Some(tool_use_id), Some(content_id), Some(tool_name)) =
             (text(&r[1]), text(&r[2]), text(&r[6]))
@@ -580,8 +551,7 @@ fn import_tool_uses(
             continue;
         };
         let origin = format!("claude-mem:tool_use:{content_id}:{tool_use_id}");
-        if existing(tx, "tool_uses", &origin)?.is_some() {
-            count(report, "tool_uses", &project, false);
+        if imported_before(tx, report, "tool_uses", &origin, &project)?.is_some() {
             continue;
         }
         let input = text(&r[7]);
@@ -627,22 +597,15 @@ fn import_tool_uses(
 }
 
 fn import_work_state(src: &Connection, tx: &Transaction, report: &mut Report) -> Result<()> {
-    let Some(cols) = columns(src, "work_state_entries")? else {
-        return Ok(());
-    };
-    let sql = select(
-        "work_state_entries",
-        &cols,
-        &[
-            &["id"],
-            &["project"],
-            &["list_name"],
-            &["fields"],
-            &["created_at_epoch"],
-            &["created_at"],
-        ],
-    );
-    for r in rows(src, &sql, 6)? {
+    let wanted: &[&[&str]] = &[
+        &["id"],
+        &["project"],
+        &["list_name"],
+        &["fields"],
+        &["created_at_epoch"],
+        &["created_at"],
+    ];
+    for r in source_rows(src, "work_state_entries", wanted)? {
         let (Some(project), Some(list), Some(fields)) = (text(&r[1]), text(&r[2]), text(&r[3]))
         else {
             skip(report, "work_state_entries");
@@ -653,8 +616,7 @@ fn import_work_state(src: &Connection, tx: &Transaction, report: &mut Report) ->
             "claude-mem:work_state:{project}:{}:{at}",
             int(&r[0]).unwrap_or(0)
         );
-        if existing(tx, "work_state_entries", &origin)?.is_some() {
-            count(report, "work_state_entries", &project, false);
+        if imported_before(tx, report, "work_state_entries", &origin, &project)?.is_some() {
             continue;
         }
         tx.execute(

@@ -249,20 +249,32 @@ pub fn forget(store: &mut Store, sel: &Selection, dry_run: bool) -> Result<Count
     if sel.is_empty() {
         bail!("say what to forget: ids, --project, --query or --older-than");
     }
+    erase(store, dry_run, |tx| {
+        forget_in(tx, sel)
+            .context("cannot select what to forget (is the --query valid FTS5 syntax?)")
+    })
+}
+
+/// Runs `change` in one write transaction with secure delete on. A dry run rolls it back; a
+/// real one commits and then leaves no trace of the old text in the database files.
+fn erase<T>(
+    store: &mut Store,
+    dry_run: bool,
+    change: impl FnOnce(&Transaction) -> Result<T>,
+) -> Result<T> {
     store.conn.execute_batch("PRAGMA secure_delete = ON")?;
     let tx = store
         .conn
         .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
         .context("cannot lock the database")?;
-    let counts = forget_in(&tx, sel)
-        .context("cannot select what to forget (is the --query valid FTS5 syntax?)")?;
+    let out = change(&tx)?;
     if dry_run {
         tx.rollback()?;
-        return Ok(counts);
+        return Ok(out);
     }
     tx.commit()?;
     leave_no_trace(&store.conn)?;
-    Ok(counts)
+    Ok(out)
 }
 
 /// Rebuilds the full-text indexes, vacuums and truncates the WAL, so removed text survives
@@ -284,6 +296,9 @@ pub fn leave_no_trace(conn: &Connection) -> Result<()> {
     }
     Ok(())
 }
+
+/// What a scrub writes in place of the text unless told otherwise (`cmem scrub`, the browser).
+pub const SCRUBBED: &str = "[SCRUBBED]";
 
 /// What to scrub.
 pub enum Pattern {
@@ -349,59 +364,50 @@ pub fn scrub(
     with: &str,
     dry_run: bool,
 ) -> Result<ScrubCounts> {
-    store.conn.execute_batch("PRAGMA secure_delete = ON")?;
-    let tx = store
-        .conn
-        .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-        .context("cannot lock the database")?;
-    // The work state is append-only by trigger; scrubbing is the one rewrite allowed.
-    let trigger: Option<String> = tx
-        .query_row(
-            "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'work_state_entries_append_only'",
-            [],
-            |r| r.get(0),
-        )
-        .ok();
-    if trigger.is_some() {
-        tx.execute_batch("DROP TRIGGER work_state_entries_append_only")?;
-    }
-    let mut counts = Vec::new();
-    for table in TABLES {
-        for col in text_columns(&tx, table)? {
-            let mut changed: Vec<(i64, String)> = Vec::new();
-            {
-                let mut stmt = tx.prepare(&format!(
-                    "SELECT id, \"{col}\" FROM {table} WHERE \"{col}\" IS NOT NULL"
-                ))?;
-                let mut rows = stmt.query([])?;
-                while let Some(r) = rows.next()? {
-                    let text: String = r.get(1)?;
-                    if let Some(new) = pattern.replace(&text, with) {
-                        changed.push((r.get(0)?, new));
+    erase(store, dry_run, |tx| {
+        // The work state is append-only by trigger; scrubbing is the one rewrite allowed.
+        let trigger: Option<String> = tx
+            .query_row(
+                "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'work_state_entries_append_only'",
+                [],
+                |r| r.get(0),
+            )
+            .ok();
+        if trigger.is_some() {
+            tx.execute_batch("DROP TRIGGER work_state_entries_append_only")?;
+        }
+        let mut counts = Vec::new();
+        for table in TABLES {
+            for col in text_columns(tx, table)? {
+                let mut changed: Vec<(i64, String)> = Vec::new();
+                {
+                    let mut stmt = tx.prepare(&format!(
+                        "SELECT id, \"{col}\" FROM {table} WHERE \"{col}\" IS NOT NULL"
+                    ))?;
+                    let mut rows = stmt.query([])?;
+                    while let Some(r) = rows.next()? {
+                        let text: String = r.get(1)?;
+                        if let Some(new) = pattern.replace(&text, with) {
+                            changed.push((r.get(0)?, new));
+                        }
                     }
                 }
-            }
-            for (id, new) in &changed {
-                tx.execute(
-                    &format!("UPDATE {table} SET \"{col}\" = ?1 WHERE id = ?2"),
-                    rusqlite::params![new, id],
-                )?;
-            }
-            if !changed.is_empty() {
-                counts.push((table.to_string(), col, changed.len()));
+                for (id, new) in &changed {
+                    tx.execute(
+                        &format!("UPDATE {table} SET \"{col}\" = ?1 WHERE id = ?2"),
+                        rusqlite::params![new, id],
+                    )?;
+                }
+                if !changed.is_empty() {
+                    counts.push((table.to_string(), col, changed.len()));
+                }
             }
         }
-    }
-    if let Some(sql) = trigger {
-        tx.execute_batch(&sql)?;
-    }
-    if dry_run {
-        tx.rollback()?;
-        return Ok(counts);
-    }
-    tx.commit()?;
-    leave_no_trace(&store.conn)?;
-    Ok(counts)
+        if let Some(sql) = trigger {
+            tx.execute_batch(&sql)?;
+        }
+        Ok(counts)
+    })
 }
 
 /// Where `scrub_everywhere` replaced something: rows per table and column, and files.

@@ -5,7 +5,9 @@
 //! in `BEGIN IMMEDIATE` transactions, and migrations that re-check the schema version inside
 //! their own write transaction so concurrent first runs are safe.
 
+pub mod browse;
 pub mod claude_mem;
+pub mod content_hash;
 pub mod dropped;
 pub mod forget;
 pub mod ingest;
@@ -66,10 +68,30 @@ fn wal_path(db: &Path) -> PathBuf {
 }
 
 /// Rows fetched with `IN (…)` put back in the order of `ids` (missing ones skipped).
-pub fn in_order<T>(ids: &[i64], found: Vec<T>, id_of: fn(&T) -> i64) -> Vec<T> {
+fn in_order<T>(ids: &[i64], found: Vec<T>, id_of: fn(&T) -> i64) -> Vec<T> {
     let mut by_id: std::collections::HashMap<i64, T> =
         found.into_iter().map(|t| (id_of(&t), t)).collect();
     ids.iter().filter_map(|id| by_id.remove(id)).collect()
+}
+
+/// The rows with these ids, in the order asked (unknown ids are skipped). `select` ends with
+/// the id column to match: `SELECT … FROM observations WHERE id`.
+pub fn by_ids<T>(
+    conn: &Connection,
+    select: &str,
+    ids: &[i64],
+    from_row: fn(&rusqlite::Row) -> rusqlite::Result<T>,
+    id_of: fn(&T) -> i64,
+) -> Result<Vec<T>> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let marks = vec!["?"; ids.len()].join(",");
+    let mut stmt = conn.prepare(&format!("{select} IN ({marks})"))?;
+    let found: Vec<T> = stmt
+        .query_map(rusqlite::params_from_iter(ids), from_row)?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(in_order(ids, found, id_of))
 }
 
 /// Project keys without case-insensitive duplicates, in order.
@@ -83,18 +105,21 @@ pub fn distinct_keys(projects: &[String]) -> Vec<&String> {
     out
 }
 
-/// The newest `limit` rows over several project keys: one indexed query per key (`?1` the
-/// key, `?2` the limit), merged newest first by `(time, id)`. An `IN (…)` over the keys would
+/// The newest `limit` rows of `select` (`SELECT … FROM table`) over several project keys: one
+/// indexed query per key, merged newest first by `(time, id)`. An `IN (…)` over the keys would
 /// make SQLite sort every matching row instead of walking the index.
 pub fn newest_per_project<T>(
     conn: &Connection,
-    sql: &str,
+    select: &str,
     projects: &[String],
     limit: usize,
     from_row: fn(&rusqlite::Row) -> rusqlite::Result<T>,
     order: fn(&T) -> (i64, i64),
 ) -> Result<Vec<T>> {
-    let mut stmt = conn.prepare_cached(sql)?;
+    let mut stmt = conn.prepare_cached(&format!(
+        "{select} WHERE project = ?1 COLLATE NOCASE
+         ORDER BY created_at_epoch DESC, id DESC LIMIT ?2"
+    ))?;
     let mut out = Vec::new();
     for p in distinct_keys(projects) {
         for row in stmt.query_map(rusqlite::params![p, limit as i64], from_row)? {

@@ -3,9 +3,8 @@
 use anyhow::Result;
 use rusqlite::{Connection, Row, params};
 use serde_json::json;
-use sha2::{Digest, Sha256};
 
-use crate::model::{Observation, json_list};
+use crate::model::{Observation, ObservationBody, json_list};
 
 pub const COLUMNS: &str = "id, project, type, title, subtitle, narrative, facts, concepts, files_read, \
      files_modified, prompt_number, discovery_tokens, created_at_epoch, session_id, source";
@@ -15,15 +14,17 @@ pub fn from_row(r: &Row) -> rusqlite::Result<Observation> {
     Ok(Observation {
         id: r.get(0)?,
         project: r.get(1)?,
-        obs_type: r.get(2)?,
-        title: r.get(3)?,
-        subtitle: r.get(4)?,
-        narrative: r.get(5)?,
-        facts: json_list(facts_json.as_deref()),
+        body: ObservationBody {
+            obs_type: r.get(2)?,
+            title: r.get(3)?,
+            subtitle: r.get(4)?,
+            narrative: r.get(5)?,
+            facts: json_list(facts_json.as_deref()),
+            concepts: json_list(r.get::<_, Option<String>>(7)?.as_deref()),
+            files_read: json_list(r.get::<_, Option<String>>(8)?.as_deref()),
+            files_modified: json_list(r.get::<_, Option<String>>(9)?.as_deref()),
+        },
         facts_json: facts_json.unwrap_or_else(|| "[]".into()),
-        concepts: json_list(r.get::<_, Option<String>>(7)?.as_deref()),
-        files_read: json_list(r.get::<_, Option<String>>(8)?.as_deref()),
-        files_modified: json_list(r.get::<_, Option<String>>(9)?.as_deref()),
         prompt_number: r.get(10)?,
         discovery_tokens: r.get(11)?,
         created_at: r.get(12)?,
@@ -36,10 +37,7 @@ pub fn from_row(r: &Row) -> rusqlite::Result<Observation> {
 pub fn recent(conn: &Connection, projects: &[String], limit: usize) -> Result<Vec<Observation>> {
     super::newest_per_project(
         conn,
-        &format!(
-            "SELECT {COLUMNS} FROM observations WHERE project = ?1 COLLATE NOCASE
-             ORDER BY created_at_epoch DESC, id DESC LIMIT ?2"
-        ),
+        &format!("SELECT {COLUMNS} FROM observations"),
         projects,
         limit,
         from_row,
@@ -49,17 +47,13 @@ pub fn recent(conn: &Connection, projects: &[String], limit: usize) -> Result<Ve
 
 /// Observations by id, in the order asked (unknown ids are skipped).
 pub fn by_ids(conn: &Connection, ids: &[i64]) -> Result<Vec<Observation>> {
-    if ids.is_empty() {
-        return Ok(Vec::new());
-    }
-    let marks = vec!["?"; ids.len()].join(",");
-    let mut stmt = conn.prepare(&format!(
-        "SELECT {COLUMNS} FROM observations WHERE id IN ({marks})"
-    ))?;
-    let found: Vec<Observation> = stmt
-        .query_map(rusqlite::params_from_iter(ids), from_row)?
-        .collect::<rusqlite::Result<_>>()?;
-    Ok(super::in_order(ids, found, |o| o.id))
+    super::by_ids(
+        conn,
+        &format!("SELECT {COLUMNS} FROM observations WHERE id"),
+        ids,
+        from_row,
+        |o| o.id,
+    )
 }
 
 /// Most candidates the file query looks at (its full-text match is a superset).
@@ -116,37 +110,57 @@ pub fn mentioning_file(
 pub struct NewObservation {
     pub session_id: Option<i64>,
     pub project: String,
-    pub obs_type: String,
-    pub title: String,
-    pub subtitle: Option<String>,
-    pub narrative: Option<String>,
-    pub facts: Vec<String>,
-    pub concepts: Vec<String>,
-    pub files_read: Vec<String>,
-    pub files_modified: Vec<String>,
+    pub body: ObservationBody,
     pub prompt_number: Option<i64>,
     pub discovery_tokens: i64,
     pub created_at: i64,
     pub source: String,
 }
 
+#[cfg(test)]
+impl NewObservation {
+    /// A bare observation for the store's own tests.
+    pub fn sample(project: &str, obs_type: &str, title: &str, at: i64) -> NewObservation {
+        NewObservation {
+            project: project.into(),
+            body: ObservationBody {
+                obs_type: obs_type.into(),
+                title: Some(title.into()),
+                ..Default::default()
+            },
+            created_at: at,
+            source: "test".into(),
+            ..Default::default()
+        }
+    }
+}
+
 /// 16 hex characters of SHA-256 over `session \0 title \0 narrative` (reference §1).
 pub fn content_hash(session: Option<i64>, title: &str, narrative: Option<&str>) -> String {
-    let mut h = Sha256::new();
-    h.update(session.map(|s| s.to_string()).unwrap_or_default());
-    h.update([0u8]);
-    h.update(title);
-    h.update([0u8]);
-    h.update(narrative.unwrap_or(""));
-    h.finalize()[..8]
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    let session = session.map(|s| s.to_string()).unwrap_or_default();
+    super::content_hash::of_parts(&[
+        session.as_bytes(),
+        title.as_bytes(),
+        narrative.unwrap_or("").as_bytes(),
+    ])
+}
+
+impl NewObservation {
+    /// Its content hash: the identity `insert` deduplicates on.
+    fn hash(&self) -> String {
+        let b = &self.body;
+        content_hash(
+            self.session_id,
+            b.title.as_deref().unwrap_or(""),
+            b.narrative.as_deref(),
+        )
+    }
 }
 
 /// Inserts an observation; `None` when the same one already exists in that session.
 pub fn insert(conn: &Connection, o: &NewObservation) -> Result<Option<i64>> {
-    let hash = content_hash(o.session_id, &o.title, o.narrative.as_deref());
+    let hash = o.hash();
+    let b = &o.body;
     let mut stmt = conn.prepare_cached(
         "INSERT OR IGNORE INTO observations (session_id, project, type, title, subtitle, narrative, facts,
              concepts, files_read, files_modified, prompt_number, discovery_tokens, created_at_epoch,
@@ -156,14 +170,14 @@ pub fn insert(conn: &Connection, o: &NewObservation) -> Result<Option<i64>> {
     let n = stmt.execute(params![
         o.session_id,
         o.project,
-        o.obs_type,
-        o.title,
-        o.subtitle,
-        o.narrative,
-        json!(o.facts).to_string(),
-        json!(o.concepts).to_string(),
-        json!(o.files_read).to_string(),
-        json!(o.files_modified).to_string(),
+        b.obs_type,
+        b.title,
+        b.subtitle,
+        b.narrative,
+        json!(b.facts).to_string(),
+        json!(b.concepts).to_string(),
+        json!(b.files_read).to_string(),
+        json!(b.files_modified).to_string(),
         o.prompt_number,
         o.discovery_tokens,
         o.created_at,
@@ -176,7 +190,7 @@ pub fn insert(conn: &Connection, o: &NewObservation) -> Result<Option<i64>> {
 /// The observation a session already has with this content (what `insert` deduplicated to).
 pub fn id_by_content(conn: &Connection, o: &NewObservation) -> Result<Option<i64>> {
     use rusqlite::OptionalExtension;
-    let hash = content_hash(o.session_id, &o.title, o.narrative.as_deref());
+    let hash = o.hash();
     Ok(conn
         .query_row(
             "SELECT id FROM observations WHERE IFNULL(session_id, -1) = IFNULL(?1, -1) AND content_hash = ?2",
@@ -223,10 +237,13 @@ mod tests {
         let o = |project: &str, title: &str, read: &[&str], modified: &[&str], at: i64| {
             NewObservation {
                 project: project.into(),
-                obs_type: "change".into(),
-                title: title.into(),
-                files_read: read.iter().map(|s| s.to_string()).collect(),
-                files_modified: modified.iter().map(|s| s.to_string()).collect(),
+                body: ObservationBody {
+                    obs_type: "change".into(),
+                    title: Some(title.into()),
+                    files_read: read.iter().map(|s| s.to_string()).collect(),
+                    files_modified: modified.iter().map(|s| s.to_string()).collect(),
+                    ..Default::default()
+                },
                 created_at: at,
                 source: "test".into(),
                 ..Default::default()
@@ -314,13 +331,8 @@ mod tests {
     fn insert_deduplicates_within_a_session_and_recent_merges_keys() {
         let dir = tempfile::tempdir().unwrap();
         let store = crate::store::Store::open(&dir.path().join("t.db")).unwrap();
-        let o = |project: &str, title: &str, at: i64| NewObservation {
-            project: project.into(),
-            obs_type: "change".into(),
-            title: title.into(),
-            created_at: at,
-            source: "test".into(),
-            ..Default::default()
+        let o = |project: &str, title: &str, at: i64| {
+            NewObservation::sample(project, "change", title, at)
         };
         assert!(insert(&store.conn, &o("a", "one", 1)).unwrap().is_some());
         assert!(

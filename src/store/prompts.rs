@@ -1,7 +1,7 @@
 //! Reading user prompts (their project comes from the session).
 
 use anyhow::Result;
-use rusqlite::{Connection, Row, params_from_iter};
+use rusqlite::{Connection, Row};
 
 use crate::model::Prompt;
 
@@ -24,14 +24,11 @@ pub fn from_row(r: &Row) -> rusqlite::Result<Prompt> {
 }
 
 pub fn by_ids(conn: &Connection, ids: &[i64]) -> Result<Vec<Prompt>> {
-    if ids.is_empty() {
-        return Ok(Vec::new());
-    }
-    let marks = vec!["?"; ids.len()].join(",");
-    let mut stmt = conn.prepare(&format!(
-        "SELECT {COLUMNS} FROM {FROM} WHERE up.id IN ({marks})"
-    ))?;
-    let rows = stmt.query_map(params_from_iter(ids), from_row)?;
-    let found: Vec<Prompt> = rows.collect::<rusqlite::Result<_>>()?;
-    Ok(super::in_order(ids, found, |p| p.id))
+    super::by_ids(
+        conn,
+        &format!("SELECT {COLUMNS} FROM {FROM} WHERE up.id"),
+        ids,
+        from_row,
+        |p| p.id,
+    )
 }

@@ -630,20 +630,13 @@ mod db_tests {
         let store = Store::open(&dir.path().join("t.db")).unwrap();
         let c = &store.conn;
         let mk = |project: &str, t: &str, title: &str, narrative: &str, file: &str, at: i64| {
-            insert(
-                c,
-                &NewObservation {
-                    project: project.into(),
-                    obs_type: t.into(),
-                    title: title.into(),
-                    narrative: Some(narrative.into()),
-                    files_modified: vec![file.into()],
-                    concepts: vec!["gotcha".into()],
-                    created_at: at,
-                    source: "t".into(),
-                    ..Default::default()
-                },
-            )
+            insert(c, &{
+                let mut o = NewObservation::sample(project, t, title, at);
+                o.body.narrative = Some(narrative.into());
+                o.body.files_modified = vec![file.into()];
+                o.body.concepts = vec!["gotcha".into()];
+                o
+            })
             .unwrap()
             .unwrap()
         };
@@ -708,6 +701,7 @@ mod db_tests {
 #[cfg(test)]
 mod ranking_rules {
     use super::*;
+    use crate::model::{ObservationBody, SummaryBody};
     use crate::store::Store;
     use crate::store::observations::{NewObservation, insert};
     use crate::store::summaries::{self, NewSummary};
@@ -717,8 +711,11 @@ mod ranking_rules {
             c,
             &NewObservation {
                 project: "p".into(),
-                obs_type: "change".into(),
-                title: title.into(),
+                body: ObservationBody {
+                    obs_type: "change".into(),
+                    title: Some(title.into()),
+                    ..Default::default()
+                },
                 created_at: at,
                 source: "t".into(),
                 ..Default::default()
@@ -768,8 +765,11 @@ mod ranking_rules {
             c,
             &NewSummary {
                 project: "p".into(),
-                request: Some("stop the pool leak".into()),
-                completed: Some("the leak is gone".into()),
+                body: SummaryBody {
+                    request: Some("stop the pool leak".into()),
+                    completed: Some("the leak is gone".into()),
+                    ..Default::default()
+                },
                 created_at: 40,
                 source: "t".into(),
                 ..Default::default()
@@ -797,8 +797,11 @@ mod ranking_rules {
             &NewObservation {
                 session_id: Some(session),
                 project: "p".into(),
-                obs_type: "bugfix".into(),
-                title: "ECONNRESET on pool reconnect handled".into(),
+                body: ObservationBody {
+                    obs_type: "bugfix".into(),
+                    title: Some("ECONNRESET on pool reconnect handled".into()),
+                    ..Default::default()
+                },
                 created_at: 2,
                 source: "t".into(),
                 ..Default::default()
@@ -813,11 +816,14 @@ mod ranking_rules {
             &NewSummary {
                 session_id: Some(session),
                 project: "p".into(),
-                completed: Some(
-                    "checkout survives a database restart now; the client waits and tries to \
-                     reconnect with a back-off instead of failing the request at once"
-                        .into(),
-                ),
+                body: SummaryBody {
+                    completed: Some(
+                        "checkout survives a database restart now; the client waits and tries \
+                         to reconnect with a back-off instead of failing the request at once"
+                            .into(),
+                    ),
+                    ..Default::default()
+                },
                 created_at: 4,
                 source: "t".into(),
                 ..Default::default()

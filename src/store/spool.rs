@@ -37,7 +37,7 @@ fn rejected_path(data_dir: &Path) -> PathBuf {
 
 /// Appends a capture to the spool.
 pub fn append(data_dir: &Path, capture: &Capture, now_ms: i64) -> Result<()> {
-    let _deferred = crate::hook::deadline::defer();
+    let _deferred = crate::signals::defer();
     std::fs::create_dir_all(data_dir)
         .with_context(|| format!("cannot create the data dir {}", data_dir.display()))?;
     let path = paths::spool_path(data_dir);
@@ -191,7 +191,7 @@ fn is_environmental(e: &anyhow::Error) -> bool {
 }
 
 fn locked_read(file: &mut File) -> Result<Vec<u8>> {
-    let _deferred = crate::hook::deadline::defer();
+    let _deferred = crate::signals::defer();
     file.lock()?;
     let mut bytes = Vec::new();
     file.seek(SeekFrom::Start(0))?;
@@ -203,7 +203,7 @@ fn locked_read(file: &mut File) -> Result<Vec<u8>> {
 
 /// Drops the first `n` bytes, keeping whatever appenders wrote after our read.
 fn remove_prefix(file: &mut File, n: usize) -> Result<()> {
-    let _deferred = crate::hook::deadline::defer();
+    let _deferred = crate::signals::defer();
     file.lock()?;
     let result = (|| -> Result<()> {
         let mut all = Vec::new();

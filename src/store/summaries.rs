@@ -4,7 +4,7 @@ use anyhow::Result;
 use rusqlite::{Connection, Row, params};
 use serde_json::json;
 
-use crate::model::{Summary, json_list};
+use crate::model::{Summary, SummaryBody, json_list};
 
 pub const COLUMNS: &str = "id, project, request, investigated, learned, completed, next_steps, notes, \
      files_read, files_edited, prompt_number, discovery_tokens, created_at_epoch, session_id";
@@ -13,14 +13,16 @@ pub fn from_row(r: &Row) -> rusqlite::Result<Summary> {
     Ok(Summary {
         id: r.get(0)?,
         project: r.get(1)?,
-        request: r.get(2)?,
-        investigated: r.get(3)?,
-        learned: r.get(4)?,
-        completed: r.get(5)?,
-        next_steps: r.get(6)?,
-        notes: r.get(7)?,
-        files_read: json_list(r.get::<_, Option<String>>(8)?.as_deref()),
-        files_edited: json_list(r.get::<_, Option<String>>(9)?.as_deref()),
+        body: SummaryBody {
+            request: r.get(2)?,
+            investigated: r.get(3)?,
+            learned: r.get(4)?,
+            completed: r.get(5)?,
+            next_steps: r.get(6)?,
+            notes: r.get(7)?,
+            files_read: json_list(r.get::<_, Option<String>>(8)?.as_deref()),
+            files_edited: json_list(r.get::<_, Option<String>>(9)?.as_deref()),
+        },
         prompt_number: r.get(10)?,
         discovery_tokens: r.get(11)?,
         created_at: r.get(12)?,
@@ -32,10 +34,7 @@ pub fn from_row(r: &Row) -> rusqlite::Result<Summary> {
 pub fn recent(conn: &Connection, projects: &[String], limit: usize) -> Result<Vec<Summary>> {
     super::newest_per_project(
         conn,
-        &format!(
-            "SELECT {COLUMNS} FROM session_summaries WHERE project = ?1 COLLATE NOCASE
-             ORDER BY created_at_epoch DESC, id DESC LIMIT ?2"
-        ),
+        &format!("SELECT {COLUMNS} FROM session_summaries"),
         projects,
         limit,
         from_row,
@@ -45,31 +44,21 @@ pub fn recent(conn: &Connection, projects: &[String], limit: usize) -> Result<Ve
 
 /// Summaries by id, in the order asked.
 pub fn by_ids(conn: &Connection, ids: &[i64]) -> Result<Vec<Summary>> {
-    if ids.is_empty() {
-        return Ok(Vec::new());
-    }
-    let marks = vec!["?"; ids.len()].join(",");
-    let mut stmt = conn.prepare(&format!(
-        "SELECT {COLUMNS} FROM session_summaries WHERE id IN ({marks})"
-    ))?;
-    let found: Vec<Summary> = stmt
-        .query_map(rusqlite::params_from_iter(ids), from_row)?
-        .collect::<rusqlite::Result<_>>()?;
-    Ok(super::in_order(ids, found, |s| s.id))
+    super::by_ids(
+        conn,
+        &format!("SELECT {COLUMNS} FROM session_summaries WHERE id"),
+        ids,
+        from_row,
+        |s| s.id,
+    )
 }
 
+/// What a new summary is made of (observers, imports, the generator).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct NewSummary {
     pub session_id: Option<i64>,
     pub project: String,
-    pub request: Option<String>,
-    pub investigated: Option<String>,
-    pub learned: Option<String>,
-    pub completed: Option<String>,
-    pub next_steps: Option<String>,
-    pub notes: Option<String>,
-    pub files_read: Vec<String>,
-    pub files_edited: Vec<String>,
+    pub body: SummaryBody,
     pub prompt_number: Option<i64>,
     pub discovery_tokens: i64,
     pub created_at: i64,
@@ -77,6 +66,7 @@ pub struct NewSummary {
 }
 
 pub fn insert(conn: &Connection, s: &NewSummary) -> Result<i64> {
+    let b = &s.body;
     let mut stmt = conn.prepare_cached(
         "INSERT INTO session_summaries (session_id, project, request, investigated, learned, completed,
              next_steps, notes, files_read, files_edited, prompt_number, discovery_tokens, created_at_epoch, source)
@@ -85,14 +75,14 @@ pub fn insert(conn: &Connection, s: &NewSummary) -> Result<i64> {
     stmt.execute(params![
         s.session_id,
         s.project,
-        s.request,
-        s.investigated,
-        s.learned,
-        s.completed,
-        s.next_steps,
-        s.notes,
-        json!(s.files_read).to_string(),
-        json!(s.files_edited).to_string(),
+        b.request,
+        b.investigated,
+        b.learned,
+        b.completed,
+        b.next_steps,
+        b.notes,
+        json!(b.files_read).to_string(),
+        json!(b.files_edited).to_string(),
         s.prompt_number,
         s.discovery_tokens,
         s.created_at,

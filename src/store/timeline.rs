@@ -84,34 +84,52 @@ fn neighbours(
     older: bool,
 ) -> Result<Vec<IndexRow>> {
     let (cmp, dir) = if older { ("<=", "DESC") } else { (">=", "ASC") };
-    let n = limit as i64 + 1;
+    // `p` qualifies the project column, `t` the time and id columns (prompts join sessions).
+    let sql = |columns: &str, from: &str, p: &str, t: &str| {
+        format!(
+            "SELECT {columns} FROM {from} WHERE {p}project = ?1 COLLATE NOCASE AND {t}created_at_epoch {cmp} ?2
+         ORDER BY {t}created_at_epoch {dir}, {t}id {dir} LIMIT ?3"
+        )
+    };
+    let args = params![project, at, limit as i64 + 1];
     let mut out = Vec::new();
-    let mut stmt = conn.prepare_cached(&format!(
-        "SELECT {} FROM observations WHERE project = ?1 COLLATE NOCASE AND created_at_epoch {cmp} ?2
-         ORDER BY created_at_epoch {dir}, id {dir} LIMIT ?3",
-        observations::COLUMNS
-    ))?;
-    for r in stmt.query_map(params![project, at, n], observations::from_row)? {
-        out.push(observation_row(&r?));
-    }
-    let mut stmt = conn.prepare_cached(&format!(
-        "SELECT {} FROM session_summaries WHERE project = ?1 COLLATE NOCASE AND created_at_epoch {cmp} ?2
-         ORDER BY created_at_epoch {dir}, id {dir} LIMIT ?3",
-        summaries::COLUMNS
-    ))?;
-    for r in stmt.query_map(params![project, at, n], summaries::from_row)? {
-        out.push(summary_row(&r?));
-    }
-    let mut stmt = conn.prepare_cached(&format!(
-        "SELECT {} FROM {} WHERE s.project = ?1 COLLATE NOCASE AND up.created_at_epoch {cmp} ?2
-         ORDER BY up.created_at_epoch {dir}, up.id {dir} LIMIT ?3",
-        prompts::COLUMNS,
-        prompts::FROM
-    ))?;
-    for r in stmt.query_map(params![project, at, n], prompts::from_row)? {
-        out.push(prompt_row(&r?));
-    }
+    let sql_o = sql(observations::COLUMNS, "observations", "", "");
+    push_rows(
+        conn,
+        &sql_o,
+        args,
+        observations::from_row,
+        observation_row,
+        &mut out,
+    )?;
+    let sql_s = sql(summaries::COLUMNS, "session_summaries", "", "");
+    push_rows(
+        conn,
+        &sql_s,
+        args,
+        summaries::from_row,
+        summary_row,
+        &mut out,
+    )?;
+    let sql_p = sql(prompts::COLUMNS, prompts::FROM, "s.", "up.");
+    push_rows(conn, &sql_p, args, prompts::from_row, prompt_row, &mut out)?;
     Ok(out)
+}
+
+/// Appends the index rows of what `sql` selects.
+fn push_rows<T>(
+    conn: &Connection,
+    sql: &str,
+    args: &[&dyn rusqlite::ToSql],
+    from_row: fn(&rusqlite::Row) -> rusqlite::Result<T>,
+    index_row: fn(&T) -> IndexRow,
+    out: &mut Vec<IndexRow>,
+) -> Result<()> {
+    let mut stmt = conn.prepare_cached(sql)?;
+    for r in stmt.query_map(args, from_row)? {
+        out.push(index_row(&r?));
+    }
+    Ok(())
 }
 
 /// The anchor and up to `before` older and `after` newer rows of the anchor's own project,
@@ -171,6 +189,7 @@ pub fn latest_observation(conn: &Connection, projects: &[String]) -> Result<Opti
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::SummaryBody;
     use crate::store::Store;
     use crate::store::observations::{NewObservation, insert};
 
@@ -180,19 +199,9 @@ mod tests {
         let store = Store::open(&dir.path().join("t.db")).unwrap();
         let c = &store.conn;
         let o = |project: &str, title: &str, at: i64| {
-            insert(
-                c,
-                &NewObservation {
-                    project: project.into(),
-                    obs_type: "change".into(),
-                    title: title.into(),
-                    created_at: at,
-                    source: "t".into(),
-                    ..Default::default()
-                },
-            )
-            .unwrap()
-            .unwrap()
+            insert(c, &NewObservation::sample(project, "change", title, at))
+                .unwrap()
+                .unwrap()
         };
         let ids: Vec<i64> = (0..6)
             .map(|i| o("p", &format!("o{i}"), 100 + i * 10))
@@ -202,7 +211,10 @@ mod tests {
             c,
             &crate::store::summaries::NewSummary {
                 project: "P".into(),
-                request: Some("sum".into()),
+                body: SummaryBody {
+                    request: Some("sum".into()),
+                    ..Default::default()
+                },
                 created_at: 125,
                 source: "t".into(),
                 ..Default::default()

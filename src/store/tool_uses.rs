@@ -1,7 +1,7 @@
 //! Reading raw tool uses (layer 4).
 
 use anyhow::Result;
-use rusqlite::{Connection, Row, params, params_from_iter};
+use rusqlite::{Connection, Row, params};
 
 use crate::model::ToolUse;
 
@@ -31,17 +31,13 @@ pub fn from_row(r: &Row) -> rusqlite::Result<ToolUse> {
 
 /// Tool uses by row id, in the order asked.
 pub fn by_ids(conn: &Connection, ids: &[i64]) -> Result<Vec<ToolUse>> {
-    if ids.is_empty() {
-        return Ok(Vec::new());
-    }
-    let marks = vec!["?"; ids.len()].join(",");
-    let mut stmt = conn.prepare(&format!(
-        "SELECT {COLUMNS} FROM tool_uses WHERE id IN ({marks})"
-    ))?;
-    let found: Vec<ToolUse> = stmt
-        .query_map(params_from_iter(ids), from_row)?
-        .collect::<rusqlite::Result<_>>()?;
-    Ok(super::in_order(ids, found, |t| t.id))
+    super::by_ids(
+        conn,
+        &format!("SELECT {COLUMNS} FROM tool_uses WHERE id"),
+        ids,
+        from_row,
+        |t| t.id,
+    )
 }
 
 /// Tool uses by the host's tool_use_id (`toolu_…`).

@@ -11,8 +11,8 @@ use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 
 use super::app::{App, Options};
-use super::data::{self, Ctx};
 use super::keymap::{Keymap, Press};
+use super::worker::{self, Ctx};
 use crate::store::Store;
 use crate::view::time::Tz;
 
@@ -71,7 +71,7 @@ impl Harness {
                 return;
             }
             for (ticket, req) in batch {
-                let reply = data::serve(&mut self.store, &self.ctx, &req);
+                let reply = worker::serve(&mut self.store, &self.ctx, &req);
                 self.app.handle_reply(ticket, reply);
             }
         }
@@ -150,12 +150,13 @@ impl Harness {
     /// A tool use of the demo with highlighted code (a Read of a curated Rust file), and the
     /// observation it belongs to.
     pub fn demo_code_tool_use(&self) -> Result<(i64, i64)> {
-        Ok(self.store.conn.query_row(
-            "SELECT id, observation_id FROM tool_uses WHERE project = 'acme-api' AND tool_name = 'Read'
-             AND tool_response LIKE '%verify_signature(token%' ORDER BY id LIMIT 1",
-            [],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )?)
+        crate::store::browse::tool_use_mentioning(
+            &self.store.conn,
+            crate::demo::PROJECT,
+            "Read",
+            "verify_signature(token",
+        )?
+        .context("the demo has no Read of verify_signature")
     }
 }
 

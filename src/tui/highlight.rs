@@ -256,7 +256,7 @@ mod tests {
             ("x.css", ".a { color: red; }"),
             ("x.yaml", "a: [1, \"b\"]"),
             ("x.toml", "[a]\nb = \"c\""),
-            ("x.sql", "SELECT a FROM t WHERE b = 'c';"),
+            ("x.sql", "select a from t where b = 'c';"),
             ("x.lua", "local x = 'a' -- c"),
         ];
         for (file, src) in samples {

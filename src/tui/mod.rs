@@ -5,16 +5,30 @@
 //! all send one `Event` enum to the UI thread, which applies every queued event and then draws
 //! once. Nothing here is reachable from `cmem hook`.
 
+pub mod actions;
 pub mod app;
+pub mod change;
 pub mod data;
 pub mod filter;
 pub mod harness;
+pub mod header;
 pub mod highlight;
 pub mod keymap;
+pub mod layer;
+pub mod layout;
+pub mod line_edit;
+pub mod nav;
+pub mod overlays;
+pub mod pane;
+pub mod preview;
 pub mod render;
+pub mod scope;
+pub mod status;
 pub mod svg;
 pub mod theme;
 pub mod ui;
+pub mod widgets;
+pub mod worker;
 pub mod wrap;
 
 use std::io::Write;
@@ -29,12 +43,8 @@ use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 
 use app::{App, Effect, Options};
-use data::{Ctx, Reply, Request};
-
-/// `NO_COLOR` (any non-empty value) turns colours off (no-color.org).
-pub fn no_colour() -> bool {
-    std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())
-}
+use data::{Reply, Request};
+use worker::Ctx;
 
 /// What `cmem tui` and `cmem demo` pass in.
 pub struct Launch {
@@ -54,15 +64,9 @@ pub enum Event {
     Terminate,
 }
 
-/// Loads the theme: `NO_COLOR` strips its colours.
-pub fn load_theme(name: &str) -> Result<theme::Theme> {
-    let t = theme::load(name)?;
-    Ok(if no_colour() { t.without_colour() } else { t })
-}
-
 pub fn run(launch: Launch) -> Result<()> {
     crate::embed::enable(); // `s` searches by meaning too; the model loads on the first search
-    let theme = load_theme(&launch.theme)?;
+    let theme = theme::load_for_terminal(&launch.theme)?;
     let keymap = keymap::Keymap::with_overrides(&launch.settings.tui.keys)
         .with_context(|| format!("in the config file {}", launch.config_file.display()))?;
     let tz = crate::view::time::Tz::from_setting(&launch.settings.context.timezone)?;
@@ -183,7 +187,7 @@ fn spawn_worker(
                 if matches!(req, Request::Preview { .. }) && last_preview != Some(i) {
                     continue;
                 }
-                let reply = data::serve(&mut store, &ctx, &req);
+                let reply = worker::serve(&mut store, &ctx, &req);
                 if tx.send(Event::Reply(ticket, reply)).is_err() {
                     return;
                 }

@@ -25,6 +25,12 @@ pub const BUILT_IN: &[(&str, &str)] = &[
     ),
 ];
 
+/// The built-in themes' names, for help texts: `default, light, …`.
+pub fn built_in_names() -> String {
+    let names: Vec<&str> = BUILT_IN.iter().map(|(n, _)| *n).collect();
+    names.join(", ")
+}
+
 /// Keys a theme may set besides tree-sitter scopes; a typo in one of these is an error.
 pub const UI_KEYS: &[&str] = &[
     "ui.background",
@@ -171,6 +177,17 @@ pub fn available() -> Vec<String> {
         names.extend(user);
     }
     names
+}
+
+/// `NO_COLOR` (any non-empty value) turns colours off (no-color.org).
+pub fn no_colour() -> bool {
+    std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())
+}
+
+/// Loads a theme for the terminal: as `load`, its colours stripped under `NO_COLOR`.
+pub fn load_for_terminal(name: &str) -> Result<Theme> {
+    let t = load(name)?;
+    Ok(if no_colour() { t.without_colour() } else { t })
 }
 
 /// Loads a theme by name (a user file wins over a built-in of the same name) or by path

@@ -93,19 +93,11 @@ pub fn fit_index(input: &IndexInput, options: &IndexOptions, limit: usize) -> Fi
             steps.push(Step::LastSummary);
             opts.show_last_summary = false;
         } else if opts.sessions > 0 {
-            let to = opts.sessions / 2;
-            steps.push(Step::Summaries {
-                from: opts.sessions,
-                to,
-            });
-            opts.sessions = to;
+            let (from, to) = halve(&mut opts.sessions);
+            steps.push(Step::Summaries { from, to });
         } else if opts.observations > 1 {
-            let to = opts.observations / 2;
-            steps.push(Step::Observations {
-                from: opts.observations,
-                to,
-            });
-            opts.observations = to;
+            let (from, to) = halve(&mut opts.observations);
+            steps.push(Step::Observations { from, to });
         } else {
             return FittedIndex {
                 doc,
@@ -116,4 +108,11 @@ pub fn fit_index(input: &IndexInput, options: &IndexOptions, limit: usize) -> Fi
             };
         }
     }
+}
+
+/// Halves a row count in place; returns it before and after.
+fn halve(n: &mut usize) -> (usize, usize) {
+    let from = *n;
+    *n = from / 2;
+    (from, *n)
 }

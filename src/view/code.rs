@@ -1,11 +1,13 @@
 //! Code views: a file's outline, an unfolded symbol, a missing symbol, and symbol search
 //! (layouts: reference §6.4, with BMP glyphs instead of its emoji).
 
-use super::doc::{Block, BlockKind, Doc, Line, Role, clip};
+use super::MAX_REPLY_BYTES;
+use super::doc::{Block, BlockKind, Doc, Line, Role};
 use crate::code::Lang;
 use crate::code::outline::{Outline, Unfold, Unfolded};
 use crate::code::search::SearchResult;
 use crate::code::symbols::Symbol;
+use crate::text::clip;
 
 /// 📁 → a file header.
 pub const FILE_GLYPH: char = '▸';
@@ -600,6 +602,41 @@ fn folded_views(r: &SearchResult) -> Doc {
     doc
 }
 
+/// The smart tools' reply with a file's outline, in the densest form it needs to fit one reply
+/// (a big file's symbols fold to one line each, then to a packed list); cut only if even that
+/// does not fit.
+pub fn outline_reply(o: &Outline) -> String {
+    fit(outline_fitting(o, MAX_REPLY_BYTES).to_plain(), "outline")
+}
+
+/// The smart tools' reply with an unfolded symbol (or the symbols there are).
+pub fn unfold_reply(u: &Unfold) -> String {
+    fit(unfold(u).to_plain(), "source")
+}
+
+/// The smart tools' reply with a symbol search's results.
+pub fn search_reply(r: &SearchResult) -> String {
+    fit(search(r).to_plain(), "search result")
+}
+
+/// Cuts a reply longer than `MAX_REPLY_BYTES` at a line boundary, with a note.
+fn fit(text: String, what: &str) -> String {
+    if text.len() <= MAX_REPLY_BYTES {
+        return text;
+    }
+    let note = format!(
+        "\n… (this {what} was shortened to fit {} KiB; narrow it down: a smaller path, a more specific name, or Read with offset and limit)",
+        MAX_REPLY_BYTES / 1024
+    );
+    let budget = MAX_REPLY_BYTES - note.len();
+    let mut cut = budget;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let cut = text[..cut].rfind('\n').unwrap_or(cut);
+    format!("{}{note}", &text[..cut])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -669,5 +706,13 @@ mod tests {
         assert!(text[1].starts_with("    name_"), "{text:?}");
         assert!(text[0].ends_with(','), "{text:?}");
         assert_eq!(text.join(" ").matches("name_").count(), 40);
+    }
+
+    #[test]
+    fn long_replies_are_cut_at_a_line() {
+        let text = "line of text\n".repeat(5000);
+        let out = fit(text, "outline");
+        assert!(out.len() <= MAX_REPLY_BYTES);
+        assert!(out.contains("\nline of text\n… (this outline was shortened"));
     }
 }

@@ -95,8 +95,42 @@ pub fn load(
     ))
 }
 
+/// `load` from the database, or `empty` when there is none yet.
+pub fn load_or_empty(
+    conn: Option<&rusqlite::Connection>,
+    project_label: &str,
+    keys: &[String],
+    settings: &crate::config::ContextSettings,
+    now_ms: i64,
+    full: bool,
+) -> anyhow::Result<SessionStart> {
+    match conn {
+        Some(conn) => load(conn, project_label, keys, settings, now_ms, full),
+        None => empty(project_label, settings, now_ms),
+    }
+}
+
+/// The context of a checkout from the database at `db` (waiting for a busy one as `wait` says),
+/// or the empty one when there is no database yet.
+pub fn from_db(
+    db: &std::path::Path,
+    wait: crate::store::Wait,
+    keys: &crate::project::ProjectKeys,
+    settings: &crate::config::ContextSettings,
+    now_ms: i64,
+    full: bool,
+) -> anyhow::Result<SessionStart> {
+    let store = if db.exists() {
+        Some(crate::store::Store::open_with(db, wait)?)
+    } else {
+        None
+    };
+    let conn = store.as_ref().map(|s| &s.conn);
+    load_or_empty(conn, &keys.primary, &keys.all, settings, now_ms, full)
+}
+
 /// The empty context (no database yet): same header, nothing remembered.
-pub fn empty(
+fn empty(
     project_label: &str,
     settings: &crate::config::ContextSettings,
     now_ms: i64,

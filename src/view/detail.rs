@@ -1,9 +1,12 @@
 //! Layer 3: every field of an observation or a summary (the TUI detail layer and the
 //! `get_observations` tool).
 
-use super::doc::{Block, BlockKind, Doc, Line, Role, escape_controls, one_line};
+use super::doc::{Block, BlockKind, Doc, Line, Role};
+use super::raw::tool_use_id;
+use super::raw::{human_bytes, summary_of_input};
 use super::time::{Tz, thousands};
 use crate::model::{ObsType, Observation, Prompt, Summary, ToolUse};
+use crate::text::{escape_controls, one_line};
 
 fn field(label: &str, value: &str) -> Vec<Line> {
     let mut lines = vec![Line::new().push(label, Role::Label)];
@@ -28,12 +31,6 @@ fn list(label: &str, items: &[String]) -> Option<Vec<Line>> {
     Some(lines)
 }
 
-/// How a tool use's id is written everywhere (`T266`): never `#266`, the form of observation
-/// 266. The TUI's `:` jump and `get_tool_uses` read it back.
-pub fn tool_use_id(id: i64) -> String {
-    format!("T{id}")
-}
-
 /// One line per tool use an observation was built from (what `get_tool_uses` can fetch).
 pub fn tool_use_line(t: &ToolUse, tz: &Tz) -> Line {
     let status = if t.failed { "failed" } else { "ok" };
@@ -43,10 +40,7 @@ pub fn tool_use_line(t: &ToolUse, tz: &Tz) -> Line {
         .push(tz.row(t.created_at), Role::Time)
         .push(" ", Role::Text)
         .push(&t.tool_name, Role::Label)
-        .push(
-            format!(" {}", one_line(&super::raw::summary_of_input(t))),
-            Role::Text,
-        )
+        .push(format!(" {}", one_line(&summary_of_input(t))), Role::Text)
         .push(
             format!(
                 " · {status} · {} in / {} out",
@@ -55,14 +49,6 @@ pub fn tool_use_line(t: &ToolUse, tz: &Tz) -> Line {
             ),
             if t.failed { Role::Warning } else { Role::Muted },
         )
-}
-
-pub fn human_bytes(n: i64) -> String {
-    match n {
-        n if n < 1024 => format!("{n} B"),
-        n if n < 1024 * 1024 => format!("{:.1} KB", n as f64 / 1024.0),
-        n => format!("{:.1} MB", n as f64 / (1024.0 * 1024.0)),
-    }
 }
 
 /// Every field of an observation, then the tool uses it came from.

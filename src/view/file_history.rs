@@ -2,9 +2,10 @@
 //! for a whole-file Read, or the context added to a smaller Read. Both end with a day-grouped
 //! timeline of the observations that mention the file.
 
-use super::doc::{Block, BlockKind, Doc, Line, Role, clip, one_line};
-use super::time::Tz;
+use super::doc::{Block, BlockKind, Doc, Line, Role};
+use super::time::{Days, Tz};
 use crate::model::{ObsType, Observation};
+use crate::text::{clip, one_line};
 
 /// The anchor every deny reason starts with, for evals and logs. (The reference puts its
 /// `Current:` line first; cmem's reason starts with the anchor and puts the time just above
@@ -104,15 +105,10 @@ pub fn context(h: &FileHistory) -> Doc {
 
 /// `### Oct 10, 2026` headings and `ID TIME SYMBOL TITLE` rows, oldest first.
 fn timeline(doc: &mut Doc, h: &FileHistory) {
-    let mut day = None;
+    let mut days = Days::default();
     for o in h.observations {
-        let key = h.tz.day_key(o.created_at);
-        if day != Some(key) {
-            doc.push(
-                Block::new(BlockKind::DayHeading)
-                    .line(Line::new().push(h.tz.day(o.created_at), Role::Heading(3))),
-            );
-            day = Some(key);
+        if let Some(day) = days.heading(h.tz, o.created_at) {
+            doc.push(Block::new(BlockKind::DayHeading).line(day.line));
         }
         let t = ObsType::parse(&o.obs_type);
         let title = o.title.as_deref().map(one_line).unwrap_or_default();
@@ -142,19 +138,22 @@ fn timeline(doc: &mut Doc, h: &FileHistory) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::ObservationBody;
 
     fn obs(id: i64, at: i64, title: &str) -> Observation {
         Observation {
             id,
             project: "app".into(),
-            obs_type: "bugfix".into(),
-            title: Some(title.into()),
-            subtitle: None,
-            narrative: None,
-            facts: vec![],
-            concepts: vec![],
-            files_read: vec![],
-            files_modified: vec![],
+            body: ObservationBody {
+                obs_type: "bugfix".into(),
+                title: Some(title.into()),
+                subtitle: None,
+                narrative: None,
+                facts: vec![],
+                concepts: vec![],
+                files_read: vec![],
+                files_modified: vec![],
+            },
             facts_json: "[]".into(),
             prompt_number: None,
             discovery_tokens: 0,
@@ -168,7 +167,7 @@ mod tests {
     fn tool_prefix_follows_the_registered_server_name() {
         assert_eq!(
             TOOL_PREFIX,
-            format!("mcp__{}__", crate::cli::install::MCP_SERVER_NAME)
+            format!("mcp__{}__", crate::names::MCP_SERVER_NAME)
         );
     }
 

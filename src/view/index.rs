@@ -5,9 +5,10 @@
 //! the memory is worth. Rendering takes the selection limits as options so the budget can
 //! re-render with fewer items.
 
-use super::doc::{Block, BlockKind, Doc, Line, Role, clip, one_line};
-use super::time::{Tz, thousands};
+use super::doc::{Block, BlockKind, Doc, Line, Role};
+use super::time::{Days, Tz, thousands};
 use crate::model::{ObsType, Observation, SESSION_SYMBOL, Summary};
+use crate::text::{clip, one_line};
 
 /// A title never takes more than this in a row, so one row always fits the budget.
 pub const MAX_TITLE: usize = 300;
@@ -370,19 +371,14 @@ pub fn render(input: &IndexInput, opts: &IndexOptions) -> Doc {
     }
     items.sort_by_key(|(placed, item)| item.sort_key(*placed));
 
-    let mut current_day = None;
+    let mut days = Days::default();
     let mut last_time: Option<String> = None;
     for (placed, item) in &items {
-        let day = input.tz.day_key(*placed);
-        if current_day != Some(day) {
-            if current_day.is_some() {
+        if let Some(day) = days.heading(input.tz, *placed) {
+            if day.follows {
                 doc.push(Block::new(BlockKind::DayHeading).line(Line::blank()));
             }
-            doc.push(
-                Block::new(BlockKind::DayHeading)
-                    .line(Line::new().push(input.tz.day(*placed), Role::Heading(3))),
-            );
-            current_day = Some(day);
+            doc.push(Block::new(BlockKind::DayHeading).line(day.line));
             last_time = None;
         }
         match item {

@@ -6,9 +6,9 @@
 
 use std::collections::BTreeMap;
 
-use super::doc::{bmp_safe, clip, one_line, plural};
 use super::time::Tz;
 use crate::model::{Observation, Summary, type_symbol, utf16_len};
+use crate::text::{bmp_safe, clip, one_line, plural};
 
 /// Claude Code reads at most this much of MEMORY.md.
 pub const INDEX_MAX_LINES: usize = 200;

@@ -7,10 +7,10 @@
 
 use serde_json::Value;
 
-use super::detail::human_bytes;
-use super::doc::{Block, BlockKind, Doc, Line, Role, cut_bytes, escape_controls, one_line};
+use super::doc::{Block, BlockKind, Doc, Line, Role};
 use super::time::Tz;
 use crate::model::ToolUse;
+use crate::text::{cut_bytes, escape_controls, one_line};
 
 #[derive(Debug, Clone, Copy)]
 pub struct Bounds {
@@ -30,6 +30,21 @@ impl Bounds {
         keys: 500,
         string_bytes: 256 * 1024,
     };
+}
+
+/// How a tool use's id is written everywhere (`T266`): never `#266`, the form of observation
+/// 266. The TUI's `:` jump and `get_tool_uses` read it back.
+pub fn tool_use_id(id: i64) -> String {
+    format!("T{id}")
+}
+
+/// A byte count for people: `512 B`, `3.4 KB`, `1.2 MB`.
+pub fn human_bytes(n: i64) -> String {
+    match n {
+        n if n < 1024 => format!("{n} B"),
+        n if n < 1024 * 1024 => format!("{:.1} KB", n as f64 / 1024.0),
+        n => format!("{:.1} MB", n as f64 / (1024.0 * 1024.0)),
+    }
 }
 
 /// A one-line gist of what the call did: the file, the command, the pattern.
@@ -192,10 +207,7 @@ impl Tree<'_> {
 /// The header line of a tool use.
 pub fn header(t: &ToolUse, tz: &Tz) -> Line {
     Line::new()
-        .push(
-            format!("Tool use {}", super::detail::tool_use_id(t.id)),
-            Role::Heading(3),
-        )
+        .push(format!("Tool use {}", tool_use_id(t.id)), Role::Heading(3))
         .push(
             format!(
                 " · {} · {} · {}",

@@ -1,8 +1,9 @@
 //! Search texts: the three mem_search steps (reference §4.6) and the legacy `search` table.
 
-use super::doc::{Block, BlockKind, Doc, Line, Role, cut_bytes, escape_controls, one_line};
+use super::doc::{Block, BlockKind, Doc, Line, Role};
 use super::time::{Tz, thousands, utc_minute};
 use crate::model::{IndexRow, Kind, Observation, Summary};
+use crate::text::{cut_bytes, escape_controls, one_line};
 
 /// Why a step ended the way it did; each gets one plain sentence.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -188,7 +189,7 @@ impl Projection {
         if v.is_empty() {
             return None;
         }
-        let (kept, cut) = cut_bytes(&v, 32 * 1024);
+        let (kept, cut) = cut_bytes(&v, super::MAX_REPLY_BYTES);
         self.truncated |= cut;
         Some(kept.to_string())
     }
@@ -205,6 +206,22 @@ impl Projection {
                 kept.to_string()
             })
             .collect()
+    }
+
+    /// The section naming the files a record changed and read.
+    fn files(&mut self, changed: &[String], read: &[String]) {
+        let mut lines = Vec::new();
+        let changed = self.list(changed, 12, 240);
+        if !changed.is_empty() {
+            lines.push(format!("Files changed: {}", changed.join(", ")));
+        }
+        let read = self.list(read, 12, 240);
+        if !read.is_empty() {
+            lines.push(format!("Files read: {}", read.join(", ")));
+        }
+        if !lines.is_empty() {
+            self.sections.push(lines.join("\n"));
+        }
     }
 
     fn finish(self, max_bytes: usize) -> (String, bool) {
@@ -238,18 +255,7 @@ pub fn project_observation(o: &Observation, max_bytes: usize) -> (String, bool) 
                 .join("\n"),
         );
     }
-    let mut files = Vec::new();
-    let changed = p.list(&o.files_modified, 12, 240);
-    if !changed.is_empty() {
-        files.push(format!("Files changed: {}", changed.join(", ")));
-    }
-    let read = p.list(&o.files_read, 12, 240);
-    if !read.is_empty() {
-        files.push(format!("Files read: {}", read.join(", ")));
-    }
-    if !files.is_empty() {
-        p.sections.push(files.join("\n"));
-    }
+    p.files(&o.files_modified, &o.files_read);
     p.finish(max_bytes)
 }
 
@@ -273,18 +279,7 @@ pub fn project_summary(s: &Summary, max_bytes: usize) -> (String, bool) {
     if !fields.is_empty() {
         p.sections.push(fields.join("\n"));
     }
-    let mut files = Vec::new();
-    let changed = p.list(&s.files_edited, 12, 240);
-    if !changed.is_empty() {
-        files.push(format!("Files changed: {}", changed.join(", ")));
-    }
-    let read = p.list(&s.files_read, 12, 240);
-    if !read.is_empty() {
-        files.push(format!("Files read: {}", read.join(", ")));
-    }
-    if !files.is_empty() {
-        p.sections.push(files.join("\n"));
-    }
+    p.files(&s.files_edited, &s.files_read);
     p.finish(max_bytes)
 }
 

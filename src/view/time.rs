@@ -4,6 +4,8 @@ use anyhow::Result;
 use jiff::tz::TimeZone;
 use jiff::{Timestamp, ZonedDateTime};
 
+use super::doc::{Line, Role};
+
 #[derive(Debug, Clone)]
 pub struct Tz(TimeZone);
 
@@ -64,6 +66,37 @@ impl Tz {
     /// `Oct 10, 8:45 PM` (a summary row).
     pub fn month_day_time(&self, ms: i64) -> String {
         self.at(ms).strftime("%b %-d, %-I:%M %p").to_string()
+    }
+}
+
+/// Where rows in time order cross into another local day. Every day-grouped list asks it
+/// before each row: the index, the timeline, a file's history, and the browser's index (which
+/// meets its days a page at a time, so the state outlives one call).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Days {
+    last: Option<i32>,
+}
+
+/// A new day's `### Oct 10, 2026` heading; `follows` says rows of another day came before it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DayHeading {
+    pub line: Line,
+    pub follows: bool,
+}
+
+impl Days {
+    /// The heading a row at `ms` needs: `None` while the day stays the same.
+    pub fn heading(&mut self, tz: &Tz, ms: i64) -> Option<DayHeading> {
+        let day = tz.day_key(ms);
+        if self.last == Some(day) {
+            return None;
+        }
+        let follows = self.last.is_some();
+        self.last = Some(day);
+        Some(DayHeading {
+            line: Line::new().push(tz.day(ms), Role::Heading(3)),
+            follows,
+        })
     }
 }
 
@@ -134,6 +167,19 @@ mod tests {
         let utc = Tz::utc();
         assert_eq!(utc.row(ms - 7 * 3_600_000 - 45 * 60_000), "12:00a");
         assert_eq!(utc.row(ms + 4 * 3_600_000 + 15 * 60_000), "12:00p");
+    }
+
+    #[test]
+    fn days_head_each_new_day_once() {
+        let tz = Tz::utc();
+        let ms = 1_791_791_100_000; // 2026-10-12T07:45:00Z
+        let mut days = Days::default();
+        let first = days.heading(&tz, ms).unwrap();
+        assert_eq!(first.line.plain(), "### Oct 12, 2026");
+        assert!(!first.follows);
+        assert_eq!(days.heading(&tz, ms + 3_600_000), None);
+        let next = days.heading(&tz, ms + 86_400_000).unwrap();
+        assert!(next.follows && next.line.plain().ends_with("Oct 13, 2026"));
     }
 
     #[test]

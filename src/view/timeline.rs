@@ -1,8 +1,9 @@
 //! Layer 2: records around an anchor (or any list of index rows), grouped by day.
 
-use super::doc::{Block, BlockKind, Doc, Line, Role, clip, escape_controls, one_line};
-use super::time::Tz;
+use super::doc::{Block, BlockKind, Doc, Line, Role};
+use super::time::{Days, Tz};
 use crate::model::{IndexRow, Kind, ObsType, SESSION_SYMBOL};
+use crate::text::{clip, escape_controls, one_line};
 
 /// The symbol of a prompt row: a shell prompt's `❯`, unlike any quote mark (rows repeat their
 /// time as a ditto `"`, and the reference's `”` sat right beside it).
@@ -48,17 +49,15 @@ fn block_kind(row: &IndexRow) -> BlockKind {
 pub fn render(heading: &str, rows: &[IndexRow], anchor: Option<(Kind, i64)>, tz: &Tz) -> Doc {
     let mut doc = Doc::default();
     doc.push(Block::new(BlockKind::Header).line(Line::new().push(heading, Role::Heading(2))));
-    let mut day = None;
+    let mut days = Days::default();
     let mut last_time: Option<String> = None;
     for row in rows {
-        let d = tz.day_key(row.created_at);
-        if day != Some(d) {
+        if let Some(day) = days.heading(tz, row.created_at) {
             doc.push(
                 Block::new(BlockKind::DayHeading)
                     .line(Line::blank())
-                    .line(Line::new().push(tz.day(row.created_at), Role::Heading(3))),
+                    .line(day.line),
             );
-            day = Some(d);
             last_time = None;
         }
         let time = tz.row(row.created_at);

@@ -1,10 +1,11 @@
 //! Layer 0: the work-state section at the top of every session start, and the list lines the
 //! work-state tools reply with.
 
-use super::doc::{Block, BlockKind, Doc, Line, Role, one_line};
+use super::doc::{Block, BlockKind, Doc, Line, Role};
 use super::time::describe_duration;
 use crate::model::utf16_len;
 use crate::model::work_state::{self, List};
+use crate::text::one_line;
 
 /// The section never takes more than this many UTF-16 units of the context budget.
 pub const SECTION_LIMIT: usize = 3_000;

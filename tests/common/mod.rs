@@ -103,8 +103,34 @@ impl Env {
         out
     }
 
+    /// Runs `cmem ARGS…`, checks it succeeded, and returns its stdout.
+    pub fn run_stdout<S: AsRef<std::ffi::OsStr>>(&self, args: &[S]) -> String {
+        String::from_utf8(self.run_ok(args).stdout).expect("stdout is UTF-8")
+    }
+
+    /// What `cmem doctor` prints, whatever its exit status.
+    pub fn doctor(&self) -> String {
+        let out = self.cmd().arg("doctor").output().expect("run cmem doctor");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
     pub fn db(&self) -> rusqlite::Connection {
         rusqlite::Connection::open(self.db_path()).expect("open db")
+    }
+
+    /// Every row `sql` selects, each made into a value by `row`.
+    pub fn rows<T>(
+        &self,
+        sql: &str,
+        row: impl FnMut(&rusqlite::Row) -> rusqlite::Result<T>,
+    ) -> Vec<T> {
+        self.db()
+            .prepare(sql)
+            .expect("prepare")
+            .query_map([], row)
+            .expect("query")
+            .map(|r| r.expect("read row"))
+            .collect()
     }
 
     pub fn count(&self, table: &str) -> i64 {
@@ -129,6 +155,37 @@ impl Env {
 
     pub fn log_text(&self) -> String {
         std::fs::read_to_string(self.data_dir().join("logs/cmem.log")).unwrap_or_default()
+    }
+
+    /// A real captured payload (`sample`) with its placeholder paths pointed at this project.
+    pub fn real(&self, name: &str) -> Value {
+        let project = self.project().to_string_lossy().into_owned();
+        let text = sample(name)
+            .unwrap_or_else(|| panic!("no payload sample {name}"))
+            .to_string()
+            .replace("<OUTDIR>/work", &project);
+        serde_json::from_str(&text).expect("sample stays JSON")
+    }
+
+    /// `real(name)` as one call of one session's turn.
+    pub fn real_for(&self, name: &str, session: &str, prompt_id: &str, tool_use_id: &str) -> Value {
+        let mut v = self.real(name);
+        v["session_id"] = json!(session);
+        v["prompt_id"] = json!(prompt_id);
+        v["tool_use_id"] = json!(tool_use_id);
+        v
+    }
+
+    /// A main checkout `<root>/<main>` and its git worktree `<root>/<name>`, laid out as
+    /// `git worktree add` leaves them (the worktree's `.git` is a file pointing back). Returns
+    /// the worktree.
+    pub fn git_worktree(&self, main: &str, name: &str) -> PathBuf {
+        let admin = self.root().join(main).join(".git/worktrees").join(name);
+        std::fs::create_dir_all(&admin).unwrap();
+        let wt = self.root().join(name);
+        std::fs::create_dir_all(&wt).unwrap();
+        std::fs::write(wt.join(".git"), format!("gitdir: {}\n", admin.display())).unwrap();
+        wt
     }
 
     /// A payload like Claude Code's, for this env's project.

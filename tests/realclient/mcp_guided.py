@@ -12,15 +12,10 @@ import os
 import re
 import sys
 
-try:
-    from mcp import Client
-    from mcp.client.stdio import StdioServerParameters
-except ImportError:
-    home = os.environ.get("REALCLIENT_HOME") or os.path.expanduser("~/.cache/cmem-realclient")
-    py = os.path.join(home, "venv", "bin", "python")
-    if os.path.exists(py) and os.path.realpath(sys.prefix) != os.path.realpath(os.path.join(home, "venv")):
-        os.execv(py, [py] + sys.argv)
-    sys.exit("mcp_guided: the Python MCP SDK is not installed (run kit/setup.sh)")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "kit"))
+from sdk import ensure_mcp_sdk  # noqa: E402
+
+Client, StdioServerParameters = ensure_mcp_sdk("mcp_guided")
 
 
 def text_of(result):

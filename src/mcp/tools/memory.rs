@@ -433,7 +433,7 @@ fn get_observations_call(ctx: &mut Ctx, args: &Map<String, Value>) -> Result<Rep
         .collect();
     for (_, _, _, _, doc) in found.iter().take(limit) {
         let text = doc.to_plain();
-        let (kept, cut) = crate::view::doc::cut_bytes(&text, MAX_DETAIL_BYTES);
+        let (kept, cut) = crate::text::cut_bytes(&text, MAX_DETAIL_BYTES);
         parts.push(if cut {
             format!("{kept}\n[Record shortened to {MAX_DETAIL_BYTES} bytes.]")
         } else {
@@ -535,7 +535,7 @@ fn get_tool_uses_call(ctx: &mut Ctx, args: &Map<String, Value>) -> Result<Reply>
     let more: Vec<String> = uses
         .iter()
         .skip(limit)
-        .map(|t| detail::tool_use_id(t.id))
+        .map(|t| raw::tool_use_id(t.id))
         .collect();
     let mut parts: Vec<String> = uses
         .iter()
@@ -563,9 +563,7 @@ fn context_call(ctx: &mut Ctx, args: &Map<String, Value>) -> Result<Reply> {
     let full = args.get("full").and_then(Value::as_bool).unwrap_or(false);
     let now = crate::clock::now_ms();
     let settings = ctx.settings.context.clone();
-    let text = match ctx.read_conn()? {
-        Some(conn) => crate::view::context::load(conn, &primary, &keys, &settings, now, full)?.text,
-        None => crate::view::context::empty(&primary, &settings, now)?.text,
-    };
-    Ok(Reply::ok(text))
+    let conn = ctx.read_conn()?;
+    let start = crate::view::context::load_or_empty(conn, &primary, &keys, &settings, now, full)?;
+    Ok(Reply::ok(start.text))
 }

@@ -1,7 +1,7 @@
 //! The tool registry: one table of (name, description, schema, annotations, handler) that
 //! drives both `tools/list` and `tools/call`.
 
-mod code_tools;
+pub mod code;
 mod memory;
 mod search_tool;
 mod writes;
@@ -16,10 +16,8 @@ use crate::config::Settings;
 use crate::disclosure::Engine;
 use crate::project::ProjectKeys;
 use crate::store::Store;
+use crate::view::MAX_REPLY_BYTES;
 use crate::view::time::Tz;
-
-/// Any tool reply longer than this is cut, with a note saying so.
-pub const MAX_REPLY_BYTES: usize = 32 * 1024;
 
 /// What tool handlers share for the life of the server.
 pub struct Ctx {
@@ -133,7 +131,7 @@ pub fn registry() -> Vec<Tool> {
     let mut tools = vec![search_tool::mem_search()];
     tools.extend(memory::tools());
     tools.extend(writes::tools());
-    tools.extend(code_tools::tools());
+    tools.extend(code::tools());
     tools
 }
 
@@ -159,14 +157,16 @@ pub fn list_json(tools: &[Tool]) -> Value {
     )
 }
 
-/// Cuts an over-long reply at a line boundary and says so.
+/// Cuts an over-long reply (more than `MAX_REPLY_BYTES`) at a line boundary and says so.
 pub fn cap(text: String) -> String {
     if text.len() <= MAX_REPLY_BYTES {
         return text;
     }
-    let note =
-        "\n\n[Reply shortened to fit 32 KB; ask for fewer records (a smaller limit or fewer ids).]";
-    let (head, _) = crate::view::doc::cut_bytes(&text, MAX_REPLY_BYTES - note.len());
+    let note = format!(
+        "\n\n[Reply shortened to fit {} KB; ask for fewer records (a smaller limit or fewer ids).]",
+        MAX_REPLY_BYTES / 1024
+    );
+    let (head, _) = crate::text::cut_bytes(&text, MAX_REPLY_BYTES - note.len());
     let head = head.rfind('\n').map_or(head, |i| &head[..i]);
     format!("{head}{note}")
 }
@@ -190,5 +190,27 @@ pub fn int_arg(
                 "{name} must be a whole number from {min} to {max}."
             )),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use super::*;
+
+    /// The hook skips calls to cmem's memory tools by `names::MEMORY_TOOLS`; a tool registered
+    /// here and missing there would be captured as if it were work.
+    #[test]
+    fn every_memory_tool_is_in_the_list_the_hook_skips() {
+        let code: BTreeSet<&str> = code::TOOLS.iter().map(|t| t.name).collect();
+        let registered: BTreeSet<&str> = registry()
+            .iter()
+            .map(|t| t.name)
+            .filter(|n| !code.contains(n))
+            .collect();
+        let listed: BTreeSet<&str> = crate::names::MEMORY_TOOLS.into_iter().collect();
+        assert_eq!(registered, listed, "update names::MEMORY_TOOLS");
+        assert!(code.iter().all(|n| !listed.contains(n)));
     }
 }

@@ -7,7 +7,8 @@ use super::{Ctx, Reply, Tool};
 use crate::model::work_state::fold;
 use crate::store::observations::{self, NewObservation};
 use crate::store::work_state;
-use crate::view::doc::{Doc, clip, one_line};
+use crate::text::{clip, one_line};
+use crate::view::doc::Doc;
 use crate::view::work_state as ws_view;
 
 const MAX_LIST_CHARS: usize = 200;
@@ -154,13 +155,16 @@ fn save_memory(ctx: &mut Ctx, args: &Map<String, Value>) -> Result<Reply> {
     };
     let new = NewObservation {
         project: project.clone(),
-        obs_type: crate::model::ObsType::parse(obs_type)
-            .map_or("discovery", |t| t.id())
-            .into(),
-        title: title.clone(),
-        narrative: Some(narrative),
-        concepts: strings("concepts"),
-        files_read: strings("files"),
+        body: crate::model::ObservationBody {
+            obs_type: crate::model::ObsType::parse(obs_type)
+                .map_or("discovery", |t| t.id())
+                .into(),
+            title: Some(title.clone()),
+            narrative: Some(narrative),
+            concepts: strings("concepts"),
+            files_read: strings("files"),
+            ..Default::default()
+        },
         discovery_tokens: 0,
         created_at: crate::clock::now_ms(),
         source: "agent".into(),

@@ -3,17 +3,13 @@
 
 use super::super::draft::{Draft, first_line};
 use super::super::event::Kind;
-use super::{Claims, TurnInput, asked};
+use super::{Claims, TurnInput, one_per_event};
 use crate::model::ObsType;
-use crate::view::doc::{clip, one_line};
+use crate::text::{clip, one_line};
 
 pub fn calls(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
-    let mut out = Vec::new();
-    for e in input.events {
-        if !claims.is_free(e.idx) {
-            continue;
-        }
-        let mut d = match &e.kind {
+    one_per_event(input, claims, |e| {
+        Some(match &e.kind {
             Kind::Agent {
                 agent_type,
                 description,
@@ -39,10 +35,7 @@ pub fn calls(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
                     d.fact(format!("Report: {}", clip(&one_line(r), 280)));
                 }
                 if let Some(err) = error {
-                    d.fact(format!(
-                        "Error: {}",
-                        first_line(err, 200).unwrap_or_default()
-                    ));
+                    d.error_fact(err);
                 }
                 d
             }
@@ -81,19 +74,11 @@ pub fn calls(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
                     .concepts(&["how-it-works"]);
                 d.fact(format!("Tool {tool}{what}"));
                 if let Some(err) = error {
-                    d.fact(format!(
-                        "Error: {}",
-                        first_line(err, 200).unwrap_or_default()
-                    ));
+                    d.error_fact(err);
                 }
                 d
             }
-            _ => continue,
-        };
-        let narrative = format!("{}.{}", d.facts.join(". "), asked(input.prompt));
-        d.tool(e.idx);
-        claims.take(e.idx);
-        out.push(d.narrative(narrative));
-    }
-    out
+            _ => return None,
+        })
+    })
 }

@@ -10,8 +10,7 @@ use super::super::outcome::{self, CommandClass};
 use super::super::symbols;
 use super::{Claims, TurnInput, asked, edited_paths};
 use crate::model::ObsType;
-use crate::view::doc::one_line;
-use crate::view::doc::plural;
+use crate::text::{one_line, plural};
 
 /// How much read text one turn parses for what it defines (parsing costs the hook about
 /// half a millisecond a kilobyte; files past the budget are listed without their symbols).

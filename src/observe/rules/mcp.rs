@@ -2,9 +2,9 @@
 
 use super::super::draft::{Draft, first_line};
 use super::super::event::Kind;
-use super::{Claims, TurnInput, asked};
+use super::{Claims, TurnInput, one_per_event};
 use crate::model::ObsType;
-use crate::view::doc::{clip, one_line};
+use crate::text::{clip, one_line};
 
 /// Tool names that change something on the other side.
 const MUTATING: &[&str] = &[
@@ -20,8 +20,7 @@ fn mutates(tool: &str) -> bool {
 }
 
 pub fn calls(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
-    let mut out = Vec::new();
-    for e in input.events {
+    one_per_event(input, claims, |e| {
         let Kind::Mcp {
             server,
             tool,
@@ -30,11 +29,8 @@ pub fn calls(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
             error,
         } = &e.kind
         else {
-            continue;
+            return None;
         };
-        if !claims.is_free(e.idx) {
-            continue;
-        }
         let call = format!("{server}.{tool}({})", clip(args, 30));
         let obs_type = if mutates(tool) && error.is_none() {
             ObsType::Change
@@ -61,15 +57,8 @@ pub fn calls(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
             d.fact(format!("Result: {}", clip(&one_line(r), 280)));
         }
         if let Some(err) = error {
-            d.fact(format!(
-                "Error: {}",
-                first_line(err, 200).unwrap_or_default()
-            ));
+            d.error_fact(err);
         }
-        let narrative = format!("{}.{}", d.facts.join(". "), asked(input.prompt));
-        d.tool(e.idx);
-        claims.take(e.idx);
-        out.push(d.narrative(narrative));
-    }
-    out
+        Some(d)
+    })
 }

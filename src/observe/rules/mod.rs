@@ -60,6 +60,27 @@ pub fn observe(input: &TurnInput) -> Vec<Draft> {
     drafts
 }
 
+/// One observation per free event that `draft` makes one of: it stands for that event alone,
+/// claims it, and tells its facts and the request as its narrative.
+fn one_per_event(
+    input: &TurnInput,
+    claims: &mut Claims,
+    draft: impl Fn(&Event) -> Option<Draft>,
+) -> Vec<Draft> {
+    let mut out = Vec::new();
+    for e in input.events {
+        if !claims.is_free(e.idx) {
+            continue;
+        }
+        let Some(mut d) = draft(e) else { continue };
+        let narrative = format!("{}.{}", d.facts.join(". "), asked(input.prompt));
+        d.tool(e.idx);
+        claims.take(e.idx);
+        out.push(d.narrative(narrative));
+    }
+    out
+}
+
 /// Edited files of the turn, for rules that must not repeat them.
 pub fn edited_paths(events: &[Event]) -> Vec<&str> {
     let mut out: Vec<&str> = Vec::new();
@@ -75,13 +96,10 @@ pub fn edited_paths(events: &[Event]) -> Vec<&str> {
 
 /// The prompt, quoted and clipped, for narratives.
 pub fn asked(prompt: &str) -> String {
-    let p = crate::view::doc::one_line(prompt);
+    let p = crate::text::one_line(prompt);
     if p.is_empty() {
         String::new()
     } else {
-        format!(
-            " Request: \u{201c}{}\u{201d}",
-            crate::view::doc::clip(&p, 160)
-        )
+        format!(" Request: \u{201c}{}\u{201d}", crate::text::clip(&p, 160))
     }
 }

@@ -4,7 +4,7 @@ use super::super::draft::{Draft, code_raw, fit_list};
 use super::super::event::Kind;
 use super::{Claims, TurnInput, asked};
 use crate::model::ObsType;
-use crate::view::doc::plural;
+use crate::text::plural;
 
 pub fn searches(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
     let mut parts: Vec<String> = Vec::new();

@@ -2,7 +2,7 @@
 
 use super::super::draft::{Draft, code, first_line};
 use super::super::event::Kind;
-use super::{Claims, TurnInput, asked};
+use super::{Claims, TurnInput, one_per_event};
 use crate::model::ObsType;
 
 /// `https://docs.rs/rusqlite/latest/x.html` → `docs.rs/rusqlite/latest/x.html`.
@@ -15,12 +15,8 @@ fn short_url(url: &str) -> String {
 }
 
 pub fn fetches(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
-    let mut out = Vec::new();
-    for e in input.events {
-        if !claims.is_free(e.idx) {
-            continue;
-        }
-        let mut d = match &e.kind {
+    one_per_event(input, claims, |e| {
+        Some(match &e.kind {
             Kind::Fetch {
                 url,
                 prompt,
@@ -28,7 +24,7 @@ pub fn fetches(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
                 result,
                 error,
             } => {
-                let site = crate::view::doc::clip(&short_url(url), 40);
+                let site = crate::text::clip(&short_url(url), 40);
                 let mut d = match (error, result.as_deref().and_then(|r| first_line(r, 80))) {
                     (Some(err), _) => Draft::new(
                         ObsType::Discovery,
@@ -59,14 +55,11 @@ pub fn fetches(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
                 if let Some(r) = result {
                     d.fact(format!(
                         "Answer: {}",
-                        crate::view::doc::clip(&crate::view::doc::one_line(r), 280)
+                        crate::text::clip(&crate::text::one_line(r), 280)
                     ));
                 }
                 if let Some(err) = error {
-                    d.fact(format!(
-                        "Error: {}",
-                        first_line(err, 200).unwrap_or_default()
-                    ));
+                    d.error_fact(err);
                 }
                 d
             }
@@ -97,12 +90,7 @@ pub fn fetches(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
                 }
                 d
             }
-            _ => continue,
-        };
-        let narrative = format!("{}.{}", d.facts.join(". "), asked(input.prompt));
-        d.tool(e.idx);
-        claims.take(e.idx);
-        out.push(d.narrative(narrative));
-    }
-    out
+            _ => return None,
+        })
+    })
 }

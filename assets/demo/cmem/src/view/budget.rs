@@ -1,70 +1,74 @@
-//! Fitting the session-start context into the host's limit (reference §2.7, DESIGN "Departures").
+//! Keeping the session-start index under the host's character limit.
 //!
-//! Claude Code delivers `additionalContext` only up to 10,000 characters counted in UTF-16
-//! units; one more and the model gets a 2 KB preview instead. So: render, and while the text is
-//! too long apply the first step of a fixed ladder that still applies, then render again. Only
-//! whole items go; header, footer and at least one observation always stay.
+//! The index is a list of sections, each a list of lines with a priority. While the text is too
+//! long, the lowest-priority section that still has something to give loses half of its lines.
+//! Every cut is recorded as a `Step`, so `cmem context --json` can say what was left out.
 
-use super::doc::Doc;
-use super::index::{IndexInput, IndexOptions, render};
-use crate::model::utf16_len;
-
-/// The host's limit on one hook output.
+/// The most characters the host accepts in one hook answer.
 pub const HOST_LIMIT: usize = 10_000;
 
-/// One thing the budget took out, for humans (the TUI's agent view, `cmem context --json`).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-#[serde(tag = "step", rename_all = "snake_case")]
+/// One section of the index: higher `priority` is cut later; `keep` lines always stay.
+#[derive(Debug, Clone)]
+pub struct Section {
+    pub name: &'static str,
+    pub priority: u8,
+    pub keep: usize,
+    pub lines: Vec<String>,
+}
+
+/// One cut the budget made.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Step {
-    /// Work-state lines replaced by an overflow line (section cap).
-    WorkStateLines {
-        cut: usize,
-    },
-    FullNarratives {
-        count: usize,
-    },
-    LastSummary,
-    Summaries {
+    Halved {
+        section: &'static str,
         from: usize,
         to: usize,
     },
-    Observations {
-        from: usize,
-        to: usize,
-    },
+    /// Nothing left to cut and still too long.
+    GaveUp { chars: usize },
 }
 
 impl Step {
     pub fn describe(&self) -> String {
         match self {
-            Step::WorkStateLines { cut } => {
-                format!("cut {cut} work-state line(s) past its 3,000-character cap")
-            }
-            Step::FullNarratives { count } => {
-                format!("dropped the full text of {count} observation(s)")
-            }
-            Step::LastSummary => "dropped the last-summary block".into(),
-            Step::Summaries { from, to } => format!("halved summaries {from} → {to}"),
-            Step::Observations { from, to } => format!("halved observations {from} → {to}"),
+            Step::Halved { section, from, to } => format!("halved {section}: {from} → {to} lines"),
+            Step::GaveUp { chars } => format!("still {chars} characters after every cut"),
         }
     }
 }
 
-#[derive(Debug, Clone)]
-pub struct FittedIndex {
-    pub doc: Doc,
-    pub text: String,
-    pub options: IndexOptions,
-    pub steps: Vec<Step>,
-    /// Nothing was left to drop and the text is still too long (cannot happen with the
-    /// row caps of the index; reported rather than hidden).
-    pub over_budget: bool,
+fn render(sections: &[Section]) -> String {
+    let mut out = String::new();
+    for s in sections.iter().filter(|s| !s.lines.is_empty()) {
+        out.push_str(&format!("## {}\n", s.name));
+        for line in &s.lines {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
 }
 
-/// Renders the index and reduces it until it is at most `limit` UTF-16 units.
-pub fn fit_index(input: &IndexInput, options: &IndexOptions, limit: usize) -> FittedIndex {
-    let mut opts = options.clone();
-    opts.observations = opts.observations.min(input.observations.len());
-    opts.sessions = opts.sessions.min(input.summaries.len());
-    opts.full_count = opts.full_count.min(opts.observations);
+/// Renders `sections`, cutting them until the text is at most `limit` characters.
+pub fn fit_index(mut sections: Vec<Section>, limit: usize) -> (String, Vec<Step>) {
     let mut steps = Vec::new();
+    loop {
+        let text = render(&sections);
+        let chars = text.chars().count();
+        if chars <= limit {
+            return (text, steps);
+        }
+        let victim = sections
+            .iter_mut()
+            .filter(|s| s.lines.len() > s.keep)
+            .min_by_key(|s| s.priority);
+        let Some(s) = victim else {
+            steps.push(Step::GaveUp { chars });
+            return (text, steps);
+        };
+        let from = s.lines.len();
+        let to = (from / 2).max(s.keep);
+        s.lines.truncate(to);
+        steps.push(Step::Halved { section: s.name, from, to });
+    }
+}

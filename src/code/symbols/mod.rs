@@ -1,10 +1,12 @@
 //! Symbols of a parsed file: what they are, their names, lines, signatures, first doc lines,
 //! and their nesting. Which syntax nodes are symbols is decided per language in `rules`.
 
+mod rules;
+
 use tree_sitter::{Node, Tree};
 
 use super::Lang;
-use super::rules::{self, Spec, Visit};
+use rules::{Spec, Visit};
 
 /// What kind of thing a symbol is; decides its outline icon (reference §6.4, BMP glyphs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -231,7 +233,7 @@ fn visit_children_in(
             Visit::Skip => {}
             Visit::Import => {
                 let (line, _) = lines_of(child);
-                let text = crate::view::doc::one_line(cx.text(child));
+                let text = crate::text::one_line(cx.text(child));
                 cx.imports.push((line, text));
             }
             Visit::Through { exported } => {
@@ -341,9 +343,9 @@ fn signature(cx: &Cx, spec: &Spec) -> String {
     {
         lines.pop();
     }
-    let one = crate::view::doc::one_line(&lines.join("\n"));
+    let one = crate::text::one_line(&lines.join("\n"));
     let one = one.trim_end_matches(['{', '=']).trim_end();
-    crate::view::doc::clip(one, MAX_SIGNATURE)
+    crate::text::clip(one, MAX_SIGNATURE)
 }
 
 /// Nodes that wrap a declaration without being a symbol themselves.
@@ -468,6 +470,6 @@ pub fn clean_comment_line(line: &str) -> Option<String> {
     if t.is_empty() || t.chars().all(|c| matches!(c, '*' | '-' | '=' | '#' | '/')) {
         None
     } else {
-        Some(crate::view::doc::one_line(t))
+        Some(crate::text::one_line(t))
     }
 }

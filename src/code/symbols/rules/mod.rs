@@ -12,8 +12,8 @@ mod typescript;
 
 use tree_sitter::Node;
 
-use super::Lang;
-use super::symbols::{At, Cx, Kind};
+use super::{At, Cx, Kind};
+use crate::code::Lang;
 
 /// A symbol found at a node.
 pub(super) struct Spec<'t> {

@@ -14,6 +14,27 @@ fn leaf<'t>(kind: Kind, name: impl Into<String>, node: Node<'t>) -> Spec<'t> {
     spec
 }
 
+/// A key of a data file: a section when its value is a container, with the keys of `nested`
+/// listed below it until `DATA_DEPTH`.
+fn key_symbol<'t>(
+    name: String,
+    node: Node<'t>,
+    section: bool,
+    nested: Option<Node<'t>>,
+    at: At,
+) -> Visit<'t> {
+    let kind = if section {
+        Kind::Section
+    } else {
+        Kind::Property
+    };
+    let mut spec = leaf(kind, name, node);
+    if at.depth + 1 < DATA_DEPTH {
+        spec.body = nested;
+    }
+    Visit::Symbol(spec)
+}
+
 pub(super) fn css<'t>(cx: &Cx, node: Node<'t>, _at: At) -> Visit<'t> {
     match node.kind() {
         "import_statement" | "use_statement" | "forward_statement" => Visit::Import,
@@ -22,7 +43,7 @@ pub(super) fn css<'t>(cx: &Cx, node: Node<'t>, _at: At) -> Visit<'t> {
             let Some(sel) = child_of_kind(node, &["selectors"]) else {
                 return Visit::Skip;
             };
-            let name = crate::view::doc::one_line(cx.text(sel));
+            let name = crate::text::one_line(cx.text(sel));
             let mut spec = Spec::new(Kind::Rule, name, node);
             let block = child_of_kind(node, &["block"]);
             spec.sig_end = block.map(|b| b.start_byte());
@@ -33,7 +54,7 @@ pub(super) fn css<'t>(cx: &Cx, node: Node<'t>, _at: At) -> Visit<'t> {
         "media_statement" | "supports_statement" | "keyframes_statement" | "at_rule" => {
             let text = cx.text(node);
             let head = text.split('{').next().unwrap_or("").trim();
-            let mut spec = Spec::new(Kind::Section, crate::view::doc::one_line(head), node);
+            let mut spec = Spec::new(Kind::Section, crate::text::one_line(head), node);
             let block = child_of_kind(node, &["block", "keyframe_block_list"]);
             spec.sig_end = None;
             if node.kind() != "keyframes_statement" {
@@ -118,15 +139,8 @@ pub(super) fn json<'t>(cx: &Cx, node: Node<'t>, at: At) -> Visit<'t> {
             let name = cx.text(key).trim_matches('"').to_string();
             let value = node.child_by_field_name("value");
             let nested = value.filter(|v| v.kind() == "object");
-            let kind = match value.map(|v| v.kind()) {
-                Some("object") | Some("array") => Kind::Section,
-                _ => Kind::Property,
-            };
-            let mut spec = leaf(kind, name, node);
-            if at.depth + 1 < DATA_DEPTH {
-                spec.body = nested;
-            }
-            Visit::Symbol(spec)
+            let section = matches!(value.map(|v| v.kind()), Some("object") | Some("array"));
+            key_symbol(name, node, section, nested, at)
         }
         _ => Visit::Skip,
     }
@@ -145,16 +159,8 @@ pub(super) fn yaml<'t>(cx: &Cx, node: Node<'t>, at: At) -> Visit<'t> {
             let nested = value
                 .filter(|v| v.kind() == "block_node")
                 .and_then(|v| child_of_kind(v, &["block_mapping"]));
-            let kind = if value.is_some_and(|v| v.kind() == "block_node") {
-                Kind::Section
-            } else {
-                Kind::Property
-            };
-            let mut spec = leaf(kind, name, node);
-            if at.depth + 1 < DATA_DEPTH {
-                spec.body = nested;
-            }
-            Visit::Symbol(spec)
+            let section = value.is_some_and(|v| v.kind() == "block_node");
+            key_symbol(name, node, section, nested, at)
         }
         _ => Visit::Skip,
     }

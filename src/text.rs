@@ -1,0 +1,143 @@
+//! Plain string helpers every layer may use: one-row text, cuts by bytes or UTF-16 units,
+//! counted nouns, visible control characters and the Basic Multilingual Plane guarantee.
+//! Core, not view: the observer and the code outliner cut strings too.
+
+/// Keeps text inside the Basic Multilingual Plane: a host that cuts a string in the middle of a
+/// UTF-16 surrogate pair produces an invalid request (reference §3, #2787). Known emoji get
+/// their BMP look-alikes, other astral characters become `•`.
+pub fn bmp_safe(text: impl Into<String>) -> String {
+    let text = text.into();
+    if text.chars().all(|c| (c as u32) < 0x10000) {
+        return text;
+    }
+    text.chars()
+        .map(|c| {
+            if (c as u32) < 0x10000 {
+                return c;
+            }
+            match c {
+                '🎯' => '◎',
+                '💬' => '”',
+                '🧠' => '◈',
+                '🛠' => '⚒',
+                '🔍' => '⌕',
+                '🔴' => '●',
+                '🟣' => '◆',
+                '🔄' => '↻',
+                '🔵' => '○',
+                '🚨' => '⚠',
+                '🔐' => '⚷',
+                '🤫' => '⊘',
+                '📝' => '✎',
+                '📁' => '▸',
+                '📄' => '▹',
+                '📦' => '▪',
+                '📍' => '⌖',
+                _ => '•',
+            }
+        })
+        .collect()
+}
+
+/// The count and its noun: "1 line" / "3 lines".
+pub fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", noun(n, one, many))
+}
+
+/// The word for `n` things: `one` for 1, `many` otherwise (when the number is written apart).
+pub fn noun<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
+    if n == 1 { one } else { many }
+}
+
+/// Collapses whitespace runs (newlines included) into single spaces and drops control
+/// characters: for text that must stay on one row.
+pub fn one_line(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut space = false;
+    for c in text.chars() {
+        if c.is_whitespace() || c.is_control() {
+            space = !out.is_empty();
+        } else {
+            if space {
+                out.push(' ');
+                space = false;
+            }
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Makes control characters visible (`\x1b`, `\0`, …) so a raw ESC or NUL never reaches a
+/// terminal or an agent; tabs and newlines stay.
+pub fn escape_controls(text: &str) -> String {
+    if !text
+        .chars()
+        .any(|c| c.is_control() && c != '\n' && c != '\t')
+    {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '\n' | '\t' => out.push(c),
+            '\0' => out.push_str("\\0"),
+            '\r' => out.push_str("\\r"),
+            c if c.is_control() => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Cuts `text` to at most `max` bytes at a character boundary; says whether it cut.
+pub fn cut_bytes(text: &str, max: usize) -> (&str, bool) {
+    if text.len() <= max {
+        return (text, false);
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    (&text[..end], true)
+}
+
+/// Cuts `text` to at most `max` UTF-16 units, ending with `…` when cut.
+pub fn clip(text: &str, max: usize) -> String {
+    if crate::model::utf16_len(text) <= max {
+        return text.to_string();
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    for c in text.chars() {
+        if used + c.len_utf16() + 1 > max {
+            break;
+        }
+        used += c.len_utf16();
+        out.push(c);
+    }
+    out.push('…');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_say_one_thing_and_many_things() {
+        assert_eq!(plural(1, "line", "lines"), "1 line");
+        assert_eq!(plural(0, "line", "lines"), "0 lines");
+        assert_eq!(noun(1, "summary", "summaries"), "summary");
+        assert_eq!(noun(2, "summary", "summaries"), "summaries");
+    }
+
+    #[test]
+    fn bmp_and_one_line_and_clip() {
+        assert_eq!(bmp_safe("🎯 a 🦀"), "◎ a •");
+        assert_eq!(one_line("  a\n\tb \u{0}c  "), "a b c");
+        assert_eq!(clip("abcdef", 4), "abc…");
+        assert_eq!(clip("ab", 4), "ab");
+        assert_eq!(crate::model::utf16_len(&clip("😀😀😀", 4)), 3);
+    }
+}

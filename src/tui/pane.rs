@@ -1,0 +1,264 @@
+//! Drawing a layer in a pane: its framed title, its rows from the scroll position (document
+//! layers wrap, lists cut), the selection, a scroll marker, and on agent layers the budget
+//! meter. Drawing only reads the layer.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Modifier;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+use unicode_width::UnicodeWidthStr;
+
+use super::data::RowText;
+use super::keymap::{Action, Keymap};
+use super::layer::{Layer, LayerKind};
+use super::render;
+use super::theme::Theme;
+use super::widgets::frame_block;
+use super::wrap::wrap_line;
+use crate::text::noun;
+use crate::view::time::thousands;
+
+/// The lines the budget meter above an agent layer's text takes.
+pub fn meter_height(l: &Layer) -> u16 {
+    match &l.context {
+        Some(c) if c.limit > 0 => 2 + c.steps.len().max(1) as u16,
+        Some(_) => 2,
+        None => 0,
+    }
+}
+
+fn title(l: &Layer) -> String {
+    let mut t = format!(" {} ", l.kind.name());
+    if l.kind == LayerKind::Index {
+        t = format!(" {} ", l.title);
+        if let Some((o, s)) = l.total {
+            t.push_str(&format!(
+                "· {} {} · {} {} ",
+                thousands(o),
+                noun(o as usize, "observation", "observations"),
+                thousands(s),
+                noun(s as usize, "summary", "summaries")
+            ));
+        }
+    } else if l.kind != LayerKind::Agent {
+        t = format!(" {} ", l.title);
+    }
+    if let Some(f) = &l.filter {
+        t.push_str(&format!("· /{} ({} shown) ", f.query, l.item_count()));
+    }
+    t
+}
+
+/// The screen lines of the rows from the layer's scroll position: `(visible position, lines)`.
+/// Document layers wrap long lines; list layers cut them.
+pub fn screen_rows(theme: &Theme, layer: &Layer, area: Rect) -> Vec<(usize, Vec<Line<'static>>)> {
+    let width = area.width as usize;
+    let height = area.height as usize;
+    let wrap = !layer.kind.is_list();
+    let lines_of = |pos: usize| -> Vec<Line<'static>> {
+        let Some((i, matched)) = layer.visible(pos) else {
+            return Vec::new();
+        };
+        let Some(row) = layer.rows.get(i) else {
+            return Vec::new();
+        };
+        let line = match &row.text {
+            RowText::View(l) => render::line_with_matches(l, theme, matched),
+            RowText::Code { indent, pieces } => {
+                let mut spans = vec![Span::raw(indent.clone())];
+                for (t, scope) in pieces {
+                    let style = match scope {
+                        Some(s) => theme.get(s),
+                        None => theme.get("memory.code"),
+                    };
+                    spans.push(Span::styled(render::escape_controls(t).into_owned(), style));
+                }
+                Line::from(spans)
+            }
+        };
+        if wrap {
+            wrap_line(line, width)
+        } else {
+            vec![line]
+        }
+    };
+    // Start at the scroll offset, but never leave the cursor below the screen.
+    let mut start = layer.offset.min(layer.cursor);
+    if layer.kind != LayerKind::Agent || layer.cursor >= start {
+        loop {
+            let used: usize = (start..=layer.cursor.min(layer.visible_len().saturating_sub(1)))
+                .map(|p| lines_of(p).len().max(1))
+                .sum();
+            if used <= height || start >= layer.cursor {
+                break;
+            }
+            start += 1;
+        }
+    }
+    let mut out = Vec::new();
+    let mut used = 0;
+    let mut pos = start;
+    while used < height && pos < layer.visible_len() {
+        let mut lines = lines_of(pos);
+        if lines.is_empty() {
+            lines.push(Line::default());
+        }
+        lines.truncate(height - used);
+        used += lines.len();
+        out.push((pos, lines));
+        pos += 1;
+    }
+    out
+}
+
+/// Draws `l` framed in `outer`, its rows in `area`; `focused` colours the selection, and the
+/// frame too unless an overlay sits on top.
+pub fn draw(
+    f: &mut Frame,
+    l: &Layer,
+    (outer, area): (Rect, Rect),
+    (focused, under_overlay): (bool, bool),
+    theme: &Theme,
+    keymap: &Keymap,
+) {
+    f.render_widget(
+        frame_block(theme, &title(l), focused && !under_overlay),
+        outer,
+    );
+    if l.kind == LayerKind::Agent {
+        draw_meter(
+            f,
+            l,
+            Rect::new(area.x, outer.y + 1, area.width, meter_height(l)),
+            theme,
+        );
+    }
+    if let Some(e) = &l.error {
+        f.render_widget(
+            Paragraph::new(format!("Could not load this: {e}")).style(theme.get("ui.error")),
+            area,
+        );
+        return;
+    }
+    if l.rows.is_empty() {
+        let text = if l.loading {
+            "Loading…".to_string()
+        } else if l.kind == LayerKind::Index {
+            format!(
+                "No memory here yet. Press {} for another project, {} for all projects, or run `cmem demo` to look around.",
+                keymap.hint(Action::Projects),
+                keymap.hint(Action::Scope)
+            )
+        } else {
+            "Nothing here.".into()
+        };
+        f.render_widget(
+            Paragraph::new(text)
+                .style(theme.get("ui.muted"))
+                .wrap(ratatui::widgets::Wrap { trim: true }),
+            area,
+        );
+        return;
+    }
+    if l.filter.as_ref().is_some_and(|f| f.visible.is_empty()) {
+        f.render_widget(
+            Paragraph::new("No row matches the filter (Esc clears it)")
+                .style(theme.get("ui.muted")),
+            area,
+        );
+        return;
+    }
+    let is_preview = l.title == "Preview";
+    let mut y = area.y;
+    for (pos, lines) in screen_rows(theme, l, area) {
+        let selected = pos == l.cursor && !is_preview;
+        let n = lines.len() as u16;
+        for line in lines {
+            f.render_widget(Paragraph::new(line), Rect::new(area.x, y, area.width, 1));
+            y += 1;
+        }
+        if selected {
+            let style = if focused {
+                theme.get("ui.selection")
+            } else {
+                theme.get("ui.selection.unfocused")
+            };
+            let rect = Rect::new(area.x, y - n, area.width, n);
+            f.buffer_mut().set_style(rect, style);
+        }
+    }
+    // A scroll position marker on the right border for long lists.
+    let total = l.visible_len();
+    if total > area.height as usize && area.height > 2 {
+        let track = area.height as usize;
+        let at = (l.cursor * (track - 1)) / total.max(1);
+        let x = area.x + area.width;
+        let cell = Rect::new(x, area.y + at as u16, 1, 1);
+        f.render_widget(
+            Paragraph::new("┃").style(theme.get("ui.border.focus")),
+            cell,
+        );
+    }
+}
+
+fn draw_meter(f: &mut Frame, l: &Layer, area: Rect, theme: &Theme) {
+    let Some(c) = &l.context else { return };
+    let mut lines = Vec::new();
+    if c.limit > 0 {
+        let ratio = c.chars as f64 / c.limit as f64;
+        let style = if ratio > 1.0 {
+            theme.get("ui.meter.over")
+        } else if ratio > 0.85 {
+            theme.get("ui.meter.warn")
+        } else {
+            theme.get("ui.meter.ok")
+        };
+        let label = format!(
+            " {} / {} characters ({}%)",
+            thousands(c.chars as i64),
+            thousands(c.limit as i64),
+            (ratio * 100.0).round()
+        );
+        let bar_w = (area.width as usize)
+            .saturating_sub(label.width() + 2)
+            .clamp(4, 40);
+        let filled = ((ratio.min(1.0)) * bar_w as f64).round() as usize;
+        lines.push(Line::from(vec![
+            Span::styled("▕", theme.get("ui.muted")),
+            Span::styled("█".repeat(filled), style),
+            Span::styled("░".repeat(bar_w - filled), theme.get("ui.muted")),
+            Span::styled("▏", theme.get("ui.muted")),
+            Span::styled(label, style.add_modifier(Modifier::BOLD)),
+        ]));
+        if c.steps.is_empty() {
+            lines.push(Line::styled(
+                "Budget: everything fits, nothing dropped",
+                theme.get("ui.muted"),
+            ));
+        } else {
+            for s in &c.steps {
+                lines.push(Line::from(vec![
+                    Span::styled("Budget: ", theme.get("memory.label")),
+                    Span::styled(s.clone(), theme.get("memory.warning")),
+                ]));
+            }
+        }
+    } else {
+        lines.push(Line::from(vec![
+            Span::styled(
+                format!("{} characters", thousands(c.chars as i64)),
+                theme.get("ui.meter.ok"),
+            ),
+            Span::styled(
+                " · the plain text an agent gets for this layer",
+                theme.get("ui.muted"),
+            ),
+        ]));
+    }
+    lines.push(Line::styled(
+        "─".repeat(area.width as usize),
+        theme.get("ui.border"),
+    ));
+    f.render_widget(Paragraph::new(lines), area);
+}

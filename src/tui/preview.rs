@@ -1,0 +1,80 @@
+//! The preview pane: on wide terminals, the detail of the record selected in a list, beside
+//! it. It scrolls when it has the focus; the list keeps its cursor.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::widgets::Paragraph;
+
+use super::data::{Reply, Target};
+use super::keymap::Keymap;
+use super::layer::{Layer, LayerKind};
+use super::layout::outer;
+use super::pane;
+use super::theme::Theme;
+use super::widgets::frame_block;
+use crate::view::time::Tz;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Preview {
+    pub target: Target,
+    pub ticket: u64,
+    pub layer: Layer,
+}
+
+impl Preview {
+    /// A preview of `target`, loading under `ticket`.
+    pub fn new(target: Target, ticket: u64) -> Preview {
+        Preview {
+            target,
+            ticket,
+            layer: Layer::new(LayerKind::Detail, "Preview", ticket),
+        }
+    }
+
+    /// The worker's answer: the record, or why there is none.
+    pub fn apply(&mut self, reply: Reply, tz: &Tz) {
+        match reply {
+            Reply::Page(page) => self.layer.apply_page(page, tz),
+            Reply::Missing(m) | Reply::Error(m) => {
+                self.layer.loading = false;
+                self.layer.error = Some(m);
+            }
+            _ => {}
+        }
+    }
+
+    /// Scrolls by `delta` lines.
+    pub fn scroll(&mut self, delta: isize) {
+        let n = self.layer.visible_len();
+        self.layer.offset =
+            (self.layer.offset as isize + delta).clamp(0, n.saturating_sub(1) as isize) as usize;
+    }
+}
+
+/// Draws `preview` in the pane `area` (inside its frame), or an invitation to select a row.
+pub fn draw(
+    f: &mut Frame,
+    preview: Option<&Preview>,
+    area: Rect,
+    (focused, under_overlay): (bool, bool),
+    theme: &Theme,
+    keymap: &Keymap,
+) {
+    match preview {
+        Some(p) => pane::draw(
+            f,
+            &p.layer,
+            (outer(area), area),
+            (focused, under_overlay),
+            theme,
+            keymap,
+        ),
+        None => {
+            f.render_widget(frame_block(theme, " Preview ", false), outer(area));
+            f.render_widget(
+                Paragraph::new("Select a row to preview it").style(theme.get("ui.muted")),
+                area,
+            );
+        }
+    }
+}
