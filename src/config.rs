@@ -37,6 +37,21 @@ pub struct Settings {
     pub observer: ObserverSettings,
     pub tui: TuiSettings,
     pub gate: GateSettings,
+    pub search: SearchSettings,
+}
+
+/// How `mem_search`, the `search` tool and the browser's `s` find records.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SearchSettings {
+    /// Rank by meaning too (the embedding model compiled into cmem), not by words alone.
+    pub semantic: bool,
+}
+
+impl Default for SearchSettings {
+    fn default() -> Self {
+        SearchSettings { semantic: true }
+    }
 }
 
 /// Turning captured tool I/O into observations.
@@ -179,6 +194,7 @@ impl Default for Settings {
             observer: ObserverSettings::default(),
             tui: TuiSettings::default(),
             gate: GateSettings::default(),
+            search: SearchSettings::default(),
         }
     }
 }
@@ -298,6 +314,7 @@ env_keys! {
     "CMEM_GATE_ENABLED" => "gate.enabled" => gate.enabled;
     "CMEM_GATE_DENY_MIN_BYTES" => "gate.deny_min_bytes" => gate.deny_min_bytes;
     "CMEM_GATE_CONTEXT_MIN_BYTES" => "gate.context_min_bytes" => gate.context_min_bytes;
+    "CMEM_SEARCH_SEMANTIC" => "search.semantic" => search.semantic;
 }
 
 impl Settings {

@@ -53,6 +53,10 @@ enum DevCommand {
         /// Only this query (default: a fixed mix of typical queries)
         #[arg(long)]
         query: Option<String>,
+        /// Hybrid search, as the MCP server runs it: first embed every record without a vector
+        /// (timed), then time the queries with the model
+        #[arg(long)]
+        semantic: bool,
     },
     /// Score search on evaluation sets: recall@3, recall@10 and MRR per kind of query, for
     /// cmem's rankings and plain FTS5 bm25 baselines built from the same records in this run
@@ -131,7 +135,8 @@ pub fn run(args: &DevArgs) -> Result<ExitCode> {
             project,
             runs,
             query,
-        } => bench_search(db, project, *runs, query.as_deref()),
+            semantic,
+        } => bench_search(db, project, *runs, query.as_deref(), *semantic),
         DevCommand::Screenshots { out } => super::tui::screenshots(out),
         DevCommand::EvalSearch { sets, misses } => eval_search(sets, *misses),
         DevCommand::Tokens => {
@@ -171,12 +176,29 @@ fn bench_search(
     project: &str,
     runs: usize,
     only: Option<&str>,
+    semantic: bool,
 ) -> Result<ExitCode> {
     anyhow::ensure!(db.exists(), "no database at {}", db.display());
     let store = Store::open(db)?;
     let count: i64 = store
         .conn
         .query_row("SELECT COUNT(*) FROM observations", [], |r| r.get(0))?;
+    if semantic {
+        crate::embed::enable();
+        let t = Instant::now();
+        let model = crate::embed::model().context("the embedding model did not load")?;
+        let loaded = t.elapsed();
+        let t = Instant::now();
+        let done = crate::store::vectors::embed_missing(&store.conn, model, true)?;
+        let took = t.elapsed();
+        println!(
+            "model loaded in {:.0} ms; embedded {} records in {:.2} s ({:.0} per second)",
+            loaded.as_secs_f64() * 1000.0,
+            done.records,
+            took.as_secs_f64(),
+            done.records as f64 / took.as_secs_f64().max(1e-9)
+        );
+    }
     let mut engine = crate::disclosure::Engine::new(vec![project.to_string()])?;
     const QUERIES: &[&str] = &[
         "checkout latency",
@@ -187,6 +209,8 @@ fn bench_search(
         "signature verification",
         "staging endpoint",
         "refactor router",
+        "why is the checkout so slow?",
+        "is there a limit on the pool size",
     ];
     let queries: Vec<&str> = match only {
         Some(q) => vec![q],
@@ -210,7 +234,8 @@ fn bench_search(
     let median = samples[samples.len() / 2];
     let p90 = samples[samples.len() * 9 / 10];
     println!(
-        "mem_search step 1 in-process, {count} observations: median {median:.2} ms, p90 {p90:.2} ms, min {:.2} ms (n={runs})",
+        "mem_search step 1 in-process ({}), {count} observations: median {median:.2} ms, p90 {p90:.2} ms, min {:.2} ms (n={runs})",
+        if semantic { "hybrid" } else { "lexical" },
         samples[0]
     );
     Ok(ExitCode::SUCCESS)

@@ -70,7 +70,7 @@ pub fn run(args: &DoctorArgs) -> Result<ExitCode> {
     };
     let data_dir = loaded.data_dir();
     check_data_dir(&mut r, &data_dir, args.init);
-    check_database(&mut r, &loaded.db_path(), args.init);
+    check_database(&mut r, &loaded.db_path(), args.init, loaded.search.semantic);
     check_spool(&mut r, &data_dir);
     check_disk(&mut r, &data_dir);
     check_install(&mut r)?;
@@ -122,7 +122,7 @@ fn check_data_dir(r: &mut Report, dir: &Path, init: bool) {
     }
 }
 
-fn check_database(r: &mut Report, path: &Path, init: bool) {
+fn check_database(r: &mut Report, path: &Path, init: bool, semantic: bool) {
     let opened = if init {
         Store::open(path)
     } else {
@@ -183,9 +183,46 @@ fn check_database(r: &mut Report, path: &Path, init: bool) {
         Err(e) => r.line(Status::Warn, "rows", format!("{e:#}")),
     }
     check_quarantine(r, &store);
+    check_search(r, &store, semantic);
 }
 
 /// Turns an observer died on: they are skipped until the user asks for another try.
+/// Which search cmem runs: by meaning and words, or words only, and why.
+fn check_search(r: &mut Report, store: &Store, semantic: bool) {
+    if !semantic {
+        return r.line(
+            Status::Ok,
+            "search",
+            "lexical only (search.semantic = false in the config or CMEM_SEARCH_SEMANTIC)",
+        );
+    }
+    let Some(model) = crate::embed::load() else {
+        r.line(
+            Status::Warn,
+            "search",
+            "lexical only: the embedding model compiled into this binary did not load",
+        );
+        return r.hint("the log says why; reinstall cmem (scripts/install.sh)");
+    };
+    let vectors = match store::vectors::coverage(&store.conn) {
+        Ok((with, all)) => format!(
+            "{} of {} records have vectors; the MCP server and `cmem tui` embed the rest at their next search",
+            crate::view::time::thousands(with),
+            crate::view::time::thousands(all)
+        ),
+        Err(e) => format!("cannot count vectors: {e:#}"),
+    };
+    r.line(
+        Status::Ok,
+        "search",
+        format!(
+            "semantic + lexical, model {} ({} dimensions, built in, offline); {vectors}",
+            crate::embed::MODEL_ID,
+            model.dims()
+        ),
+    );
+}
+
 fn check_quarantine(r: &mut Report, store: &Store) {
     const SHOWN: usize = 10;
     let turns = match store::quarantine::list(&store.conn) {

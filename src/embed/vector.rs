@@ -32,6 +32,18 @@ impl Vector {
         dot * self.scale
     }
 
+    /// The dot product of two quantised vectors (their cosine, both being unit vectors), in
+    /// integers: the comparison every semantic search makes with every stored vector.
+    pub fn dot(&self, other: &Vector) -> f32 {
+        let sum: i32 = self
+            .values
+            .iter()
+            .zip(&other.values)
+            .map(|(a, b)| i32::from(*a) * i32::from(*b))
+            .sum();
+        sum as f32 * self.scale * other.scale
+    }
+
     /// Bytes: the scale (little-endian f32), then the values.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = self.scale.to_le_bytes().to_vec();
@@ -58,6 +70,8 @@ mod tests {
         let v = Vector::quantise(&a);
         assert!((v.cosine(&a) - 1.0).abs() < 0.01);
         assert!(v.cosine(&[0.0, 0.0, 1.0]).abs() < 0.01);
+        assert!((v.dot(&v) - 1.0).abs() < 0.01);
+        assert!(v.dot(&Vector::quantise(&[0.0, 0.0, 1.0])).abs() < 0.01);
         assert_eq!(Vector::from_bytes(&v.to_bytes()), Some(v));
         assert_eq!(Vector::from_bytes(&[1, 2]), None);
     }

@@ -264,10 +264,12 @@ fn tool_result(text: String, is_error: bool) -> Value {
 pub fn serve() -> Result<ExitCode> {
     lifecycle::install_signal_handlers();
     lifecycle::watch_parent();
-    // A long-lived process: worth loading the embedding model on the first search.
-    crate::embed::enable();
     let mut problems = Vec::new();
     let settings = crate::config::load_lenient(&mut |m| problems.push(m));
+    if settings.search.semantic {
+        // A long-lived process: worth loading the embedding model on the first search.
+        crate::embed::enable();
+    }
     crate::logging::init(
         &settings.data_dir(),
         crate::logging::Level::parse(&settings.log_level),

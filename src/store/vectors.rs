@@ -67,12 +67,8 @@ pub struct Embedded {
 /// vector only by a rewrite, which a full pass at start-up catches).
 pub fn embed_missing(conn: &Connection, model: &Model, full: bool) -> Result<Embedded> {
     let mut done = Embedded::default();
-    let stale: i64 = conn.query_row(
-        "SELECT count(*) FROM (SELECT 1 FROM record_vectors WHERE model != ?1 LIMIT 1)",
-        [MODEL_ID],
-        |r| r.get(0),
-    )?;
-    if stale > 0 {
+    if full {
+        // Only a full pass looks for another model's vectors: it reads every vector.
         conn.execute("DELETE FROM record_vectors WHERE model != ?1", [MODEL_ID])?;
     }
     for kind in [Kind::Observation, Kind::Summary, Kind::Prompt] {
@@ -138,35 +134,116 @@ pub fn nearest(
     kinds: &[Kind],
     limit: usize,
 ) -> Result<Vec<(Kind, i64, f32)>> {
-    let mut sql = "SELECT kind, record_id, vector FROM record_vectors".to_string();
-    if !projects.is_empty() {
-        sql.push_str(&format!(
-            " WHERE project COLLATE NOCASE IN ({})",
-            vec!["?"; projects.len()].join(",")
-        ));
+    let mut cache = CACHE
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let key = conn.path().unwrap_or_default().to_string();
+    let deletions: i64 = conn.query_row("SELECT n FROM vector_deletions", [], |r| r.get(0))?;
+    let fresh = match cache.as_mut() {
+        Some(c) if c.db == key && c.deletions == deletions => c,
+        _ => cache.insert(Cache {
+            db: key,
+            deletions,
+            entries: Vec::new(),
+            newest: [0; 3],
+        }),
+    };
+    fresh.read_new(conn)?;
+    let wanted: Vec<String> = projects.iter().map(|p| p.to_lowercase()).collect();
+    let query = Vector::quantise(query);
+    let codes: Vec<u8> = kinds.iter().map(|k| code(*k) as u8).collect();
+    let mut scored: Vec<(u8, i64, f32)> = fresh
+        .entries
+        .iter()
+        .filter(|e| codes.contains(&e.kind))
+        .filter(|e| wanted.is_empty() || wanted.contains(&e.project))
+        .map(|e| (e.kind, e.id, e.vector.dot(&query)))
+        .collect();
+    let by_score = |a: &(u8, i64, f32), b: &(u8, i64, f32)| {
+        b.2.partial_cmp(&a.2).unwrap_or(std::cmp::Ordering::Equal)
+    };
+    if scored.len() > limit && limit > 0 {
+        scored.select_nth_unstable_by(limit - 1, by_score);
+        scored.truncate(limit);
     }
-    let mut stmt = conn.prepare_cached(&sql)?;
-    let mut scored: Vec<(Kind, i64, f32)> = Vec::new();
-    let rows = stmt.query_map(rusqlite::params_from_iter(projects), |r| {
-        Ok((
-            r.get::<_, i64>(0)?,
-            r.get::<_, i64>(1)?,
-            r.get_ref(2)?
-                .as_blob()
-                .map(|b| b.to_vec())
-                .unwrap_or_default(),
-        ))
-    })?;
-    for row in rows {
-        let (k, id, bytes) = row?;
-        let Some(kind) = kind_of(k).filter(|k| kinds.contains(k)) else {
-            continue;
-        };
-        if let Some(v) = Vector::from_bytes(&bytes) {
-            scored.push((kind, id, v.cosine(query)));
+    scored.sort_by(by_score);
+    Ok(scored
+        .into_iter()
+        .filter_map(|(k, id, s)| Some((kind_of(i64::from(k))?, id, s)))
+        .collect())
+}
+
+/// The vectors of one database, kept in memory by a process that searches it again and again
+/// (the MCP server, the TUI): reading 100,000 vectors from SQLite costs more than comparing them.
+struct Cache {
+    db: String,
+    /// `vector_deletions` when the entries were read: any deletion since means a full reread.
+    deletions: i64,
+    entries: Vec<Entry>,
+    /// The largest record id read, per kind.
+    newest: [i64; 3],
+}
+
+struct Entry {
+    kind: u8,
+    id: i64,
+    /// Lower-cased, as project keys compare.
+    project: String,
+    vector: Vector,
+}
+
+static CACHE: std::sync::Mutex<Option<Cache>> = std::sync::Mutex::new(None);
+
+impl Cache {
+    /// Reads the vectors added since the last read.
+    fn read_new(&mut self, conn: &Connection) -> Result<()> {
+        let mut stmt = conn.prepare_cached(
+            "SELECT record_id, project, vector FROM record_vectors
+             WHERE kind = ?1 AND record_id > ?2 AND model = ?3 ORDER BY record_id",
+        )?;
+        for kind in 0..3u8 {
+            let rows = stmt.query_map(
+                params![i64::from(kind), self.newest[kind as usize], MODEL_ID],
+                |r| {
+                    Ok((
+                        r.get::<_, i64>(0)?,
+                        r.get::<_, String>(1)?,
+                        r.get_ref(2)?
+                            .as_blob()
+                            .map(<[u8]>::to_vec)
+                            .unwrap_or_default(),
+                    ))
+                },
+            )?;
+            for row in rows {
+                let (id, project, bytes) = row?;
+                self.newest[kind as usize] = self.newest[kind as usize].max(id);
+                if let Some(vector) = Vector::from_bytes(&bytes) {
+                    self.entries.push(Entry {
+                        kind,
+                        id,
+                        project: project.to_lowercase(),
+                        vector,
+                    });
+                }
+            }
         }
+        Ok(())
     }
-    scored.sort_by(|a, b| b.2.partial_cmp(&a.2).unwrap_or(std::cmp::Ordering::Equal));
-    scored.truncate(limit);
-    Ok(scored)
+}
+
+/// How many records have a vector of the current model, of how many records in all.
+pub fn coverage(conn: &Connection) -> Result<(i64, i64)> {
+    let with: i64 = conn.query_row(
+        "SELECT count(*) FROM record_vectors WHERE model = ?1",
+        [MODEL_ID],
+        |r| r.get(0),
+    )?;
+    let all: i64 = conn.query_row(
+        "SELECT (SELECT count(*) FROM observations) + (SELECT count(*) FROM session_summaries)
+              + (SELECT count(*) FROM user_prompts)",
+        [],
+        |r| r.get(0),
+    )?;
+    Ok((with, all))
 }

@@ -65,7 +65,9 @@ pub enum Event {
 }
 
 pub fn run(launch: Launch) -> Result<()> {
-    crate::embed::enable(); // `s` searches by meaning too; the model loads on the first search
+    if launch.settings.search.semantic {
+        crate::embed::enable(); // `s` searches by meaning too; the model loads on the first search
+    }
     let theme = theme::load_for_terminal(&launch.theme)?;
     let keymap = keymap::Keymap::with_overrides(&launch.settings.tui.keys)
         .with_context(|| format!("in the config file {}", launch.config_file.display()))?;

@@ -13,6 +13,14 @@ CREATE TABLE record_vectors (
 ) WITHOUT ROWID;
 CREATE INDEX idx_record_vectors_project ON record_vectors (project);
 
+-- How many vectors were ever deleted: a process that keeps vectors in memory reloads them when
+-- this changes, and otherwise only reads the vectors added since (ids only grow).
+CREATE TABLE vector_deletions (n INTEGER NOT NULL);
+INSERT INTO vector_deletions (n) VALUES (0);
+CREATE TRIGGER record_vectors_ad AFTER DELETE ON record_vectors BEGIN
+    UPDATE vector_deletions SET n = n + 1;
+END;
+
 CREATE TRIGGER observations_vectors_ad AFTER DELETE ON observations BEGIN
     DELETE FROM record_vectors WHERE kind = 0 AND record_id = old.id;
 END;
