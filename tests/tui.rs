@@ -480,6 +480,37 @@ fn agent_view_of_the_index_is_the_session_start_context() {
     assert!(sent.contains(&format!("{long_id} ")), "{sent}");
 }
 
+/// The work state's agent view is the work-state section the session start opens with; a
+/// list's history (which no tool sends) shows what `work_state_read` sends for that list.
+#[test]
+fn agent_view_of_the_work_state_is_what_the_agent_reads() {
+    let (env, _) = demo_home();
+    let mut h = open_demo_home();
+    h.keys("w").unwrap();
+    let Some(Target::WorkList(project, list)) = h.app.top().selected_target().cloned() else {
+        panic!("no list selected")
+    };
+    let section = agent_text(&mut h, "a");
+    let start = mcp_text(
+        env,
+        "session_start_context",
+        serde_json::json!({"project": cmem::demo::PROJECT}),
+    );
+    assert!(start.starts_with(&format!("{section}\n\n")), "{section}");
+
+    h.keys("a enter").unwrap();
+    assert_eq!(h.app.top().kind, LayerKind::WorkHistory);
+    let history = shown_lines(&h).join("\n");
+    let shown = agent_text(&mut h, "a");
+    let sent = mcp_text(
+        env,
+        "work_state_read",
+        serde_json::json!({"list": list, "includeClosed": true, "project": project}),
+    );
+    assert_eq!(shown, sent);
+    assert!(history.contains(" · history") && !sent.contains(" · history"));
+}
+
 #[test]
 fn projects_scope_and_filters() {
     let mut h = open("default", 100, 30);

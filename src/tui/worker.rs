@@ -420,19 +420,14 @@ fn work_history(conn: &Connection, ctx: &Ctx, project: &str, list: &str) -> Resu
             .into_iter()
             .map(Row::view),
     );
-    let agent_text = rows
-        .iter()
-        .filter_map(|r| match &r.text {
-            RowText::View(l) => Some(l.plain()),
-            RowText::Code { .. } => None,
-        })
-        .collect::<Vec<_>>()
-        .join("\n");
+    // The agent has no history: it reads the list, closed items included.
+    let keys = [project.to_string()];
+    let agent_text = replies::work_state(Some(conn), &keys, Some(list), true, ctx.now_ms)?;
     Ok(Page {
         rows,
         next: None,
         total: None,
-        agent_text: Some(agent_text),
+        agent_text: Some(replies::cap(agent_text)),
         focus: None,
         times: Vec::new(),
         files: Vec::new(),

@@ -1,6 +1,6 @@
 //! The memory tools' replies as the agent gets them: `search`'s table, `timeline`'s records
-//! around an anchor, `get_observations`' records and `get_tool_uses`' raw I/O, with their
-//! defaults, cuts and closing notes, and the cap over every reply. The MCP tools parse their
+//! around an anchor, `get_observations`' records, `get_tool_uses`' raw I/O and
+//! `work_state_read`'s lists, with their defaults, cuts and closing notes, and the cap over every reply. The MCP tools parse their
 //! arguments and call these; the TUI's agent view calls the same ones, so what a human reads
 //! there is the agent's text byte for byte.
 
@@ -8,9 +8,11 @@ use anyhow::Result;
 use rusqlite::Connection;
 
 use super::time::Tz;
-use super::{Doc, MAX_REPLY_BYTES, detail, raw, search as search_view, timeline as timeline_view};
-use crate::model::Kind;
+use super::{Block, BlockKind, Doc, MAX_REPLY_BYTES, detail, raw};
+use super::{search as search_view, timeline as timeline_view, work_state as ws_view};
+use crate::model::{Kind, work_state};
 use crate::store::search::Query;
+use crate::store::work_state as ws_store;
 use crate::store::{observations, prompts, search, summaries, timeline, tool_uses};
 
 /// Any memory tool's reply when there is no database yet.
@@ -270,4 +272,40 @@ pub fn tool_uses(
         ));
     }
     Ok(parts.join("\n\n---\n\n"))
+}
+
+/// `work_state_read`: the lists of `keys` (only `list` when given), open items only unless
+/// `include_closed`; `conn` is `None` while nothing has been recorded.
+pub fn work_state(
+    conn: Option<&Connection>,
+    keys: &[String],
+    list: Option<&str>,
+    include_closed: bool,
+    now_ms: i64,
+) -> Result<String> {
+    let project = keys.last().cloned().unwrap_or_default();
+    let in_list = list.map(|l| format!(" in \"{l}\"")).unwrap_or_default();
+    let nothing = if include_closed {
+        format!("Nothing recorded{in_list} for {project}.")
+    } else {
+        format!("Nothing open{in_list} for {project}. Pass includeClosed to see closed items.")
+    };
+    let Some(conn) = conn else {
+        return Ok(nothing);
+    };
+    let lists: Vec<_> = work_state::fold(&ws_store::entries(conn, keys)?)
+        .into_iter()
+        .filter(|l| list.is_none_or(|o| l.name == o))
+        .collect();
+    let lines = ws_view::list_lines(&lists, include_closed, now_ms);
+    if lines.is_empty() {
+        return Ok(nothing);
+    }
+    let mut doc = Doc::default();
+    doc.push(Block {
+        kind: BlockKind::WorkState,
+        lines,
+        lang_hint: None,
+    });
+    Ok(doc.to_plain())
 }
