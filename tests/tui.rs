@@ -462,6 +462,16 @@ fn agent_view_of_a_search_is_what_the_search_tool_sends() {
         sent.contains("\n| ID | Time | T | Title | Read | Work |\n|---|---|---|---|---|---|\n| #"),
         "{sent}"
     );
+    // Every project: a scope no MCP call has, named as such.
+    h.keys("S S s").unwrap();
+    assert_eq!(h.app.scope, Scope::All);
+    h.type_text("connection pooling");
+    h.keys("enter").unwrap();
+    let all = agent_text(&mut h, "a");
+    assert!(
+        all.contains("for \"connection pooling\" in all projects\n"),
+        "{all}"
+    );
 }
 
 /// The agent view of the index is the session-start context, as `session_start_context`

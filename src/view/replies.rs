@@ -59,7 +59,12 @@ pub fn search_query(text: &str, projects: &[String]) -> Query {
 pub fn search(conn: &Connection, q: &Query, tz: &Tz) -> Result<String> {
     let hits = search::search(conn, q)?;
     let rows: Vec<_> = hits.into_iter().map(|h| h.row).collect();
-    let scope = q.projects.join(", ");
+    // No projects (the TUI's "all projects" scope; an MCP call always names some).
+    let scope = if q.projects.is_empty() {
+        "all projects".to_string()
+    } else {
+        q.projects.join(", ")
+    };
     let heading = match &q.text {
         Some(t) => format!("{} result(s) for \"{t}\" in {scope}", rows.len()),
         None => format!("{} record(s) in {scope}", rows.len()),
