@@ -210,10 +210,8 @@ fn agent_view_of_any_layer_is_its_plain_text() {
     assert_eq!(l.context.as_ref().unwrap().limit, 0);
 }
 
-/// The agent view of raw tool I/O is byte for byte what `get_tool_uses` sends the agent: the
-/// bounded copy (strings cut at 8,000 bytes, 20 keys), not the generous one a human pages.
-#[test]
-fn agent_view_of_raw_io_is_what_get_tool_uses_sends() {
+/// A test home whose config pins the time zone the harness uses (UTC).
+fn utc_home() -> common::Env {
     let env = common::Env::new();
     std::fs::create_dir_all(env.data_dir()).unwrap();
     let config = env.root().join("config/cmem");
@@ -223,6 +221,94 @@ fn agent_view_of_raw_io_is_what_get_tool_uses_sends() {
         "[context]\ntimezone = \"UTC\"\n",
     )
     .unwrap();
+    env
+}
+
+/// The text of the real `cmem mcp` server's reply to one tool call, at the demo's "now".
+fn mcp_text(env: &common::Env, tool: &str, arguments: serde_json::Value) -> String {
+    let requests = [
+        serde_json::json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+            "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                       "clientInfo": {"name": "t", "version": "1"}}})
+        .to_string(),
+        serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": tool, "arguments": arguments}})
+        .to_string(),
+    ];
+    let mut cmd = env.cmd();
+    cmd.arg("mcp").env("CMEM_NOW_MS", DEMO_NOW_MS.to_string());
+    let out = common::run_with_stdin(&mut cmd, &common::jsonl(&requests));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let line = out.stdout.split(|&b| b == b'\n').nth(1).unwrap();
+    let reply: serde_json::Value = serde_json::from_slice(line).unwrap();
+    assert_eq!(reply["result"]["isError"], false, "{reply}");
+    reply["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+/// What the agent view shows after `script` (which must end on it).
+fn agent_text(h: &mut Harness, script: &str) -> String {
+    h.script(script).unwrap();
+    assert_eq!(h.app.top().kind, LayerKind::Agent);
+    h.app.top().context.as_ref().unwrap().text.clone()
+}
+
+/// The lines the layer on top shows a human.
+fn shown_lines(h: &Harness) -> Vec<String> {
+    h.app.top().rows.iter().map(|r| r.display()).collect()
+}
+
+/// The demo memory in a test home, plus one observation far longer than a record
+/// `get_observations` sends (its id is returned), read by the TUI and by `cmem mcp` alike.
+fn demo_home() -> &'static (common::Env, i64) {
+    static HOME: OnceLock<(common::Env, i64)> = OnceLock::new();
+    HOME.get_or_init(|| {
+        let env = utc_home();
+        let db = cmem::demo::ensure(&env.data_dir(), DEMO_NOW_MS, false).unwrap();
+        assert_eq!(db, env.db_path());
+        let store = cmem::store::Store::open(&db).unwrap();
+        let long = cmem::store::observations::NewObservation {
+            project: cmem::demo::PROJECT.into(),
+            body: cmem::model::ObservationBody {
+                obs_type: "discovery".into(),
+                title: Some("How the ledger replays its journal".into()),
+                narrative: Some("The journal is replayed entry by entry.\n".repeat(400)),
+                ..Default::default()
+            },
+            created_at: DEMO_NOW_MS - 2 * 3_600_000,
+            source: "test".into(),
+            ..Default::default()
+        };
+        let id = cmem::store::observations::insert(&store.conn, &long)
+            .unwrap()
+            .unwrap();
+        (env, id)
+    })
+}
+
+fn open_demo_home() -> Harness {
+    let (env, _) = demo_home();
+    Harness::open(
+        &env.db_path(),
+        cmem::demo::PROJECT,
+        "default",
+        (100, 30),
+        DEMO_NOW_MS,
+    )
+    .unwrap()
+}
+
+/// The agent view of raw tool I/O is byte for byte what `get_tool_uses` sends the agent: the
+/// bounded copy (strings cut at 8,000 bytes, 20 keys), not the generous one a human pages.
+#[test]
+fn agent_view_of_raw_io_is_what_get_tool_uses_sends() {
+    let env = utc_home();
     let long = "one line of command output\n".repeat(1_000);
     let input: serde_json::Map<String, serde_json::Value> = (0..30)
         .map(|i| (format!("key{i:02}"), serde_json::json!(i)))
@@ -242,29 +328,9 @@ fn agent_view_of_raw_io_is_what_get_tool_uses_sends() {
     let mut h = Harness::open(&env.db_path(), "p", "default", (100, 30), DEMO_NOW_MS).unwrap();
     h.script(": 'T1 enter").unwrap();
     assert_eq!(h.app.top().kind, LayerKind::Raw);
-    let human: String = h
-        .app
-        .top()
-        .rows
-        .iter()
-        .map(|r| r.display() + "\n")
-        .collect();
-    h.keys("a").unwrap();
-    assert_eq!(h.app.top().kind, LayerKind::Agent);
-    let shown = h.app.top().context.as_ref().unwrap().text.clone();
-
-    let requests = [
-        serde_json::json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
-            "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                       "clientInfo": {"name": "t", "version": "1"}}})
-        .to_string(),
-        serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-            "params": {"name": "get_tool_uses", "arguments": {"ids": ["T1"]}}})
-        .to_string(),
-    ];
-    let replies = env.mcp_serve(&common::jsonl(&requests));
-    let reply: serde_json::Value = serde_json::from_slice(&replies[1]).unwrap();
-    let sent = reply["result"]["content"][0]["text"].as_str().unwrap();
+    let human = shown_lines(&h).join("\n");
+    let shown = agent_text(&mut h, "a");
+    let sent = mcp_text(&env, "get_tool_uses", serde_json::json!({"ids": ["T1"]}));
     assert_eq!(shown, sent);
     // The bounds matter here: the human's copy holds all of the output, the agent's does not.
     assert!(human.matches("one line of command output").count() >= 1_000);
@@ -272,6 +338,187 @@ fn agent_view_of_raw_io_is_what_get_tool_uses_sends() {
         sent.matches("one line of command output").count() < 500,
         "{sent}"
     );
+}
+
+/// A tool use whose bounded copy is still longer than one reply may be: the agent view ends
+/// where the server cuts every reply, with the same note.
+#[test]
+fn agent_view_of_raw_io_is_cut_where_the_server_cuts_replies() {
+    let env = utc_home();
+    let input: serde_json::Map<String, serde_json::Value> = (0..20)
+        .map(|i| {
+            (
+                format!("key{i:02}"),
+                serde_json::json!("a line of input\n".repeat(200)),
+            )
+        })
+        .collect();
+    let store = cmem::store::Store::open(&env.db_path()).unwrap();
+    store.conn.execute(
+        "INSERT INTO tool_uses (tool_use_id, content_session_id, project, tool_name, tool_input, tool_response, content_hash, created_at_epoch)
+         VALUES ('t1', 's', 'p', 'Write', ?1, '\"done\"', 'h', ?2)",
+        rusqlite::params![serde_json::Value::Object(input).to_string(), DEMO_NOW_MS - 3_600_000],
+    ).unwrap();
+    drop(store);
+
+    let mut h = Harness::open(&env.db_path(), "p", "default", (100, 30), DEMO_NOW_MS).unwrap();
+    h.script(": 'T1 enter").unwrap();
+    let shown = agent_text(&mut h, "a");
+    let sent = mcp_text(&env, "get_tool_uses", serde_json::json!({"ids": ["T1"]}));
+    assert_eq!(shown, sent);
+    assert!(sent.len() <= 32 * 1024, "{}", sent.len());
+    assert!(sent.ends_with("(a smaller limit or fewer ids).]"), "{sent}");
+}
+
+/// The agent view of a record's detail is what `get_observations(ids=[that id])` sends: the
+/// record cut at 6,000 bytes with its note, while the human reads all of it.
+#[test]
+fn agent_view_of_a_detail_is_what_get_observations_sends() {
+    let (env, long_id) = demo_home();
+    let mut h = open_demo_home();
+    jump(&mut h, long_id);
+    assert_eq!(h.app.top().kind, LayerKind::Detail);
+    let human = shown_lines(&h).join("\n");
+    let shown = agent_text(&mut h, "a");
+    let sent = mcp_text(
+        env,
+        "get_observations",
+        serde_json::json!({"ids": [long_id]}),
+    );
+    assert_eq!(shown, sent);
+    let line = "The journal is replayed entry by entry.";
+    assert_eq!(human.matches(line).count(), 400);
+    assert!(sent.matches(line).count() < 160, "{sent}");
+    assert!(
+        sent.ends_with("[Record shortened to 6000 bytes.]"),
+        "{sent}"
+    );
+
+    // A summary's and a prompt's detail too.
+    for id in ["S3", "P2"] {
+        jump(&mut h, id);
+        assert_eq!(h.app.top().kind, LayerKind::Detail, "{id}");
+        let shown = agent_text(&mut h, "a");
+        let sent = mcp_text(env, "get_observations", serde_json::json!({"ids": [id]}));
+        assert_eq!(shown, sent, "{id}");
+    }
+}
+
+/// The agent view of a timeline is what `timeline(anchor=…)` sends with the tool's default
+/// depth (3 each way, its own heading and closing line), not the human's 30 each way.
+#[test]
+fn agent_view_of_a_timeline_is_what_the_timeline_tool_sends() {
+    let (env, _) = demo_home();
+    let mut h = open_demo_home();
+    for _ in 0..12 {
+        h.keys("j").unwrap();
+    }
+    h.keys("enter").unwrap();
+    assert_eq!(h.app.top().kind, LayerKind::Timeline);
+    let (kind, id) = h.app.top().about.unwrap();
+    let human = loaded_items(&h);
+    let shown = agent_text(&mut h, "a");
+    let anchor = match kind {
+        cmem::model::Kind::Observation => serde_json::json!(id),
+        _ => serde_json::json!(kind.display_id(id)),
+    };
+    let sent = mcp_text(env, "timeline", serde_json::json!({"anchor": anchor}));
+    assert_eq!(shown, sent);
+    assert!(
+        sent.contains(": 3 before, 3 after")
+            && sent.ends_with("Details: get_observations(ids=[…])"),
+        "{sent}"
+    );
+    let sent_records = sent
+        .lines()
+        .filter(|l| {
+            let first = l.trim_start_matches("→ ").split(' ').next().unwrap_or("");
+            cmem::model::Kind::parse_id(first).is_some()
+        })
+        .count();
+    assert_eq!(sent_records, 7, "{sent}");
+    assert!(human > 30, "the human's timeline holds {human} records");
+}
+
+/// The agent view of a search is what the `search` tool sends for the same words and project:
+/// its table, not the human's list.
+#[test]
+fn agent_view_of_a_search_is_what_the_search_tool_sends() {
+    let (env, _) = demo_home();
+    let mut h = open_demo_home();
+    h.keys("s").unwrap();
+    h.type_text("connection pooling");
+    h.keys("enter").unwrap();
+    assert_eq!(h.app.top().kind, LayerKind::Search);
+    assert!(loaded_items(&h) > 3);
+    let shown = agent_text(&mut h, "a");
+    let sent = mcp_text(
+        env,
+        "search",
+        serde_json::json!({"query": "connection pooling", "project": cmem::demo::PROJECT}),
+    );
+    assert_eq!(shown, sent);
+    assert!(
+        sent.contains("\n| ID | Time | T | Title | Read | Work |\n|---|---|---|---|---|---|\n| #"),
+        "{sent}"
+    );
+    // Every project: a scope no MCP call has, named as such.
+    h.keys("S S s").unwrap();
+    assert_eq!(h.app.scope, Scope::All);
+    h.type_text("connection pooling");
+    h.keys("enter").unwrap();
+    let all = agent_text(&mut h, "a");
+    assert!(
+        all.contains("for \"connection pooling\" in all projects\n"),
+        "{all}"
+    );
+}
+
+/// The agent view of the index is the session-start context, as `session_start_context`
+/// sends it for the project.
+#[test]
+fn agent_view_of_the_index_is_the_session_start_context() {
+    let (env, long_id) = demo_home();
+    let mut h = open_demo_home();
+    let shown = agent_text(&mut h, "a");
+    let sent = mcp_text(
+        env,
+        "session_start_context",
+        serde_json::json!({"project": cmem::demo::PROJECT}),
+    );
+    assert_eq!(shown, sent);
+    assert!(sent.contains(&format!("{long_id} ")), "{sent}");
+}
+
+/// The work state's agent view is the work-state section the session start opens with; a
+/// list's history (which no tool sends) shows what `work_state_read` sends for that list.
+#[test]
+fn agent_view_of_the_work_state_is_what_the_agent_reads() {
+    let (env, _) = demo_home();
+    let mut h = open_demo_home();
+    h.keys("w").unwrap();
+    let Some(Target::WorkList(project, list)) = h.app.top().selected_target().cloned() else {
+        panic!("no list selected")
+    };
+    let section = agent_text(&mut h, "a");
+    let start = mcp_text(
+        env,
+        "session_start_context",
+        serde_json::json!({"project": cmem::demo::PROJECT}),
+    );
+    assert!(start.starts_with(&format!("{section}\n\n")), "{section}");
+
+    h.keys("a enter").unwrap();
+    assert_eq!(h.app.top().kind, LayerKind::WorkHistory);
+    let history = shown_lines(&h).join("\n");
+    let shown = agent_text(&mut h, "a");
+    let sent = mcp_text(
+        env,
+        "work_state_read",
+        serde_json::json!({"list": list, "includeClosed": true, "project": project}),
+    );
+    assert_eq!(shown, sent);
+    assert!(history.contains(" · history") && !sent.contains(" · history"));
 }
 
 #[test]

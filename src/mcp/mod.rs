@@ -247,7 +247,7 @@ impl Server {
         let reply = handler(&mut self.ctx, args);
         crate::logging::debug(format!("tools/call {name} in {:?}", started.elapsed()));
         Ok(match reply {
-            Ok(r) => tool_result(tools::cap(r.text), r.is_error),
+            Ok(r) => tool_result(crate::view::replies::cap(r.text), r.is_error),
             Err(e) => {
                 crate::logging::error(format!("tool {name}: {e:#}"));
                 tool_result(format!("Tool execution failed: {e:#}"), true)

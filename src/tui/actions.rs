@@ -268,7 +268,8 @@ impl App {
         self.request_preview();
     }
 
-    /// `a`: the plain text the agent gets for the layer (the session-start text on the index).
+    /// `a`: the text the agent gets for the layer: the session-start text on the index, else
+    /// the reply of the MCP tool an agent calls for it (the worker's `agent_text`).
     pub(super) fn open_agent_view(&mut self) {
         let title = LayerKind::Agent.name().to_string();
         match self.top().kind {

@@ -18,7 +18,7 @@ use crate::store::{
     Store, browse, forget, observations, prompts, search, summaries, timeline, tool_uses,
     work_state,
 };
-use crate::view::{self, Doc, Role, time::Tz};
+use crate::view::{self, Doc, Role, replies, time::Tz};
 
 /// Everything the worker needs besides the connection.
 #[derive(Debug, Clone)]
@@ -113,24 +113,54 @@ fn serve_inner(store: &mut Store, ctx: &Ctx, req: &Request) -> Result<Reply> {
                     .rows
                     .iter()
                     .position(|r| r.target == Some(Target::Record(*kind, *id)));
+                // A human scrolls 30 records each way; the agent's `timeline(anchor=…)` gets
+                // the tool's default depth.
+                let depth = replies::TIMELINE_DEPTH;
+                page.agent_text =
+                    replies::timeline(conn, (*kind, *id), depth, depth, &ctx.tz)?.map(replies::cap);
                 Reply::Page(page)
             }
             None => Reply::Missing(format!("no {} {}", kind.label(), kind.display_id(*id))),
         },
-        Request::Detail { kind, id } | Request::Preview { kind, id } => {
-            match detail(conn, ctx, *kind, *id)? {
-                Some(page) => Reply::Page(page),
-                None => Reply::Missing(format!("no {} {}", kind.label(), kind.display_id(*id))),
+        Request::Detail { kind, id } => match detail(conn, ctx, *kind, *id)? {
+            Some(mut page) => {
+                // What `get_observations(ids=[…])` sends: the record cut to its byte limit.
+                let ids = [(*kind, *id)];
+                let text = replies::records(
+                    conn,
+                    &ids,
+                    replies::MAX_RECORDS,
+                    None,
+                    replies::RecordOrder::AsGiven,
+                    &ctx.tz,
+                )?;
+                page.agent_text = Some(replies::cap(text));
+                Reply::Page(page)
             }
-        }
+            None => Reply::Missing(format!("no {} {}", kind.label(), kind.display_id(*id))),
+        },
+        // A preview has no agent view of its own.
+        Request::Preview { kind, id } => match detail(conn, ctx, *kind, *id)? {
+            Some(page) => Reply::Page(page),
+            None => Reply::Missing(format!("no {} {}", kind.label(), kind.display_id(*id))),
+        },
         Request::Raw { id } => match tool_uses::by_ids(conn, &[*id])?.first() {
             Some(t) => {
                 let doc = view::raw::tool_use(t, &ctx.tz, view::raw::Bounds::HUMAN);
                 let mut page = doc_page(&doc);
                 page.rows = highlight_code(&doc);
                 // A human pages through everything; the agent view shows the bounded copy
-                // `get_tool_uses` sends.
-                page.agent_text = Some(agent_tool_use(t, &ctx.tz));
+                // `get_tool_uses(ids=[…])` sends.
+                let text = replies::tool_uses(
+                    conn,
+                    &[*id],
+                    &[],
+                    &[],
+                    replies::MAX_RECORDS,
+                    None,
+                    &ctx.tz,
+                )?;
+                page.agent_text = Some(replies::cap(text));
                 Reply::Page(page)
             }
             None => Reply::Missing(format!("no tool use {}", view::raw::tool_use_id(*id))),
@@ -139,11 +169,6 @@ fn serve_inner(store: &mut Store, ctx: &Ctx, req: &Request) -> Result<Reply> {
         Request::Forget { kind, id } => forget_record(store, *kind, *id)?,
         Request::Scrub { pattern, dry_run } => scrub(store, ctx, pattern, *dry_run)?,
     })
-}
-
-/// A tool use exactly as the agent gets it from `get_tool_uses` (`Bounds::AGENT`).
-fn agent_tool_use(t: &crate::model::ToolUse, tz: &Tz) -> String {
-    view::raw::tool_use(t, tz, view::raw::Bounds::AGENT).to_plain()
 }
 
 /// Rows of a document: records lead to their detail, the rest is text.
@@ -296,7 +321,11 @@ fn search_page(conn: &Connection, ctx: &Ctx, text: &str, keys: &[String]) -> Res
         }
         doc.push(view::Block::new(kind).line(line));
     }
-    Ok(doc_page(&doc))
+    let mut page = doc_page(&doc);
+    // The agent's `search(query=…)` over the same projects: its table, its default limit.
+    let agent = replies::search(conn, &replies::search_query(text, keys), &ctx.tz)?;
+    page.agent_text = Some(replies::cap(agent));
+    Ok(page)
 }
 
 /// One page of the index (the store's keyset walk), as rows that lead to their records.
@@ -391,19 +420,14 @@ fn work_history(conn: &Connection, ctx: &Ctx, project: &str, list: &str) -> Resu
             .into_iter()
             .map(Row::view),
     );
-    let agent_text = rows
-        .iter()
-        .filter_map(|r| match &r.text {
-            RowText::View(l) => Some(l.plain()),
-            RowText::Code { .. } => None,
-        })
-        .collect::<Vec<_>>()
-        .join("\n");
+    // The agent has no history: it reads the list, closed items included.
+    let keys = [project.to_string()];
+    let agent_text = replies::work_state(Some(conn), &keys, Some(list), true, ctx.now_ms)?;
     Ok(Page {
         rows,
         next: None,
         total: None,
-        agent_text: Some(agent_text),
+        agent_text: Some(replies::cap(agent_text)),
         focus: None,
         times: Vec::new(),
         files: Vec::new(),

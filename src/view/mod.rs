@@ -11,6 +11,7 @@ pub mod file_history;
 pub mod index;
 pub mod memory_md;
 pub mod raw;
+pub mod replies;
 pub mod search;
 pub mod time;
 pub mod timeline;

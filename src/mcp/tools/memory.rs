@@ -6,11 +6,10 @@ use serde_json::{Map, Value, json};
 
 use super::{Ctx, Reply, Tool, int_arg};
 use crate::model::Kind;
-use crate::store::search::{Order, Query};
-use crate::store::{observations, prompts, search, summaries, timeline, tool_uses};
-use crate::view::{detail, raw, search as search_view, timeline as timeline_view};
-
-const NO_MEMORY: &str = "No memory has been recorded yet: cmem starts remembering with the hooks of your next sessions.";
+use crate::store::search::{self, Order, Query};
+use crate::view::replies::{
+    self, MAX_RECORDS, NO_MEMORY, RecordOrder, SEARCH_LIMIT, TIMELINE_DEPTH,
+};
 
 pub fn tools() -> Vec<Tool> {
     vec![
@@ -26,7 +25,7 @@ obs_type, concept, file, dateStart/dateEnd, orderBy, offset. Then use timeline o
                     "type": "object",
                     "properties": {
                         "query": {"type": "string", "description": "Words to find (any FTS syntax is treated as plain words)"},
-                        "limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 20},
+                        "limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": SEARCH_LIMIT},
                         "offset": {"type": "integer", "minimum": 0, "default": 0},
                         "project": {"type": "string"},
                         "type": {"type": "string", "description": "observations | sessions | prompts, or an observation type"},
@@ -54,8 +53,8 @@ in the anchor's project, grouped by day. Use it to see what led to and followed 
                     "properties": {
                         "anchor": {"anyOf": [{"type": "integer"}, {"type": "string"}], "description": "Observation ID, or S<id> / P<id>"},
                         "query": {"type": "string", "description": "Used when no anchor is given: the best match becomes the anchor"},
-                        "depth_before": {"type": "integer", "minimum": 0, "maximum": 20, "default": 3},
-                        "depth_after": {"type": "integer", "minimum": 0, "maximum": 20, "default": 3},
+                        "depth_before": {"type": "integer", "minimum": 0, "maximum": 20, "default": TIMELINE_DEPTH},
+                        "depth_after": {"type": "integer", "minimum": 0, "maximum": 20, "default": TIMELINE_DEPTH},
                         "project": {"type": "string"}
                     },
                     "additionalProperties": false
@@ -75,7 +74,7 @@ token figures, and the tool uses each observation was built from. At most 5 reco
                     "properties": {
                         "ids": {"type": "array", "items": {"anyOf": [{"type": "integer"}, {"type": "string"}]}, "minItems": 1},
                         "orderBy": {"type": "string", "enum": ["as_given", "date_desc", "date_asc"], "default": "as_given"},
-                        "limit": {"type": "integer", "minimum": 1, "maximum": 5, "default": 5},
+                        "limit": {"type": "integer", "minimum": 1, "maximum": MAX_RECORDS, "default": MAX_RECORDS},
                         "project": {"type": "string", "description": "Only return records of this project"}
                     },
                     "required": ["ids"],
@@ -96,7 +95,7 @@ by tool-use ID (T17 or toolu_…) or by the observation they were turned into. U
                     "properties": {
                         "ids": {"type": "array", "items": {"anyOf": [{"type": "integer"}, {"type": "string"}]}, "description": "Tool-use IDs (T17, 17) or host IDs (toolu_…)"},
                         "observationIds": {"type": "array", "items": {"type": "integer"}, "description": "Observations whose tool uses to fetch"},
-                        "limit": {"type": "integer", "minimum": 1, "maximum": 5, "default": 5},
+                        "limit": {"type": "integer", "minimum": 1, "maximum": MAX_RECORDS, "default": MAX_RECORDS},
                         "project": {"type": "string"}
                     },
                     "additionalProperties": false
@@ -206,30 +205,18 @@ fn search_call(ctx: &mut Ctx, args: &Map<String, Value>) -> Result<Reply> {
         Ok(q) => q,
         Err(msg) => return Ok(Reply::error(msg)),
     };
+    let tz = ctx.tz.clone();
     let Some(conn) = ctx.read_conn()? else {
         return Ok(Reply::ok(NO_MEMORY));
     };
-    let hits = search::search(conn, &query)?;
-    let rows: Vec<_> = hits.into_iter().map(|h| h.row).collect();
-    let scope = query.projects.join(", ");
-    let heading = match &query.text {
-        Some(t) => format!("{} result(s) for \"{t}\" in {scope}", rows.len()),
-        None => format!("{} record(s) in {scope}", rows.len()),
-    };
-    let mut text = search_view::table(&heading, &rows, &ctx.tz).to_plain();
-    if rows.is_empty() {
-        text.push_str("\n\nNothing found. Try fewer or other words, or mem_search.");
-    } else {
-        text.push_str("\n\nDetails: get_observations(ids=[…]) · context: timeline(anchor=…)");
-    }
-    Ok(Reply::ok(text))
+    Ok(Reply::ok(replies::search(conn, &query, &tz)?))
 }
 
 fn build_query(ctx: &Ctx, args: &Map<String, Value>) -> Result<Query, String> {
     let mut q = Query {
         text: text_arg(args, "query").map(String::from),
         projects: ctx.read_keys(args),
-        limit: int_arg(args, "limit", 20, 1, 100)? as usize,
+        limit: int_arg(args, "limit", SEARCH_LIMIT as i64, 1, 100)? as usize,
         offset: int_arg(args, "offset", 0, 0, 100_000)? as usize,
         obs_types: list_arg(args, "obs_type"),
         concepts: list_arg(args, "concept"),
@@ -282,17 +269,19 @@ fn parse_anchor(v: &Value) -> Option<(Kind, i64)> {
 }
 
 fn timeline_call(ctx: &mut Ctx, args: &Map<String, Value>) -> Result<Reply> {
-    let before = match int_arg(args, "depth_before", 3, 0, 20) {
+    let depth = TIMELINE_DEPTH as i64;
+    let before = match int_arg(args, "depth_before", depth, 0, 20) {
         Ok(n) => n as usize,
         Err(m) => return Ok(Reply::error(m)),
     };
-    let after = match int_arg(args, "depth_after", 3, 0, 20) {
+    let after = match int_arg(args, "depth_after", depth, 0, 20) {
         Ok(n) => n as usize,
         Err(m) => return Ok(Reply::error(m)),
     };
     let keys = ctx.read_keys(args);
     let anchor_arg = args.get("anchor").filter(|v| !v.is_null());
     let query = text_arg(args, "query").map(String::from);
+    let tz = ctx.tz.clone();
     let Some(conn) = ctx.read_conn()? else {
         return Ok(Reply::ok(NO_MEMORY));
     };
@@ -322,24 +311,13 @@ fn timeline_call(ctx: &mut Ctx, args: &Map<String, Value>) -> Result<Reply> {
             ));
         }
     };
-    let Some(rows) = timeline::around(conn, anchor.0, anchor.1, before, after)? else {
-        return Ok(Reply::error(format!(
+    Ok(match replies::timeline(conn, anchor, before, after, &tz)? {
+        Some(text) => Reply::ok(text),
+        None => Reply::error(format!(
             "No record {} exists.",
             anchor.0.display_id(anchor.1)
-        )));
-    };
-    let project = rows
-        .iter()
-        .find(|r| (r.kind, r.id) == anchor)
-        .map(|r| r.project.clone())
-        .unwrap_or_default();
-    let heading = format!(
-        "Timeline around {} in {project}: {before} before, {after} after",
-        anchor.0.display_id(anchor.1)
-    );
-    let mut text = timeline_view::render(&heading, &rows, Some(anchor), &ctx.tz).to_plain();
-    text.push_str("\n\nDetails: get_observations(ids=[…])");
-    Ok(Reply::ok(text))
+        )),
+    })
 }
 
 fn parse_ids(args: &Map<String, Value>, name: &str) -> Result<Vec<(Kind, i64)>, String> {
@@ -362,106 +340,23 @@ fn parse_ids(args: &Map<String, Value>, name: &str) -> Result<Vec<(Kind, i64)>, 
     Ok(out)
 }
 
-const MAX_DETAIL_BYTES: usize = 6_000;
-
 fn get_observations_call(ctx: &mut Ctx, args: &Map<String, Value>) -> Result<Reply> {
     let ids = match parse_ids(args, "ids") {
         Ok(ids) => ids,
         Err(m) => return Ok(Reply::error(m)),
     };
-    let limit = match int_arg(args, "limit", 5, 1, 5) {
+    let max = MAX_RECORDS as i64;
+    let limit = match int_arg(args, "limit", max, 1, max) {
         Ok(n) => n as usize,
         Err(m) => return Ok(Reply::error(m)),
     };
-    let only_project = text_arg(args, "project").map(str::to_lowercase);
-    let order = text_arg(args, "orderBy").unwrap_or("as_given").to_string();
+    let only_project = text_arg(args, "project").map(String::from);
+    let order = RecordOrder::parse(text_arg(args, "orderBy"));
     let tz = ctx.tz.clone();
     let Some(conn) = ctx.read_conn()? else {
         return Ok(Reply::ok(NO_MEMORY));
     };
-    let of = |k: Kind| {
-        ids.iter()
-            .filter(|(kind, _)| *kind == k)
-            .map(|(_, i)| *i)
-            .collect::<Vec<_>>()
-    };
-    let obs = observations::by_ids(conn, &of(Kind::Observation))?;
-    let sums = summaries::by_ids(conn, &of(Kind::Summary))?;
-    let proms = prompts::by_ids(conn, &of(Kind::Prompt))?;
-    let mut found: Vec<(Kind, i64, i64, String, crate::view::Doc)> = Vec::new();
-    let mut missing = Vec::new();
-    for (kind, id) in &ids {
-        let doc = match kind {
-            Kind::Observation => match obs.iter().find(|o| o.id == *id) {
-                Some(o) => Some((
-                    o.created_at,
-                    o.project.clone(),
-                    detail::observation(o, &tool_uses::by_observation(conn, o.id)?, &tz),
-                )),
-                None => None,
-            },
-            Kind::Summary => sums
-                .iter()
-                .find(|s| s.id == *id)
-                .map(|s| (s.created_at, s.project.clone(), detail::summary(s, &tz))),
-            Kind::Prompt => proms
-                .iter()
-                .find(|p| p.id == *id)
-                .map(|p| (p.created_at, p.project.clone(), detail::prompt(p, &tz))),
-        };
-        match doc {
-            Some((at, project, doc))
-                if only_project
-                    .as_deref()
-                    .is_none_or(|p| p == project.to_lowercase()) =>
-            {
-                found.push((*kind, *id, at, project, doc));
-            }
-            _ => missing.push(kind.display_id(*id)),
-        }
-    }
-    match order.as_str() {
-        "date_desc" => found.sort_by_key(|f| std::cmp::Reverse(f.2)),
-        "date_asc" => found.sort_by_key(|f| f.2),
-        _ => {}
-    }
-    let mut parts: Vec<String> = Vec::new();
-    let extra: Vec<String> = found
-        .iter()
-        .skip(limit)
-        .map(|f| f.0.display_id(f.1))
-        .collect();
-    for (_, _, _, _, doc) in found.iter().take(limit) {
-        let text = doc.to_plain();
-        let (kept, cut) = crate::text::cut_bytes(&text, MAX_DETAIL_BYTES);
-        parts.push(if cut {
-            format!("{kept}\n[Record shortened to {MAX_DETAIL_BYTES} bytes.]")
-        } else {
-            kept.to_string()
-        });
-    }
-    let mut text = if parts.is_empty() {
-        "No records found.".to_string()
-    } else {
-        parts.join("\n\n---\n\n")
-    };
-    if !extra.is_empty() {
-        text.push_str(&format!(
-            "\n\nNot shown (at most {limit} per call): {}",
-            extra.join(", ")
-        ));
-    }
-    if !missing.is_empty() {
-        text.push_str(&format!(
-            "\n\nNot found{}: {}",
-            if only_project.is_some() {
-                " in that project"
-            } else {
-                ""
-            },
-            missing.join(", ")
-        ));
-    }
+    let text = replies::records(conn, &ids, limit, only_project.as_deref(), order, &tz)?;
     Ok(Reply::ok(text))
 }
 
@@ -476,7 +371,8 @@ fn tool_use_row_id(s: &str) -> Option<i64> {
 }
 
 fn get_tool_uses_call(ctx: &mut Ctx, args: &Map<String, Value>) -> Result<Reply> {
-    let limit = match int_arg(args, "limit", 5, 1, 5) {
+    let max = MAX_RECORDS as i64;
+    let limit = match int_arg(args, "limit", max, 1, max) {
         Ok(n) => n as usize,
         Err(m) => return Ok(Reply::error(m)),
     };
@@ -509,46 +405,21 @@ fn get_tool_uses_call(ctx: &mut Ctx, args: &Map<String, Value>) -> Result<Reply>
             "Give ids (tool-use IDs) or observationIds. Find them with get_observations first.",
         ));
     }
-    let only_project = text_arg(args, "project").map(str::to_lowercase);
+    let only_project = text_arg(args, "project").map(String::from);
+    let tz = ctx.tz.clone();
     let Some(conn) = ctx.read_conn()? else {
         return Ok(Reply::ok(NO_MEMORY));
     };
-    let mut uses = tool_uses::by_ids(conn, &row_ids)?;
-    uses.extend(tool_uses::by_tool_use_ids(conn, &host_ids)?);
-    for o in obs_ids {
-        uses.extend(tool_uses::by_observation(conn, o)?);
-    }
-    uses.retain(|t| {
-        only_project
-            .as_deref()
-            .is_none_or(|p| t.project.to_lowercase() == p)
-    });
-    let mut seen = Vec::new();
-    uses.retain(|t| {
-        let fresh = !seen.contains(&t.id);
-        seen.push(t.id);
-        fresh
-    });
-    if uses.is_empty() {
-        return Ok(Reply::ok("No tool uses found for those IDs."));
-    }
-    let more: Vec<String> = uses
-        .iter()
-        .skip(limit)
-        .map(|t| raw::tool_use_id(t.id))
-        .collect();
-    let mut parts: Vec<String> = uses
-        .iter()
-        .take(limit)
-        .map(|t| raw::tool_use(t, &ctx.tz, raw::Bounds::AGENT).to_plain())
-        .collect();
-    if !more.is_empty() {
-        parts.push(format!(
-            "Not shown (at most {limit} per call): {}",
-            more.join(", ")
-        ));
-    }
-    Ok(Reply::ok(parts.join("\n\n---\n\n")))
+    let text = replies::tool_uses(
+        conn,
+        &row_ids,
+        &host_ids,
+        &obs_ids,
+        limit,
+        only_project.as_deref(),
+        &tz,
+    )?;
+    Ok(Reply::ok(text))
 }
 
 fn context_call(ctx: &mut Ctx, args: &Map<String, Value>) -> Result<Reply> {

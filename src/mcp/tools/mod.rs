@@ -16,7 +16,6 @@ use crate::config::Settings;
 use crate::disclosure::Engine;
 use crate::project::ProjectKeys;
 use crate::store::Store;
-use crate::view::MAX_REPLY_BYTES;
 use crate::view::time::Tz;
 
 /// What tool handlers share for the life of the server.
@@ -155,20 +154,6 @@ pub fn list_json(tools: &[Tool]) -> Value {
             })
             .collect(),
     )
-}
-
-/// Cuts an over-long reply (more than `MAX_REPLY_BYTES`) at a line boundary and says so.
-pub fn cap(text: String) -> String {
-    if text.len() <= MAX_REPLY_BYTES {
-        return text;
-    }
-    let note = format!(
-        "\n\n[Reply shortened to fit {} KB; ask for fewer records (a smaller limit or fewer ids).]",
-        MAX_REPLY_BYTES / 1024
-    );
-    let (head, _) = crate::text::cut_bytes(&text, MAX_REPLY_BYTES - note.len());
-    let head = head.rfind('\n').map_or(head, |i| &head[..i]);
-    format!("{head}{note}")
 }
 
 /// Reads an optional integer argument within bounds (a clear error otherwise).

@@ -260,36 +260,8 @@ fn work_state_read(ctx: &mut Ctx, args: &Map<String, Value>) -> Result<Reply> {
         .and_then(Value::as_bool)
         .unwrap_or(false);
     let keys = ctx.read_keys(args);
-    let project = keys.last().cloned().unwrap_or_default();
-    let in_list = only
-        .as_ref()
-        .map(|l| format!(" in \"{l}\""))
-        .unwrap_or_default();
-    let nothing = if include_closed {
-        format!("Nothing recorded{in_list} for {project}.")
-    } else {
-        format!("Nothing open{in_list} for {project}. Pass includeClosed to see closed items.")
-    };
-    let Some(conn) = ctx.read_conn()? else {
-        return Ok(Reply::ok(nothing));
-    };
     let now = crate::clock::now_ms();
-    let lists: Vec<_> = fold(&work_state::entries(conn, &keys)?)
-        .into_iter()
-        .filter(|l| only.as_ref().is_none_or(|o| &l.name == o))
-        .collect();
-    let lines = ws_view::list_lines(&lists, include_closed, now);
-    if lines.is_empty() {
-        return Ok(Reply::ok(nothing));
-    }
-    Ok(Reply::ok(
-        Doc {
-            blocks: vec![crate::view::Block {
-                kind: crate::view::BlockKind::WorkState,
-                lines,
-                lang_hint: None,
-            }],
-        }
-        .to_plain(),
-    ))
+    let conn = ctx.read_conn()?;
+    let text = crate::view::replies::work_state(conn, &keys, only.as_deref(), include_closed, now)?;
+    Ok(Reply::ok(text))
 }
