@@ -32,6 +32,10 @@ impl Harness {
         size: (u16, u16),
         now_ms: i64,
     ) -> Result<Harness> {
+        // As `cmem tui` runs with the default settings: search by meaning too.
+        if crate::config::SearchSettings::default().semantic {
+            crate::embed::enable();
+        }
         let store = Store::open(db)?;
         let tz = Tz::utc();
         let ctx = Ctx {
