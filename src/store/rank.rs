@@ -118,12 +118,16 @@ unsafe extern "C" fn rank(
     values: *mut *mut ffi::sqlite3_value,
 ) {
     // SAFETY: SQLite calls this with a valid API table and context for the current row.
-    let scored = unsafe { score(&*api, fts, n, values) };
-    match scored {
-        Some(s) => unsafe { ffi::sqlite3_result_double(ctx, -s.bm25) },
-        None => unsafe {
-            ffi::sqlite3_result_error(ctx, c"cmem_rank: FTS5 API call failed".as_ptr(), -1)
-        },
+    unsafe {
+        respond(
+            api,
+            fts,
+            ctx,
+            n,
+            values,
+            |s| -s.bm25,
+            c"cmem_rank: FTS5 API call failed",
+        )
     }
 }
 
@@ -135,12 +139,38 @@ unsafe extern "C" fn cover(
     values: *mut *mut ffi::sqlite3_value,
 ) {
     // SAFETY: as for `rank`.
-    let scored = unsafe { score(&*api, fts, n, values) };
-    match scored {
-        Some(s) => unsafe { ffi::sqlite3_result_double(ctx, s.cover) },
-        None => unsafe {
-            ffi::sqlite3_result_error(ctx, c"cmem_cover: FTS5 API call failed".as_ptr(), -1)
-        },
+    unsafe {
+        respond(
+            api,
+            fts,
+            ctx,
+            n,
+            values,
+            |s| s.cover,
+            c"cmem_cover: FTS5 API call failed",
+        )
+    }
+}
+
+/// Scores the current row and returns one figure of it to SQL (or an error).
+///
+/// # Safety
+/// The arguments are those SQLite passed to an FTS5 auxiliary function for the current row.
+unsafe fn respond(
+    api: *const ffi::Fts5ExtensionApi,
+    fts: *mut ffi::Fts5Context,
+    ctx: *mut ffi::sqlite3_context,
+    n: c_int,
+    values: *mut *mut ffi::sqlite3_value,
+    figure: fn(&Scored) -> f64,
+    error: &std::ffi::CStr,
+) {
+    // SAFETY: as the caller guarantees.
+    unsafe {
+        match score(&*api, fts, n, values) {
+            Some(s) => ffi::sqlite3_result_double(ctx, figure(&s)),
+            None => ffi::sqlite3_result_error(ctx, error.as_ptr(), -1),
+        }
     }
 }
 
@@ -244,5 +274,18 @@ mod tests {
             )
             .unwrap();
         assert!(score < 0.0);
+        // Cover: the share of the IDF mass a row holds (IDF 3 for "leak", 1 for "pool").
+        let cover = |rowid: i64| -> f64 {
+            conn.query_row(
+                &format!(
+                    "SELECT cmem_cover(t, 1.0, 1.0, 3.0, 1.0) FROM t WHERE t MATCH 'leak OR pool' AND rowid = {rowid}"
+                ),
+                [],
+                |r| r.get(0),
+            )
+            .unwrap()
+        };
+        assert_eq!(cover(2), 1.0); // "pool leak"
+        assert_eq!(cover(3), 0.25); // only "pool"
     }
 }
