@@ -112,12 +112,18 @@ def seed_tool_uses(db, n, payload_kib):
     con.close()
 
 
-def bench_post_tool_use(args, cmem):
-    tmp = pathlib.Path(tempfile.mkdtemp(prefix="cmem-bench-"))
-    data, work = tmp / "data", tmp / "work"
+def bench_home(prefix, project):
+    """A throw-away home for one benchmark: (tmp, data dir, project dir, env with CMEM_* kept)."""
+    tmp = pathlib.Path(tempfile.mkdtemp(prefix=prefix))
+    data, work = tmp / "data", tmp / project
     work.mkdir(parents=True)
     env = {k: v for k, v in os.environ.items() if k.startswith("CMEM_")}
     env.update({"PATH": os.environ.get("PATH", ""), "HOME": str(tmp), "CMEM_DATA_DIR": str(data)})
+    return tmp, data, work, env
+
+
+def bench_post_tool_use(args, cmem):
+    tmp, data, work, env = bench_home("cmem-bench-", "work")
     first = tmp / "first.json"
     first.write_text(json.dumps({"session_id": "bench", "cwd": str(work), "prompt": "benchmark"}))
     spawn_timed([str(cmem), "hook", "user-prompt-submit"], first, env)
@@ -153,11 +159,7 @@ def bench_post_tool_use(args, cmem):
 def bench_session_start(args, cmem):
     print(f"cmem hook session-start: one project holding all observations, {os.cpu_count()} cores")
     for n in args.sizes:
-        tmp = pathlib.Path(tempfile.mkdtemp(prefix="cmem-bench-ss-"))
-        data, work = tmp / "data", tmp / "acme-api"
-        work.mkdir(parents=True)
-        env = {k: v for k, v in os.environ.items() if k.startswith("CMEM_")}
-        env.update({"PATH": os.environ.get("PATH", ""), "HOME": str(tmp), "CMEM_DATA_DIR": str(data)})
+        tmp, data, work, env = bench_home("cmem-bench-ss-", "acme-api")
         subprocess.run([str(cmem), "dev", "generate", "--observations", str(n), "--projects", "acme-api",
                         "--days", "365"], env=env, check=True, stdout=subprocess.DEVNULL)
         payload = tmp / "start.json"
@@ -258,11 +260,7 @@ def bench_stop(args, cmem):
 
 
 def bench_mcp(args, cmem):
-    tmp = pathlib.Path(tempfile.mkdtemp(prefix="cmem-bench-mcp-"))
-    data, work = tmp / "data", tmp / "acme-api"
-    work.mkdir(parents=True)
-    env = {k: v for k, v in os.environ.items() if k.startswith("CMEM_")}
-    env.update({"PATH": os.environ.get("PATH", ""), "HOME": str(tmp), "CMEM_DATA_DIR": str(data)})
+    tmp, data, work, env = bench_home("cmem-bench-mcp-", "acme-api")
     subprocess.run([str(cmem), "dev", "generate", "--observations", "100000", "--projects", "acme-api",
                     "--days", "365"], env=env, check=True, stdout=subprocess.DEVNULL)
     script = tmp / "handshake.jsonl"
@@ -387,11 +385,8 @@ def rust_source(lines):
 
 def bench_pre_tool_use(args, cmem):
     """The read gate deciding on a 1 MiB source file with history (a deny), whole process."""
-    tmp = pathlib.Path(tempfile.mkdtemp(prefix="cmem-bench-gate-"))
-    data, work = tmp / "data", tmp / "acme-api"
-    (work / "src").mkdir(parents=True)
-    env = {k: v for k, v in os.environ.items() if k.startswith("CMEM_")}
-    env.update({"PATH": os.environ.get("PATH", ""), "HOME": str(tmp), "CMEM_DATA_DIR": str(data)})
+    tmp, data, work, env = bench_home("cmem-bench-gate-", "acme-api")
+    (work / "src").mkdir()
     subprocess.run([str(cmem), "dev", "generate", "--observations", "10000", "--projects", "acme-api",
                     "--days", "365"], env=env, check=True, stdout=subprocess.DEVNULL)
     big = work / "src" / "big.rs"
