@@ -141,3 +141,70 @@ fn doctor_names_the_search_mode() {
         .unwrap();
     assert!(String::from_utf8_lossy(&off.stdout).contains("lexical only"));
 }
+
+/// A tiny Model2Vec directory: a six-token WordPiece vocabulary and a 6 x 4 table.
+fn tiny_model(dir: &std::path::Path) {
+    std::fs::create_dir_all(dir).unwrap();
+    let vocab = ["[PAD]", "[UNK]", "login", "token", "invoice", "##s"];
+    let tokenizer = json!({
+        "normalizer": {"type": "BertNormalizer", "lowercase": true},
+        "pre_tokenizer": {"type": "BertPreTokenizer"},
+        "model": {
+            "type": "WordPiece", "unk_token": "[UNK]", "continuing_subword_prefix": "##",
+            "vocab": vocab.iter().enumerate().map(|(i, t)| (t.to_string(), json!(i))).collect::<serde_json::Map<_, _>>()
+        }
+    });
+    std::fs::write(dir.join("tokenizer.json"), tokenizer.to_string()).unwrap();
+    let table: Vec<f32> = (0..24).map(|i| ((i * 7 % 11) as f32 - 5.0) / 5.0).collect();
+    let header = json!({"embeddings": {"dtype": "F32", "shape": [6, 4], "data_offsets": [0, 96]}})
+        .to_string();
+    let mut bytes = (header.len() as u64).to_le_bytes().to_vec();
+    bytes.extend(header.as_bytes());
+    bytes.extend(table.iter().flat_map(|f| f.to_le_bytes()));
+    std::fs::write(dir.join("model.safetensors"), bytes).unwrap();
+}
+
+#[test]
+fn another_model_can_be_installed_from_a_directory_and_removed() {
+    let env = Env::new();
+    session(&env, "s1", "the login token expired", "Fixed token expiry");
+    let status = |env: &Env| String::from_utf8_lossy(&env.run_ok(&["model"]).stdout).to_string();
+    assert!(
+        status(&env).contains("potion-base-8M/int8"),
+        "{}",
+        status(&env)
+    );
+
+    // Not a model: a clear error, nothing installed.
+    let bad = env
+        .cmd()
+        .args(["model", "install", env.root().to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("not a usable Model2Vec model"));
+
+    let dir = env.root().join("tiny");
+    tiny_model(&dir);
+    env.run_ok(&["model", "install", dir.to_str().unwrap()]);
+    let now = status(&env);
+    assert!(
+        now.contains("model:    installed/") && now.contains("6 tokens x 4 dimensions"),
+        "{now}"
+    );
+    mem_search(&env, "logins");
+    let models = env.rows("SELECT DISTINCT model FROM record_vectors", |r| {
+        r.get::<_, String>(0)
+    });
+    assert_eq!(models.len(), 1);
+    assert!(models[0].starts_with("installed/"), "{models:?}");
+
+    env.run_ok(&["model", "remove"]);
+    assert!(status(&env).contains("potion-base-8M/int8"));
+    // The next server's first search replaces the other model's vectors.
+    mem_search(&env, "logins");
+    let models = env.rows("SELECT DISTINCT model FROM record_vectors", |r| {
+        r.get::<_, String>(0)
+    });
+    assert_eq!(models, vec!["potion-base-8M/int8".to_string()]);
+}

@@ -204,7 +204,7 @@ fn check_search(r: &mut Report, store: &Store, semantic: bool) {
         );
         return r.hint("the log says why; reinstall cmem (scripts/install.sh)");
     };
-    let vectors = match store::vectors::coverage(&store.conn) {
+    let vectors = match store::vectors::coverage(&store.conn, model.id()) {
         Ok((with, all)) => format!(
             "{} of {} records have vectors; the MCP server and `cmem tui` embed the rest at their next search",
             crate::view::time::thousands(with),
@@ -216,9 +216,14 @@ fn check_search(r: &mut Report, store: &Store, semantic: bool) {
         Status::Ok,
         "search",
         format!(
-            "semantic + lexical, model {} ({} dimensions, built in, offline); {vectors}",
-            crate::embed::MODEL_ID,
-            model.dims()
+            "semantic + lexical, model {} ({} dimensions, {}, offline); {vectors}",
+            model.id(),
+            model.dims(),
+            if model.id() == crate::embed::BUILT_IN_ID {
+                "built in"
+            } else {
+                "installed with `cmem model install`"
+            }
         ),
     );
 }

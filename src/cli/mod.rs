@@ -9,6 +9,7 @@ mod forget;
 pub mod install;
 mod jsonedit;
 pub mod jsonfile;
+mod model;
 mod observe;
 mod pipe;
 mod transfer;
@@ -50,6 +51,8 @@ enum Command {
     Doctor(doctor::DoctorArgs),
     /// Print the context a new session in this project would start with
     Context(context::ContextArgs),
+    /// The sentence-embedding model of semantic search: status, install one from a directory
+    Model(model::ModelArgs),
     /// Show the effective settings, the config file path, or the defaults
     Config(config_cmd::ConfigArgs),
     /// Browse the memory in the terminal, layer by layer (index → timeline → detail → raw)
@@ -99,6 +102,7 @@ pub fn main() -> ExitCode {
         Command::Uninstall(args) => install::run(&args, install::Action::Uninstall),
         Command::Doctor(args) => doctor::run(&args),
         Command::Context(args) => context::run(&args),
+        Command::Model(args) => model::run(&args),
         Command::Config(args) => config_cmd::run(&args),
         Command::Observe(args) => observe::run(&args),
         Command::Import(args) => transfer::import(&args),

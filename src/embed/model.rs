@@ -18,6 +18,8 @@ enum Table {
 }
 
 pub struct Model {
+    /// Stored beside every vector: a different model re-embeds.
+    id: String,
     tokenizer: WordPiece,
     dims: usize,
     table: Table,
@@ -30,7 +32,7 @@ fn u32_at(bytes: &[u8], at: usize) -> Result<u32> {
 
 impl Model {
     /// Reads a packed model. The int8 table is used in place (no copy of the 7.5 MB).
-    pub fn from_packed(bytes: &'static [u8]) -> Result<Model> {
+    pub fn from_packed(id: &str, bytes: &'static [u8]) -> Result<Model> {
         ensure!(
             bytes.starts_with(b"CMEMM2V1"),
             "not a cmem model file (bad magic)"
@@ -84,6 +86,7 @@ impl Model {
             other => bail!("unknown model table type {other}"),
         };
         Ok(Model {
+            id: id.to_string(),
             tokenizer,
             dims,
             table,
@@ -93,6 +96,14 @@ impl Model {
     /// The token ids the model reads for `text` (for checking against the reference tokenizer).
     pub fn token_ids(&self, text: &str) -> Vec<u32> {
         self.tokenizer.encode(text, MAX_TOKENS)
+    }
+
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    pub fn vocabulary(&self) -> usize {
+        self.tokenizer.len()
     }
 
     pub fn dims(&self) -> usize {

@@ -159,6 +159,7 @@ fn semantic(store: &Store, case: &Case) -> Result<Vec<(Kind, i64)>> {
     };
     let near = crate::store::vectors::nearest(
         &store.conn,
+        model,
         &v,
         std::slice::from_ref(&case.project),
         &[Kind::Observation, Kind::Summary, Kind::Prompt],

@@ -562,7 +562,7 @@ fn hybrid(
         .filter(|k| wants(q, *k))
         .collect();
     let semantic = match model.embed(text) {
-        Some(v) => super::vectors::nearest(conn, &v, &q.projects, &kinds, pool)?
+        Some(v) => super::vectors::nearest(conn, model, &v, &q.projects, &kinds, pool)?
             .into_iter()
             .filter(|n| f64::from(n.2) >= MIN_COSINE)
             .collect(),

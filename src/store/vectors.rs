@@ -10,7 +10,7 @@
 use anyhow::Result;
 use rusqlite::{Connection, params};
 
-use crate::embed::{MODEL_ID, Model, Vector};
+use crate::embed::{Model, Vector};
 use crate::model::Kind;
 
 fn code(kind: Kind) -> i64 {
@@ -69,7 +69,7 @@ pub fn embed_missing(conn: &Connection, model: &Model, full: bool) -> Result<Emb
     let mut done = Embedded::default();
     if full {
         // Only a full pass looks for another model's vectors: it reads every vector.
-        conn.execute("DELETE FROM record_vectors WHERE model != ?1", [MODEL_ID])?;
+        conn.execute("DELETE FROM record_vectors WHERE model != ?1", [model.id()])?;
     }
     for kind in [Kind::Observation, Kind::Summary, Kind::Prompt] {
         let mut after: i64 = if full {
@@ -113,7 +113,7 @@ pub fn embed_missing(conn: &Connection, model: &Model, full: bool) -> Result<Emb
                     code(kind),
                     id,
                     project,
-                    MODEL_ID,
+                    model.id(),
                     vector.to_bytes()
                 ])?;
             }
@@ -129,6 +129,7 @@ pub fn embed_missing(conn: &Connection, model: &Model, full: bool) -> Result<Emb
 /// first, with their cosine similarity.
 pub fn nearest(
     conn: &Connection,
+    model: &Model,
     query: &[f32],
     projects: &[String],
     kinds: &[Kind],
@@ -140,15 +141,16 @@ pub fn nearest(
     let key = conn.path().unwrap_or_default().to_string();
     let deletions: i64 = conn.query_row("SELECT n FROM vector_deletions", [], |r| r.get(0))?;
     let fresh = match cache.as_mut() {
-        Some(c) if c.db == key && c.deletions == deletions => c,
+        Some(c) if c.db == key && c.deletions == deletions && c.model == model.id() => c,
         _ => cache.insert(Cache {
             db: key,
+            model: model.id().to_string(),
             deletions,
             entries: Vec::new(),
             newest: [0; 3],
         }),
     };
-    fresh.read_new(conn)?;
+    fresh.read_new(conn, model.id())?;
     let wanted: Vec<String> = projects.iter().map(|p| p.to_lowercase()).collect();
     let query = Vector::quantise(query);
     let codes: Vec<u8> = kinds.iter().map(|k| code(*k) as u8).collect();
@@ -177,6 +179,7 @@ pub fn nearest(
 /// (the MCP server, the TUI): reading 100,000 vectors from SQLite costs more than comparing them.
 struct Cache {
     db: String,
+    model: String,
     /// `vector_deletions` when the entries were read: any deletion since means a full reread.
     deletions: i64,
     entries: Vec<Entry>,
@@ -196,14 +199,14 @@ static CACHE: std::sync::Mutex<Option<Cache>> = std::sync::Mutex::new(None);
 
 impl Cache {
     /// Reads the vectors added since the last read.
-    fn read_new(&mut self, conn: &Connection) -> Result<()> {
+    fn read_new(&mut self, conn: &Connection, model_id: &str) -> Result<()> {
         let mut stmt = conn.prepare_cached(
             "SELECT record_id, project, vector FROM record_vectors
              WHERE kind = ?1 AND record_id > ?2 AND model = ?3 ORDER BY record_id",
         )?;
         for kind in 0..3u8 {
             let rows = stmt.query_map(
-                params![i64::from(kind), self.newest[kind as usize], MODEL_ID],
+                params![i64::from(kind), self.newest[kind as usize], model_id],
                 |r| {
                     Ok((
                         r.get::<_, i64>(0)?,
@@ -233,10 +236,10 @@ impl Cache {
 }
 
 /// How many records have a vector of the current model, of how many records in all.
-pub fn coverage(conn: &Connection) -> Result<(i64, i64)> {
+pub fn coverage(conn: &Connection, model_id: &str) -> Result<(i64, i64)> {
     let with: i64 = conn.query_row(
         "SELECT count(*) FROM record_vectors WHERE model = ?1",
-        [MODEL_ID],
+        [model_id],
         |r| r.get(0),
     )?;
     let all: i64 = conn.query_row(
