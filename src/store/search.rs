@@ -850,3 +850,58 @@ mod ranking_rules {
         );
     }
 }
+
+#[cfg(test)]
+mod hostile_text {
+    use super::*;
+    use crate::store::Store;
+    use proptest::prelude::*;
+
+    /// One small database for every case (opening it again skips the migration).
+    fn shared_db() -> std::path::PathBuf {
+        static DB: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+        let dir = DB.get_or_init(|| {
+            let dir = tempfile::tempdir().unwrap();
+            let store = Store::open(&dir.path().join("t.db")).unwrap();
+            crate::store::observations::insert(
+                &store.conn,
+                &crate::store::observations::NewObservation::sample(
+                    "p",
+                    "bugfix",
+                    "pool leak fixed",
+                    1,
+                ),
+            )
+            .unwrap();
+            dir
+        });
+        dir.path().join("t.db")
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+        /// No user text is FTS5 syntax: whatever is typed (quotes, `*`, `^`, `-`, `:`, brackets,
+        /// AND/OR/NOT/NEAR, control characters, any script), the search runs without an FTS5
+        /// error.
+        #[test]
+        fn any_text_searches_without_an_fts_error(
+            text in proptest::collection::vec(
+                prop_oneof![
+                    Just("\"".to_string()), Just("*".to_string()), Just("^".to_string()),
+                    Just("-".to_string()), Just(":".to_string()), Just("(".to_string()),
+                    Just(")".to_string()), Just("{".to_string()), Just("}".to_string()),
+                    Just(" AND ".to_string()), Just(" OR ".to_string()), Just(" NOT ".to_string()),
+                    Just("NEAR(".to_string()), Just("title:".to_string()), Just("+".to_string()),
+                    Just(" ".to_string()), Just("pool".to_string()), Just("leak".to_string()),
+                    "[a-z_./:]{1,8}", "\\PC{1,3}",
+                ],
+                0..12,
+            ).prop_map(|parts| parts.concat())
+        ) {
+            let store = Store::open(&shared_db()).unwrap();
+            let q = Query { text: Some(text.clone()), limit: 5, ..Default::default() };
+            prop_assert!(search_with(&store.conn, &q, None).is_ok(), "{:?}", text);
+        }
+    }
+}
