@@ -62,7 +62,6 @@ const PLACEHOLDER: &str = "<OUTDIR>/work";
 #[serde(deny_unknown_fields)]
 struct Turn {
     /// What the turn exercises, for a reader of the fixture.
-    #[allow(dead_code)]
     about: String,
     prompt: String,
     steps: Vec<Map<String, Value>>,
@@ -810,6 +809,10 @@ fn observer_quality_on_the_fixture_turns() {
     let mut rows = Vec::new();
     let mut details = Vec::new();
     for (name, turn) in &turns {
+        assert!(
+            !turn.about.trim().is_empty(),
+            "{name}: say what the turn is about"
+        );
         assert!(!turn.required_facts.is_empty(), "{name}: no required fact");
         let env = Env::new();
         let out = run(&env, turn);
