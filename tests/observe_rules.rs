@@ -1187,6 +1187,17 @@ fn quoted_commands_are_the_commands_that_ran_and_titles_cut_no_token() {
         s.learned
     );
     assert_eq!(s.next_steps, None, "\"Fixed:\" opens no next step");
+    let ctx = env
+        .cmd()
+        .args(["context", "--cwd"])
+        .arg(env.project())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&ctx.stdout);
+    assert!(
+        text.contains("Fixed failing `grep -q '    300' \u{2026}`") && !text.contains("' 300'"),
+        "the session-start index quotes the command as it ran:\n{text}"
+    );
 }
 
 #[test]

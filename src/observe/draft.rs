@@ -182,23 +182,10 @@ fn spans(text: &str, shell: bool) -> Vec<(usize, usize)> {
     while i < text.len() {
         let rest = &text[i..];
         let end = if rest.starts_with('`') {
-            let run = rest.len() - rest.trim_start_matches('`').len();
-            let ticks = &rest[..run];
-            let mut at = run;
-            let mut found = None;
-            while let Some(k) = rest[at..].find(ticks) {
-                let start = at + k;
-                let len = rest[start..].len() - rest[start..].trim_start_matches('`').len();
-                if len == run {
-                    found = Some(start + run);
-                    break;
-                }
-                at = start + len;
-            }
-            match found {
+            match crate::text::code_span_len(rest) {
                 Some(e) => Some(e),
                 None => {
-                    i += run;
+                    i += rest.len() - rest.trim_start_matches('`').len();
                     continue;
                 }
             }
@@ -260,42 +247,9 @@ pub fn words(text: &str, shell: bool) -> Vec<(usize, usize)> {
     out
 }
 
-/// One line: whitespace runs become one space, except inside code spans, where every
-/// character is kept (a control character becomes a space): a quoted command stays the
-/// command that ran.
+/// One line, quoted commands kept exactly (see `crate::text::one_line`).
 pub fn flat(text: &str) -> String {
-    if !text.contains('`') {
-        return one_line(text);
-    }
-    let mut out = String::with_capacity(text.len());
-    let mut at = 0;
-    for (s, e) in spans(text, false) {
-        if !text[s..].starts_with('`') {
-            continue;
-        }
-        push_collapsed(&mut out, &text[at..s]);
-        out.extend(
-            text[s..e]
-                .chars()
-                .map(|c| if c.is_control() { ' ' } else { c }),
-        );
-        at = e;
-    }
-    push_collapsed(&mut out, &text[at..]);
-    out.trim_end().to_string()
-}
-
-fn push_collapsed(out: &mut String, text: &str) {
-    let lead = text.starts_with(|c: char| c.is_whitespace() || c.is_control());
-    let trail = text.ends_with(|c: char| c.is_whitespace() || c.is_control());
-    let inner = one_line(text);
-    if lead && !out.is_empty() && !out.ends_with(' ') {
-        out.push(' ');
-    }
-    out.push_str(&inner);
-    if trail && !out.is_empty() && !inner.is_empty() {
-        out.push(' ');
-    }
+    one_line(text)
 }
 
 /// `text` cut to at most `max` units at a word boundary, ending with ` …`: a path, name,
