@@ -274,7 +274,7 @@ static FAILED_OUTPUT: LazyLock<AsciiRegex> = LazyLock::new(|| {
 /// output is their verdict; what other commands print (logs, files) says nothing of their
 /// own outcome.
 pub fn output_failed(command: &str, output: &str) -> bool {
-    if output.is_empty() || classify(command) != CommandClass::Check {
+    if output.is_empty() || classify(command) != CommandClass::Check || !may_say_failed(output) {
         return false;
     }
     FAILED_OUTPUT.captures_iter(output).any(|c| {
@@ -285,6 +285,36 @@ pub fn output_failed(command: &str, output: &str) -> bool {
             // `FAILED: 0` is a count of nothing.
             None => !(whole.starts_with("FAILED") && whole.ends_with('0')),
         }
+    })
+}
+
+/// A cheap first look: can `output` match `FAILED_OUTPUT` at all? A passing run (`test
+/// result: ok. 4 passed; 0 failed`) then never pays for compiling the pattern in the hook.
+fn may_say_failed(output: &str) -> bool {
+    const MARKS: &[&str] = &[
+        "FAIL",
+        "rror",
+        "ERR",
+        "Traceback",
+        "xit ",
+        "xited ",
+        "*** ",
+        "\u{2716}",
+        "\u{2717}",
+        "\u{d7}",
+    ];
+    if MARKS.iter().any(|m| output.contains(m)) {
+        return true;
+    }
+    // `N failed`, `N tests failed`, `N failing` with N above 0.
+    [" failed", " failing"].iter().any(|word| {
+        output.match_indices(word).any(|(at, _)| {
+            let before = output[..at]
+                .trim_end_matches(" tests")
+                .trim_end_matches(" test");
+            let digits = before.len() - before.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+            before[before.len() - digits..].bytes().any(|b| b != b'0')
+        })
     })
 }
 
@@ -511,6 +541,10 @@ mod tests {
             assert!(!output_failed(cmd, out), "{cmd}: {out}");
         }
         assert_eq!(output_exit_code("FAIL\nexit status 2"), Some(2));
+        assert!(!may_say_failed(
+            "running 4 tests\n\ntest result: ok. 4 passed; 0 failed"
+        ));
+        assert!(may_say_failed("Tests: 10 failed, 3 passed"));
         assert_eq!(output_exit_code("Exit code 0"), None);
     }
 
