@@ -50,8 +50,69 @@ pub fn noun<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
 }
 
 /// Collapses whitespace runs (newlines included) into single spaces and drops control
-/// characters: for text that must stay on one row.
+/// characters: for text that must stay on one row. Inside a Markdown code span (a quoted
+/// command) every space is kept and a control character becomes one space, so the quote stays
+/// the command that ran.
 pub fn one_line(text: &str) -> String {
+    if !text.contains('`') {
+        return collapse(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    let mut i = 0;
+    while let Some(k) = text[i..].find('`') {
+        let start = i + k;
+        match code_span_len(&text[start..]) {
+            Some(len) => {
+                let before = &text[at..start];
+                let spaced = |c: char| c.is_whitespace() || c.is_control();
+                if before.starts_with(spaced) && !out.is_empty() {
+                    out.push(' ');
+                }
+                out.push_str(&collapse(before));
+                if before.ends_with(spaced) && !out.is_empty() && !out.ends_with(' ') {
+                    out.push(' ');
+                }
+                out.extend(
+                    text[start..start + len]
+                        .chars()
+                        .map(|c| if c.is_control() { ' ' } else { c }),
+                );
+                at = start + len;
+                i = at;
+            }
+            None => i = start + text[start..].len() - text[start..].trim_start_matches('`').len(),
+        }
+    }
+    let rest = &text[at..];
+    if rest.starts_with(|c: char| c.is_whitespace() || c.is_control()) && !out.is_empty() {
+        out.push(' ');
+    }
+    out.push_str(&collapse(rest));
+    out.trim_end().to_string()
+}
+
+/// The length in bytes of the code span `text` opens (a run of backticks up to the next run of
+/// the same length, CommonMark), or `None` when `text` opens none.
+pub fn code_span_len(text: &str) -> Option<usize> {
+    let run = text.len() - text.trim_start_matches('`').len();
+    if run == 0 {
+        return None;
+    }
+    let ticks = &text[..run];
+    let mut at = run;
+    while let Some(k) = text[at..].find(ticks) {
+        let start = at + k;
+        let len = text[start..].len() - text[start..].trim_start_matches('`').len();
+        if len == run {
+            return Some(start + run);
+        }
+        at = start + len;
+    }
+    None
+}
+
+fn collapse(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut space = false;
     for c in text.chars() {
@@ -136,6 +197,10 @@ mod tests {
     fn bmp_and_one_line_and_clip() {
         assert_eq!(bmp_safe("🎯 a 🦀"), "◎ a •");
         assert_eq!(one_line("  a\n\tb \u{0}c  "), "a b c");
+        assert_eq!(
+            one_line("ran  `grep -q '    300'\tf`\n  then ``a ` b`` `open"),
+            "ran `grep -q '    300' f` then ``a ` b`` `open"
+        );
         assert_eq!(clip("abcdef", 4), "abc…");
         assert_eq!(clip("ab", 4), "ab");
         assert_eq!(crate::model::utf16_len(&clip("😀😀😀", 4)), 3);

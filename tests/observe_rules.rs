@@ -629,7 +629,7 @@ fn web_fetches_and_searches() {
     assert_eq!(all.len(), 2, "{all:#?}");
     assert_eq!(
         all[0].title,
-        "Could not fetch example.com/doc: Unable to verify if domain example.com is safe…"
+        "Could not fetch example.com/doc: Unable to verify if domain example.com is \u{2026}"
     );
     assert_eq!(all[0].concepts, vec!["gotcha"]);
     assert_eq!(all[1].title, "Web search `rusqlite fts5`: 0 results");
@@ -969,4 +969,315 @@ fn no_title_is_generic() {
 
 fn crate_len(s: &str) -> usize {
     s.encode_utf16().count()
+}
+
+/// A plain PostToolUse (exit 0) whose stdout is `out`.
+fn ran_ok(command: &'static str, out: &'static str) -> Step {
+    bash("PostToolUse.bash", command, out)
+}
+
+#[test]
+fn a_check_whose_output_says_it_failed_is_a_failure_whatever_the_event() {
+    let env = Env::new();
+    let cases: [(&str, &str, &str); 8] = [
+        (
+            "cargo test auth:: || true",
+            "running 1 test\ntest auth::refresh_window ... FAILED\n\nfailures:\n    expected 300, got 30\n\ntest result: FAILED. 0 passed; 1 failed",
+            "test auth::refresh_window ... FAILED",
+        ),
+        (
+            "cargo build 2>&1 | tail -3",
+            "error[E0425]: cannot find value `windw` in this scope\n --> src/auth.rs:5:5",
+            "error[E0425]: cannot find value `windw` in this scope",
+        ),
+        (
+            "python -m pytest -q; true",
+            "..F\n=========== 1 failed, 2 passed in 0.04s ===========",
+            "=========== 1 failed, 2 passed in 0.04s ===========",
+        ),
+        (
+            "python3 -m unittest tests.test_auth || exit 0",
+            "Traceback (most recent call last):\n  File \"tests/test_auth.py\", line 3, in <module>\nImportError: cannot import name 'window'",
+            "ImportError: cannot import name 'window'",
+        ),
+        (
+            "npm test || true",
+            "npm ERR! Test failed.  See above for more details.",
+            "npm ERR! Test failed. See above for more details.",
+        ),
+        (
+            "npx jest --ci || true",
+            "FAIL src/auth.test.ts\n  \u{2715} refreshes early (4 ms)\nTests:       1 failed, 3 passed, 4 total",
+            "FAIL src/auth.test.ts",
+        ),
+        (
+            "go test ./auth/... || true",
+            "--- FAIL: TestRefreshWindow (0.00s)\n    auth_test.go:9: got 30, want 300\nFAIL\nexit status 1",
+            "--- FAIL: TestRefreshWindow (0.00s)",
+        ),
+        (
+            "make test; echo \"Exit code $?\"",
+            "cc -o t t.c\n./t\nassertion window == 300 failed\nExit code 2",
+            "assertion window == 300 failed",
+        ),
+    ];
+    for (n, (command, out, line)) in cases.into_iter().enumerate() {
+        let session = format!("outcome{n}");
+        let cmd: &'static str = Box::leak(command.to_string().into_boxed_str());
+        let text: &'static str = Box::leak(out.to_string().into_boxed_str());
+        run_turn(
+            &env,
+            &session,
+            "1",
+            "run the auth tests",
+            &[ran_ok(cmd, text)],
+            "They fail.",
+        );
+        let o = one(&env, &session);
+        assert!(!o.title.contains("passes"), "{command}: {}", o.title);
+        assert!(
+            o.title.contains(" fails: ") && o.title.ends_with(line),
+            "{command}: {} (wanted the failure line {line:?})",
+            o.title
+        );
+        assert_eq!(o.concepts, vec!["problem-solution", "gotcha"], "{command}");
+        assert!(
+            o.facts.iter().any(|f| f.contains(" failed")),
+            "{command}: {:?}",
+            o.facts
+        );
+        let s = &summaries(&env, &session)[0];
+        assert_eq!(
+            s.completed, None,
+            "{command}: a failure is not completed work"
+        );
+        assert!(
+            s.learned.as_deref().is_some_and(|l| l.contains(" fails")),
+            "{command}: {:?}",
+            s.learned
+        );
+    }
+}
+
+#[test]
+fn a_non_zero_exit_in_a_checks_output_is_its_exit_code() {
+    let env = Env::new();
+    run_turn(
+        &env,
+        "exit",
+        "1",
+        "run the go tests",
+        &[ran_ok(
+            "go test ./... 2>&1 | tee test.log",
+            "--- FAIL: TestX (0.00s)\nFAIL\texample.com/auth\t0.01s\nexit status 2",
+        )],
+        "Failing.",
+    );
+    let o = one(&env, "exit");
+    assert_eq!(
+        o.facts[0],
+        "`go test ./... 2>&1 | tee test.log` failed (exit 2): --- FAIL: TestX (0.00s)"
+    );
+}
+
+#[test]
+fn a_check_failing_then_passing_under_plain_post_tool_use_is_a_bugfix() {
+    let env = Env::new();
+    run_turn(
+        &env,
+        "truefix",
+        "1",
+        "make the auth tests pass",
+        &[
+            ran_ok(
+                "cargo test auth:: || true",
+                "running 1 test\ntest auth::refresh_window ... FAILED\n\ntest result: FAILED. 0 passed; 1 failed",
+            ),
+            step("PostToolUse.edit"),
+            ran_ok(
+                "cargo test auth:: || true",
+                "running 1 test\ntest auth::refresh_window ... ok\n\ntest result: ok. 1 passed; 0 failed; 0 ignored",
+            ),
+        ],
+        "Fixed.",
+    );
+    let all = observations(&env, "truefix");
+    assert_eq!(all.len(), 1, "{all:#?}");
+    assert_eq!(all[0].obs_type, "bugfix");
+    assert_eq!(
+        all[0].title,
+        "Fixed failing `cargo test auth:: \u{2026}` after editing src/auth.rs (refresh_window)"
+    );
+    assert_eq!(all[0].tools, vec!["Bash", "Edit", "Bash"]);
+}
+
+/// The text of every code span in `text` (`` `x` `` and ``` `` x `` ```).
+fn code_spans(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(start) = rest.find('`') {
+        let run = rest[start..].len() - rest[start..].trim_start_matches('`').len();
+        let ticks = &rest[start..start + run];
+        let body = &rest[start + run..];
+        let Some(end) = body.find(ticks) else { break };
+        out.push(body[..end].to_string());
+        rest = &body[end + run..];
+    }
+    out
+}
+
+#[test]
+fn quoted_commands_are_the_commands_that_ran_and_titles_cut_no_token() {
+    // The session of issue 14: a failing check, the edit, the passing check.
+    let env = Env::new();
+    let failing = "grep -q '    300' src/auth.rs || { echo 'test auth::refresh_window ... FAILED: expected 300, got 30' >&2; exit 1; }";
+    let passing = "grep -q '    300' src/auth.rs && echo 'test auth::refresh_window ... ok'";
+    run_turn(
+        &env,
+        "exact",
+        "1",
+        "change the refresh window in src/auth.rs from 30 to 300 seconds",
+        &[
+            step("PostToolUseFailure.bash"),
+            step("PostToolUse.edit"),
+            step("PostToolUse.bash"),
+        ],
+        "Fixed: refresh_window() in src/auth.rs now returns 300 seconds.",
+    );
+    let o = one(&env, "exact");
+    assert_eq!(o.obs_type, "bugfix");
+    assert_eq!(
+        o.title,
+        "Fixed failing `grep -q '    300' \u{2026}` after editing src/auth.rs (refresh_window)"
+    );
+    let mut quoted = 0;
+    for field in [&o.title, &o.subtitle, &o.narrative]
+        .into_iter()
+        .chain(o.facts.iter())
+    {
+        for span in code_spans(field) {
+            if !span.starts_with("grep") {
+                continue;
+            }
+            quoted += 1;
+            let head = span.trim_end_matches('\u{2026}').trim_end();
+            assert!(
+                failing.starts_with(head) || passing.starts_with(head),
+                "{span:?} in {field:?} is not the command that ran"
+            );
+        }
+    }
+    assert!(
+        quoted >= 5,
+        "the commands are quoted in every field ({quoted})"
+    );
+    assert!(
+        o.facts
+            .iter()
+            .any(|f| f.starts_with(&format!("`{failing}` failed (exit 1)"))),
+        "{:?}",
+        o.facts
+    );
+    let s = &summaries(&env, "exact")[0];
+    assert!(
+        s.learned
+            .as_deref()
+            .is_some_and(|l| l.contains("`grep -q '    300'")),
+        "{:?}",
+        s.learned
+    );
+    assert_eq!(s.next_steps, None, "\"Fixed:\" opens no next step");
+    let ctx = env
+        .cmd()
+        .args(["context", "--cwd"])
+        .arg(env.project())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&ctx.stdout);
+    assert!(
+        text.contains("Fixed failing `grep -q '    300' \u{2026}`") && !text.contains("' 300'"),
+        "the session-start index quotes the command as it ran:\n{text}"
+    );
+}
+
+#[test]
+fn long_titles_drop_words_not_halves_of_them() {
+    let env = Env::new();
+    run_turn(
+        &env,
+        "long",
+        "1",
+        "run that one test",
+        &[
+            ran_ok(
+                "cargo test --package cmem --test observe_rules -- a_check_that_fails_then_passes_after_an_edit_is_a_bugfix --exact",
+                "running 1 test\ntest a_check_that_fails_then_passes_after_an_edit_is_a_bugfix ... FAILED\n\nfailures:\n\n---- a_check_that_fails_then_passes_after_an_edit_is_a_bugfix stdout ----\nthread 'a_check_that_fails_then_passes_after_an_edit_is_a_bugfix' panicked at tests/observe_rules.rs:312:5: assertion `left == right` failed\n\ntest result: FAILED. 0 passed; 1 failed",
+            ),
+            tweaked("PostToolUse.bash", |v| {
+                v["tool_input"]["command"] = json!(
+                    "./scripts/release-candidate-verification-of-the-whole-workspace.sh --all-targets --locked"
+                );
+                v["tool_response"]["stdout"] =
+                    json!("checked crates/observer/src/rules/very_long_module_name_for_testing.rs");
+            }),
+        ],
+        "One fails.",
+    );
+    let all = observations(&env, "long");
+    assert_eq!(all.len(), 2, "{all:#?}");
+    for o in &all {
+        assert!(crate_len(&o.title) <= 80, "{}", o.title);
+        for word in o.title.split(' ') {
+            assert!(
+                !word.contains('\u{2026}') || word.trim_matches('`') == "\u{2026}",
+                "{:?} cuts {word:?}",
+                o.title
+            );
+        }
+    }
+    assert!(
+        all[0].title.starts_with("`cargo \u{2026}` fails: ")
+            && all[0]
+                .title
+                .contains(" a_check_that_fails_then_passes_after_an_edit_is_a_bugfix "),
+        "the failing test's name is kept whole: {}",
+        all[0].title
+    );
+}
+
+#[test]
+fn next_steps_are_taken_from_every_usual_opening() {
+    let env = Env::new();
+    let cases = [
+        (
+            "Fixed: refresh_window() in src/auth.rs now returns 300 seconds.\n\nNext: add a test for the expiry edge.",
+            "add a test for the expiry edge.",
+        ),
+        (
+            "Done.\n\nTODO: update the changelog",
+            "update the changelog.",
+        ),
+        (
+            "Done.\n\n**Remaining:**\n- document the window\n- bump the version",
+            "document the window; bump the version.",
+        ),
+        (
+            "Done.\n\n## Follow-up\n\n1. raise the limit in staging",
+            "raise the limit in staging.",
+        ),
+        ("Done. Still to do: the README.", "the README."),
+    ];
+    for (n, (last, want)) in cases.into_iter().enumerate() {
+        let session = format!("next{n}");
+        run_turn(
+            &env,
+            &session,
+            "1",
+            "raise the window",
+            &[step("PostToolUse.edit")],
+            last,
+        );
+        let s = &summaries(&env, &session)[0];
+        assert_eq!(s.next_steps.as_deref(), Some(want), "{last}");
+    }
 }

@@ -1,5 +1,9 @@
 //! An observation as the rules build it, before it is stored, and the small text helpers every
 //! rule shares: titles of at most 80 characters that name what happened, lists that fit.
+//!
+//! Two promises hold for every field: text between backticks (a command, a pattern) is kept
+//! exactly as it ran, inner whitespace included, and a shortened title or subtitle ends at a
+//! whole word, never inside a path, identifier, number or quoted string.
 
 use crate::model::{ObsType, ObservationBody, utf16_len};
 use crate::text::{clip, one_line};
@@ -54,9 +58,9 @@ impl Draft {
     }
 
     pub fn fact(&mut self, text: impl AsRef<str>) {
-        let f = one_line(text.as_ref());
+        let f = flat(text.as_ref());
         if !f.is_empty() && !self.facts.contains(&f) {
-            self.facts.push(clip(&f, 300));
+            self.facts.push(clip_words(&f, 300));
         }
     }
 
@@ -103,19 +107,32 @@ pub fn push_unique(list: &mut Vec<String>, item: &str) {
     }
 }
 
-/// One line, at most `TITLE_MAX` units.
+/// One line, at most `TITLE_MAX` units, shortened at a word boundary.
 pub fn title_text(text: &str) -> String {
-    clip(&one_line(text), TITLE_MAX)
+    clip_words(&flat(text), TITLE_MAX)
+}
+
+/// The first candidate that fits in a title, else the last one shortened: callers list the
+/// forms of a title from the fullest to the one with the least valuable parts dropped.
+pub fn fitting_title(candidates: impl IntoIterator<Item = String>) -> String {
+    let mut last = String::new();
+    for c in candidates {
+        let c = flat(&c);
+        if utf16_len(&c) <= TITLE_MAX {
+            return c;
+        }
+        last = c;
+    }
+    title_text(&last)
 }
 
 /// One line, at most `SUBTITLE_WORDS` words, ending with a full stop.
 pub fn sentence(text: &str) -> String {
-    let line = one_line(text);
-    let words: Vec<&str> = line.split(' ').collect();
-    let mut out = if words.len() > SUBTITLE_WORDS {
-        format!("{}…", words[..SUBTITLE_WORDS].join(" "))
-    } else {
-        line
+    let line = flat(text);
+    let words = words(&line, false);
+    let mut out = match words.get(SUBTITLE_WORDS) {
+        Some(_) => format!("{} …", &line[..words[SUBTITLE_WORDS - 1].1]),
+        None => line,
     };
     if !out.is_empty() && !out.ends_with(['.', '!', '?', '…']) {
         out.push('.');
@@ -123,9 +140,15 @@ pub fn sentence(text: &str) -> String {
     out
 }
 
-/// `` `text` `` clipped to `max` units inside the backticks.
+/// `` `text` `` clipped to `max` units inside the backticks: the text exactly as given (a line
+/// break or tab becomes one space, nothing is collapsed), cut only between words.
 pub fn code(text: &str, max: usize) -> String {
-    format!("`{}`", clip(&one_line(text), max))
+    let exact: String = text
+        .trim()
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    fence(&clip_words_with(&exact, max, true))
 }
 
 /// `` `text` `` for search patterns: whitespace is kept (a trailing space matters), only
@@ -135,10 +158,136 @@ pub fn code_raw(text: &str, max: usize) -> String {
         .chars()
         .map(|c| if c.is_control() { ' ' } else { c })
         .collect();
-    format!("`{}`", clip(&flat, max))
+    fence(&clip(&flat, max))
 }
 
-/// Items joined with ", " for as long as they fit in `max` units, then "and N more".
+/// Wraps `text` in a code span whose backtick run is longer than any inside it (CommonMark),
+/// so a command holding backticks stays one span.
+fn fence(text: &str) -> String {
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    if longest == 0 {
+        return format!("`{text}`");
+    }
+    let ticks = "`".repeat(longest + 1);
+    format!("{ticks} {text} {ticks}")
+}
+
+/// Byte ranges of the spans of `text` that are never split or collapsed: code spans (a run of
+/// backticks up to the next run of the same length) and “curly” quotes; with `shell`, also
+/// '…' and "…" quotes. An opener without its closer is an ordinary character.
+fn spans(text: &str, shell: bool) -> Vec<(usize, usize)> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < text.len() {
+        let rest = &text[i..];
+        let end = if rest.starts_with('`') {
+            match crate::text::code_span_len(rest) {
+                Some(e) => Some(e),
+                None => {
+                    i += rest.len() - rest.trim_start_matches('`').len();
+                    continue;
+                }
+            }
+        } else if rest.starts_with('\u{201c}') {
+            rest.find('\u{201d}').map(|k| k + '\u{201d}'.len_utf8())
+        } else if shell && (bytes[i] == b'\'' || bytes[i] == b'"') {
+            let q = bytes[i] as char;
+            rest[1..].find(q).map(|k| k + 2)
+        } else if shell && bytes[i] == b'\\' {
+            // An escaped character is part of its word.
+            i += rest.chars().take(2).map(char::len_utf8).sum::<usize>();
+            continue;
+        } else {
+            None
+        };
+        match end {
+            Some(e) => {
+                out.push((i, i + e));
+                i += e;
+            }
+            None => i += rest.chars().next().map_or(1, char::len_utf8),
+        }
+    }
+    out
+}
+
+/// Byte ranges of the words of `text`: runs of non-space characters, where a quoted span (see
+/// `spans`) is part of the word around it however many spaces it holds.
+pub fn words(text: &str, shell: bool) -> Vec<(usize, usize)> {
+    let spans = spans(text, shell);
+    let mut out = Vec::new();
+    let mut start: Option<usize> = None;
+    let mut span = spans.iter().peekable();
+    let mut i = 0;
+    while i < text.len() {
+        while span.peek().is_some_and(|s| s.1 <= i) {
+            span.next();
+        }
+        if let Some(&&(s, e)) = span.peek()
+            && s == i
+        {
+            start.get_or_insert(i);
+            i = e;
+            continue;
+        }
+        let c = text[i..].chars().next().unwrap_or(' ');
+        if c.is_whitespace() {
+            if let Some(s) = start.take() {
+                out.push((s, i));
+            }
+        } else {
+            start.get_or_insert(i);
+        }
+        i += c.len_utf8();
+    }
+    if let Some(s) = start {
+        out.push((s, text.len()));
+    }
+    out
+}
+
+/// One line, quoted commands kept exactly (see `crate::text::one_line`).
+pub fn flat(text: &str) -> String {
+    one_line(text)
+}
+
+/// `text` cut to at most `max` units at a word boundary, ending with ` …`: a path, name,
+/// number or quoted span is kept whole or dropped whole. Only a first word longer than `max`
+/// is cut inside.
+pub fn clip_words(text: &str, max: usize) -> String {
+    clip_words_with(text, max, false)
+}
+
+fn clip_words_with(text: &str, max: usize, shell: bool) -> String {
+    if utf16_len(text) <= max {
+        return text.to_string();
+    }
+    let mut best: Option<&str> = None;
+    for (_, end) in words(text, shell) {
+        let head = text[..end].trim_end_matches([',', ';', ':', '(', '[', '{']);
+        if utf16_len(head) + 2 > max {
+            break;
+        }
+        if !head.trim().is_empty() {
+            best = Some(head);
+        }
+    }
+    match best {
+        Some(head) => format!("{} \u{2026}", head.trim_end()),
+        // A quoted command keeps its first word whole even past `max`: a cut program or
+        // path would no longer be the command that ran.
+        None if shell => match words(text, true).first() {
+            Some(&(s, e)) if e < text.len() => format!("{} \u{2026}", &text[s..e]),
+            _ => text.to_string(),
+        },
+        None => clip(text, max),
+    }
+}
+
+/// Items joined with ", " for as long as they fit in `max` units, then "and N more". Items are
+/// never cut: a first item longer than `max` is given whole (callers that must fit a title
+/// try a shorter form).
 pub fn fit_list(items: &[String], max: usize) -> String {
     let mut out = String::new();
     for (i, item) in items.iter().enumerate() {
@@ -155,9 +304,6 @@ pub fn fit_list(items: &[String], max: usize) -> String {
         }
         out = candidate;
     }
-    if utf16_len(&out) > max {
-        return clip(&out, max);
-    }
     out
 }
 
@@ -171,7 +317,7 @@ pub fn first_line(text: &str, max: usize) -> Option<String> {
     text.lines()
         .map(|l| l.trim().trim_start_matches('#').trim())
         .find(|l| !l.is_empty() && !l.chars().all(|c| c == '-' || c == '=' || c == '*'))
-        .map(|l| clip(&one_line(l), max))
+        .map(|l| clip_words(&flat(l), max))
 }
 
 #[cfg(test)]
@@ -189,13 +335,68 @@ mod tests {
             "src/a.rs, src/b.rs, src/c.rs, src/d.rs"
         );
         assert_eq!(fit_list(&items, 30), "src/a.rs, src/b.rs and 2 more");
-        assert_eq!(fit_list(&items[..1], 4), "src…");
+        assert_eq!(fit_list(&items[..1], 4), "src/a.rs", "a path is never cut");
     }
 
     #[test]
     fn subtitles_are_one_short_sentence() {
         assert_eq!(sentence("a\nb"), "a b.");
         let long = "w ".repeat(40);
-        assert!(sentence(&long).split(' ').count() <= SUBTITLE_WORDS);
+        assert!(
+            sentence(&long)
+                .split(' ')
+                .filter(|w| *w != "\u{2026}")
+                .count()
+                <= SUBTITLE_WORDS
+        );
+    }
+
+    #[test]
+    fn quoted_commands_keep_their_whitespace() {
+        let cmd = "grep -q '    300' src/auth.rs";
+        assert_eq!(code(cmd, 200), format!("`{cmd}`"));
+        assert_eq!(
+            flat(&format!("ran   {}\n  then\tstopped", code(cmd, 200))),
+            format!("ran `{cmd}` then stopped")
+        );
+        let mut d = Draft::new(ObsType::Discovery, format!("`{cmd}` failed"));
+        d.fact(format!("{} failed (exit 1)", code(cmd, 200)));
+        assert_eq!(d.title, format!("`{cmd}` failed"));
+        assert_eq!(d.facts, vec![format!("`{cmd}` failed (exit 1)")]);
+        assert_eq!(
+            Draft::new(ObsType::Discovery, "x")
+                .subtitle(format!("Ran {}", code(cmd, 80)))
+                .subtitle,
+            format!("Ran `{cmd}`.")
+        );
+        // A command holding a backtick gets a longer fence and stays one span.
+        assert_eq!(code("echo `date`  x", 40), "`` echo `date`  x ``");
+    }
+
+    #[test]
+    fn titles_are_shortened_between_words() {
+        let t = title_text(
+            "Fixed failing `grep -q '    300' src/auth.rs` after editing src/very/long/path/to/the/module/auth_window.rs",
+        );
+        assert!(utf16_len(&t) <= TITLE_MAX, "{t}");
+        assert_eq!(
+            t,
+            "Fixed failing `grep -q '    300' src/auth.rs` after editing \u{2026}"
+        );
+        // A code span is kept whole or dropped whole.
+        let t = title_text(&format!("Ran {}", code(&"word ".repeat(30), 200)));
+        assert_eq!(t, "Ran \u{2026}");
+        assert_eq!(
+            code("cargo test --package cmem --lib observe::draft::tests", 30),
+            "`cargo test --package cmem \u{2026}`"
+        );
+        assert_eq!(
+            fitting_title(["x".repeat(81), "short".to_string()]),
+            "short"
+        );
+        let long = "w ".repeat(40);
+        let s = sentence(&format!("Ran {} {long}", code("a   b", 10)));
+        assert!(s.starts_with("Ran `a   b` w w"), "{s}");
+        assert!(s.ends_with(" \u{2026}"), "{s}");
     }
 }

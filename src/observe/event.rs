@@ -517,11 +517,25 @@ fn parse_shell(t: &ToolRow, input: &Value, response: Option<&Value>, raw: &str) 
         .and_then(|r| r.get("interrupted"))
         .and_then(Value::as_bool)
         .unwrap_or(false);
+    // A run reported as a success can still have failed: `cargo test … || true` exits 0, and
+    // what it printed is the verdict.
+    let exit_code = response
+        .and_then(|r| {
+            ["exitCode", "exit_code", "returnCode"]
+                .iter()
+                .find_map(|k| r.get(*k).and_then(Value::as_i64))
+        })
+        .filter(|&c| c != 0);
+    let failed = exit_code.is_some() || super::outcome::output_failed(&command, &output);
     Shell {
+        ok: !interrupted && !failed,
+        exit_code: exit_code.or_else(|| {
+            failed
+                .then(|| super::outcome::output_exit_code(&output))
+                .flatten()
+        }),
         command,
         description,
-        ok: !interrupted,
-        exit_code: None,
         interrupted,
         output,
         interpretation: response.and_then(|r| s(r, "returnCodeInterpretation")),

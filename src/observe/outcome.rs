@@ -31,10 +31,22 @@ pub fn strip_cd(command: &str) -> &str {
     rest
 }
 
-/// A command for a title: its first line, whitespace collapsed, at most `max` characters.
+/// A command's text on one line exactly as it ran: a tab or line break becomes one space,
+/// nothing is collapsed (`'    300'` stays `'    300'`).
+fn exact(text: &str) -> String {
+    text.trim()
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect()
+}
+
+/// A command for a title: its first line as it ran, at most `max` characters. A longer one is
+/// shortened by whole words (a quoted argument counts as one), marked ` …`; only a first word
+/// longer than `max` is given over length, for the caller to drop.
 pub fn show_command(command: &str, max: usize) -> String {
-    let first = one_line(strip_cd(command).lines().next().unwrap_or(""));
-    let multi_line = command.trim().lines().nth(1).is_some();
+    let cmd = strip_cd(command);
+    let first = exact(cmd.lines().next().unwrap_or(""));
+    let multi_line = cmd.trim().lines().nth(1).is_some();
     if crate::model::utf16_len(&first) <= max {
         return if multi_line {
             format!("{first} …")
@@ -47,19 +59,49 @@ pub fn show_command(command: &str, max: usize) -> String {
     if crate::model::utf16_len(&head) + 2 <= max {
         return format!("{head} …");
     }
-    clip(&first, max)
+    let words = super::draft::words(&head, true);
+    let fits = words
+        .iter()
+        .map(|&(_, end)| &head[..end])
+        .take_while(|h| crate::model::utf16_len(h) + 2 <= max)
+        .last();
+    match fits.or_else(|| words.first().map(|&(s, e)| &head[s..e])) {
+        Some(h) => format!("{h} …"),
+        None => head,
+    }
 }
 
-/// The first command of a chain or pipeline, whitespace collapsed (`grep -q x f || …` →
-/// `grep -q x f`).
+/// The first command of a chain or pipeline as it ran (`grep -q 'a|b' f || …` →
+/// `grep -q 'a|b' f`): separators inside quotes do not count.
 pub fn first_segment(command: &str) -> String {
     let cmd = strip_cd(command);
-    let end = ["&&", "||", "|", ";", "\n"]
-        .iter()
-        .filter_map(|sep| cmd.find(sep))
-        .min()
-        .unwrap_or(cmd.len());
-    one_line(&cmd[..end])
+    let bytes = cmd.as_bytes();
+    let mut quote: Option<u8> = None;
+    let mut i = 0;
+    let mut end = cmd.len();
+    while i < bytes.len() {
+        let b = bytes[i];
+        match quote {
+            Some(q) if b == q => quote = None,
+            Some(b'"') if b == b'\\' => i += 1,
+            Some(_) => {}
+            None => match b {
+                b'\'' | b'"' if cmd[i + 1..].contains(b as char) => quote = Some(b),
+                b'\\' => i += 1,
+                b'&' if bytes.get(i + 1) == Some(&b'&') => {
+                    end = i;
+                    break;
+                }
+                b'|' | b';' | b'\n' => {
+                    end = i;
+                    break;
+                }
+                _ => {}
+            },
+        }
+        i += 1;
+    }
+    exact(&cmd[..end])
 }
 
 /// Program and subcommand, used to pair a failing run with a later passing one
@@ -134,6 +176,9 @@ const CHECK_WORDS: &[&str] = &[
     "typecheck",
     "compile",
     "verify",
+    "unittest",
+    "tox",
+    "nox",
 ];
 const MUTATE: &[&str] = &[
     "mv", "cp", "rm", "mkdir", "touch", "chmod", "chown", "ln", "sed -i", "patch", "tee",
@@ -207,6 +252,80 @@ pub fn exit_code(error: &str) -> Option<i64> {
     first.strip_prefix("Exit code ")?.trim().parse().ok()
 }
 
+/// What a test, build or lint run prints when it failed, whatever its exit status was (a
+/// `cargo test … || true` or `| tail` ends with 0): runner summaries, compiler errors,
+/// tracebacks, package-manager errors and a non-zero exit code reported in the output.
+static FAILED_OUTPUT: LazyLock<AsciiRegex> = LazyLock::new(|| {
+    AsciiRegex::new(concat!(
+        r"(?m)(?:^[ \t]*(?:",
+        r"test result: FAILED|error(?:\[E[0-9]+\])?:|Traceback \(most recent call last\)",
+        r"|npm ERR!|npm error |FAIL(?:[ \t]|$)|--- FAIL:|BUILD FAIL|\[ERROR\] |FAILURES?!",
+        r"|make(?:\[[0-9]+\])?: \*\*\* .* Error [0-9]|Found [1-9][0-9]* errors?\b",
+        r"|=+ .*\b[1-9][0-9]* (?:failed|errors?)\b",
+        r"|(?:✖|✗|×) [1-9][0-9]* problems?",
+        r")",
+        r"|\berror TS[0-9]+:|\b[1-9][0-9]* (?:tests? )?(?:failed|failing|errors? during)\b",
+        r"|\bFAILED\b(?:[ \t]*[:=]?[ \t]*0\b)?",
+        r"|(?i:\bexit(?:ed with)?(?: code| status):?[ \t]+)([0-9]+))",
+    ))
+});
+
+/// Whether `output` says the command failed: only for checks (tests, builds, lints), whose
+/// output is their verdict; what other commands print (logs, files) says nothing of their
+/// own outcome.
+pub fn output_failed(command: &str, output: &str) -> bool {
+    if output.is_empty() || classify(command) != CommandClass::Check || !may_say_failed(output) {
+        return false;
+    }
+    FAILED_OUTPUT.captures_iter(output).any(|c| {
+        let whole = c.first().copied().flatten().unwrap_or("");
+        match c.get(1).copied().flatten() {
+            // An exit code: failed unless it is 0.
+            Some(code) => code.bytes().any(|b| b != b'0'),
+            // `FAILED: 0` is a count of nothing.
+            None => !(whole.starts_with("FAILED") && whole.ends_with('0')),
+        }
+    })
+}
+
+/// A cheap first look: can `output` match `FAILED_OUTPUT` at all? A passing run (`test
+/// result: ok. 4 passed; 0 failed`) then never pays for compiling the pattern in the hook.
+fn may_say_failed(output: &str) -> bool {
+    const MARKS: &[&str] = &[
+        "FAIL",
+        "rror",
+        "ERR",
+        "Traceback",
+        "xit ",
+        "xited ",
+        "*** ",
+        "\u{2716}",
+        "\u{2717}",
+        "\u{d7}",
+    ];
+    if MARKS.iter().any(|m| output.contains(m)) {
+        return true;
+    }
+    // `N failed`, `N tests failed`, `N failing` with N above 0.
+    [" failed", " failing"].iter().any(|word| {
+        output.match_indices(word).any(|(at, _)| {
+            let before = output[..at]
+                .trim_end_matches(" tests")
+                .trim_end_matches(" test");
+            let digits = before.len() - before.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+            before[before.len() - digits..].bytes().any(|b| b != b'0')
+        })
+    })
+}
+
+/// A non-zero exit code a check's output reports (`Exit code 2`, `exit status 1`).
+pub fn output_exit_code(output: &str) -> Option<i64> {
+    FAILED_OUTPUT
+        .captures_iter(output)
+        .filter_map(|c| c.get(1).copied().flatten()?.parse::<i64>().ok())
+        .find(|&c| c != 0)
+}
+
 static FAILING_TEST: LazyLock<AsciiRegex> = LazyLock::new(|| {
     AsciiRegex::new(
         r"(?m)^(?:test ([^ \t\r\n]+) \.\.\. FAILED|--- FAIL: ([^ \t\r\n]+)|FAILED ([^ \t\r\n]+?)(?: - |$)|[ \t]*(?:✕|×) (.+)$|FAIL ([^ \t\r\n]+\.(?:test|spec)\.[^ \t\r\n]+))",
@@ -222,6 +341,13 @@ static ERROR_LINE: LazyLock<AsciiRegex> = LazyLock::new(|| {
 static SUMMARY_LINE: LazyLock<AsciiRegex> = LazyLock::new(|| {
     AsciiRegex::new(
         r"(?m)^[ \t]*(test result: .*|=+ .*(?:passed|failed).* =+|(?i-u:tests?):[ \t]+.*(?:passed|failed).*|ok[ \t]+[^ \t\r\n]+[ \t]+[0-9.]+s|[0-9]+ (?:passing|passed|tests? passed).*|Ran [0-9]+ tests? in .*|OK(?: \(.*\))?|FAILED \(.*\))[ \t]*$",
+    )
+});
+
+/// The last line of a Python traceback: the exception and its message.
+static PY_EXCEPTION: LazyLock<AsciiRegex> = LazyLock::new(|| {
+    AsciiRegex::new(
+        r"(?m)^[A-Za-z_][A-Za-z0-9_.]*(?:Error|Exception|Exit|Interrupt|Failure)(?::[^\r\n]*)?$",
     )
 });
 
@@ -249,10 +375,15 @@ fn meaningful_lines(output: &str) -> impl Iterator<Item = &str> {
 /// The line that says what went wrong: a failing test, else the first error-looking line,
 /// else the last line of output.
 pub fn error_line(output: &str) -> Option<String> {
+    let traceback = output
+        .contains("Traceback (most recent call last)")
+        .then(|| PY_EXCEPTION.find_iter(output).last())
+        .flatten();
     let line = output
         .lines()
         .find(|l| FAILING_TEST.is_match(l))
         .map(str::trim)
+        .or(traceback)
         .or_else(|| meaningful_lines(output).find(|l| ERROR_LINE.is_match(l)))
         .or_else(|| meaningful_lines(output).last())?;
     Some(clip(&one_line(line), 160))
@@ -333,7 +464,112 @@ mod tests {
                 "grep -q '    300' src/auth.rs || { echo 'test auth ... FAILED' >&2; exit 1; }",
                 30
             ),
-            "grep -q ' 300' src/auth.rs …"
+            "grep -q '    300' …",
+            "whole words only, inner whitespace kept"
+        );
+    }
+
+    #[test]
+    fn the_output_of_a_check_decides_its_outcome() {
+        let failing = [
+            (
+                "cargo test || true",
+                "running 1 test\ntest a ... FAILED\n\ntest result: FAILED. 0 passed; 1 failed",
+            ),
+            (
+                "cargo build 2>&1 | tail",
+                "error[E0425]: cannot find value `x` in this scope",
+            ),
+            (
+                "cargo clippy",
+                "error: could not compile `cmem` (lib) due to 1 previous error",
+            ),
+            (
+                "python -m pytest -q",
+                "F.\n=== 1 failed, 1 passed in 0.05s ===",
+            ),
+            (
+                "pytest || true",
+                "Traceback (most recent call last):\n  File \"a.py\", line 1",
+            ),
+            (
+                "npm test",
+                "npm ERR! Test failed.  See above for more details.",
+            ),
+            ("npx jest", "FAIL src/a.test.ts\n  x parses dates"),
+            (
+                "npx vitest run",
+                " FAIL  src/a.test.ts > parses\nTests  1 failed | 3 passed",
+            ),
+            (
+                "go test ./...",
+                "--- FAIL: TestX (0.00s)\nFAIL\nexit status 1",
+            ),
+            (
+                "make test; echo done",
+                "make: *** [Makefile:3: test] Error 2",
+            ),
+            (
+                "npx tsc --noEmit",
+                "src/a.ts(3,5): error TS2322: Type 'string' is not assignable",
+            ),
+            ("npm run lint", "\u{2716} 2 problems (2 errors, 0 warnings)"),
+            ("./gradlew build", "BUILD FAILED in 3s"),
+            (
+                "cargo test; echo Exit code $?",
+                "test result: ok. 1 passed\nExit code 1",
+            ),
+        ];
+        for (cmd, out) in failing {
+            assert!(output_failed(cmd, out), "{cmd}: {out}");
+        }
+        let passing = [
+            (
+                "cargo test",
+                "test result: ok. 4 passed; 0 failed; 0 ignored",
+            ),
+            ("pytest", "=== 3 passed in 0.01s ==="),
+            ("npx jest", "Tests: 0 failed, 3 passed, 3 total"),
+            ("go test ./...", "ok  \tpkg/a\t0.01s\nexit status 0"),
+            ("ctest", "100% tests passed, 0 tests failed out of 10"),
+            ("make check", "Summary: PASSED: 3, FAILED: 0"),
+            // Only checks: what an inspection prints is not its outcome.
+            ("grep -rn FAILED logs/", "logs/a.txt:3: test result: FAILED"),
+            ("cat build.log", "error: could not compile"),
+        ];
+        for (cmd, out) in passing {
+            assert!(!output_failed(cmd, out), "{cmd}: {out}");
+        }
+        assert_eq!(output_exit_code("FAIL\nexit status 2"), Some(2));
+        assert!(!may_say_failed(
+            "running 4 tests\n\ntest result: ok. 4 passed; 0 failed"
+        ));
+        assert!(may_say_failed("Tests: 10 failed, 3 passed"));
+        assert_eq!(output_exit_code("Exit code 0"), None);
+    }
+
+    #[test]
+    fn first_segments_respect_quotes() {
+        assert_eq!(
+            first_segment("grep -q 'a|b;c' src/x.rs || echo no"),
+            "grep -q 'a|b;c' src/x.rs"
+        );
+        assert_eq!(
+            first_segment("cd /w && echo \"x && y\" | wc"),
+            "echo \"x && y\""
+        );
+        assert_eq!(
+            show_command("cargo test --package cmem --lib observe::draft::tests", 30),
+            "cargo test --package cmem \u{2026}"
+        );
+        assert_eq!(
+            show_command("grep -q '    300' src/auth.rs", 8),
+            "grep \u{2026}"
+        );
+        assert_eq!(
+            show_command("averyveryverylongprogramname --flag", 8),
+            "averyveryverylongprogramname \u{2026}",
+            "a word too long is given whole, for the caller to drop"
         );
     }
 }

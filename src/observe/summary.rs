@@ -10,31 +10,60 @@ use crate::model::{ObsType, SummaryBody};
 use crate::store::turns::TurnRow;
 use crate::text::{clip, one_line};
 
-static NEXT_HEADING: LazyLock<AsciiRegex> = LazyLock::new(|| {
-    AsciiRegex::new(
-        r"(?i)(?:^|[.!?][ \t]+)[ \t]*(?:#+[ \t]*|\*\*)?(next steps?|next up|todo|to do|remaining( work)?|follow[- ]ups?|still to do|what's left|open questions?)\b",
-    )
+/// A line that opens the assistant's list of what is left: `Next:`, `Next steps:`, `TODO:`,
+/// `Remaining:`, `Follow-up:`, `Still to do:` and the like, plain, bold (`**Next:**`) or as a
+/// Markdown heading (`## Next steps`), at the start of a line or of a sentence.
+static NEXT_OPENING: LazyLock<AsciiRegex> = LazyLock::new(|| {
+    AsciiRegex::new(concat!(
+        r"(?i)(?:^|[.!?][ \t]+)[ \t]*(?:[-*+][ \t]+)?(#+[ \t]*)?(\*\*|__)?",
+        r"(?:next(?:[ \t]+steps?|[ \t]+up)?|todos?|to[ \t-]?dos?|remaining(?:[ \t]+(?:work|steps|items))?",
+        r"|follow[ \t-]?ups?|still[ \t]+to[ \t]+do|what's[ \t]+left|open[ \t]+questions?|left[ \t]+to[ \t]+do)",
+        r"[ \t]*(:)?[ \t]*(\*\*|__)?[ \t]*(:)?",
+    ))
 });
 
 static NEXT_SENTENCE: LazyLock<AsciiRegex> = LazyLock::new(|| {
     AsciiRegex::new(
-        r"(?:^|[.!?][ \t\r\n]+)((?i:next(?: step)?,?|as a next step,?|i still need to|still to do:|remaining:|todo:)[ \t][^.!?\n]+[.!?]?)",
+        r"(?:^|[.!?][ \t\r\n]+)((?i:next(?: step)?,?|as a next step,?|i still need to)[ \t][^.!?\n]+[.!?]?)",
     )
 });
+
+/// Where the items of a next-steps opening start on its line, when the line is one: a colon
+/// after the word, or a heading or bold word standing alone (`## Next steps`, `**TODO**`).
+fn opening(line: &str) -> Option<usize> {
+    let (_, at) = NEXT_OPENING.find(line)?;
+    let c = NEXT_OPENING.captures(line)?;
+    let has = |i: usize| c.get(i).copied().flatten().is_some();
+    let colon = has(3) || has(5);
+    let rest = line[at..].trim();
+    let alone = rest.chars().all(|ch| ch == '*' || ch == '_');
+    (colon || ((has(1) || has(2)) && alone)).then_some(at)
+}
+
+fn list_item(line: &str) -> Option<&str> {
+    let t = line.trim();
+    let item = t.strip_prefix(['-', '*', '+', '•']).map(str::trim_start);
+    let numbered = t
+        .split_once(['.', ')'])
+        .filter(|(n, r)| {
+            !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()) && r.starts_with(' ')
+        })
+        .map(|(_, r)| r.trim_start());
+    item.or(numbered).filter(|i| !i.is_empty())
+}
 
 /// The next steps the assistant stated in its last message, if any.
 pub fn stated_next_steps(message: &str) -> Option<String> {
     let lines: Vec<&str> = message.lines().collect();
-    if let Some(start) = lines.iter().position(|l| NEXT_HEADING.is_match(l)) {
-        let heading = lines[start];
-        let from = NEXT_HEADING.find(heading).map_or(0, |(_, end)| end);
-        let after_colon = heading[from..]
-            .split_once(':')
-            .map(|(_, r)| r.trim().trim_matches('*').trim())
-            .unwrap_or("");
+    if let Some((start, at)) = lines
+        .iter()
+        .enumerate()
+        .find_map(|(i, l)| opening(l).map(|at| (i, at)))
+    {
+        let inline = lines[start][at..].trim().trim_matches(['*', '_']).trim();
         let mut items: Vec<String> = Vec::new();
-        if !after_colon.is_empty() {
-            items.push(after_colon.to_string());
+        if !inline.is_empty() {
+            items.push(inline.to_string());
         }
         for l in &lines[start + 1..] {
             let t = l.trim();
@@ -44,11 +73,12 @@ pub fn stated_next_steps(message: &str) -> Option<String> {
                 }
                 break;
             }
-            let item = t.trim_start_matches(['-', '*', '•', ' ']);
-            let item = item
-                .split_once(". ")
-                .filter(|(n, _)| n.chars().all(|c| c.is_ascii_digit()))
-                .map_or(item, |(_, rest)| rest);
+            // After an inline item only a list goes on; under a bare opening any line does.
+            let item = match list_item(t) {
+                Some(i) => i,
+                None if inline.is_empty() && !t.starts_with('#') => t,
+                None => break,
+            };
             items.push(item.to_string());
             if items.len() >= 6 {
                 break;
@@ -232,5 +262,44 @@ mod tests {
             stated_next_steps("**Remaining:** docs and the changelog").as_deref(),
             Some("docs and the changelog")
         );
+    }
+
+    #[test]
+    fn next_steps_open_in_many_ways() {
+        let cases = [
+            (
+                "Fixed.\n\nNext: add a test for the expiry edge.",
+                "add a test for the expiry edge.",
+            ),
+            ("Done.\nTODO: wire the hook", "wire the hook"),
+            ("Done.\ntodo: wire the hook", "wire the hook"),
+            (
+                "Done.\n\nRemaining:\n- docs\n- changelog",
+                "docs; changelog",
+            ),
+            ("Done.\nFollow-up: bump the version", "bump the version"),
+            ("Done.\nFollow-ups:\n1. bump\n2. tag", "bump; tag"),
+            ("Done.\nStill to do: the README", "the README"),
+            (
+                "Done.\n\n## Next steps\n\n- wire the hook\n- add tests",
+                "wire the hook; add tests",
+            ),
+            (
+                "Done.\n\n**Next:** add a regression test",
+                "add a regression test",
+            ),
+            ("Done.\n\n**Next steps**\n- a\n- b", "a; b"),
+            ("Done.\n- **TODO:** rename it", "rename it"),
+        ];
+        for (msg, want) in cases {
+            assert_eq!(stated_next_steps(msg).as_deref(), Some(want), "{msg}");
+        }
+        // An inline item ends at the next line that is not a list item.
+        assert_eq!(
+            stated_next_steps("Next: add a test.\nThanks for the patience!").as_deref(),
+            Some("add a test.")
+        );
+        assert_eq!(stated_next_steps("Next.js renders it now."), None);
+        assert_eq!(stated_next_steps("I will do it next time."), None);
     }
 }

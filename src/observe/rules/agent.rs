@@ -1,7 +1,7 @@
 //! Subagents and plans: what a subagent was sent to do and what it reported; a plan the agent
 //! settled on is a decision. Tools nothing else knows are remembered by name and argument.
 
-use super::super::draft::{Draft, first_line};
+use super::super::draft::{Draft, clip_words, first_line};
 use super::super::event::Kind;
 use super::{Claims, TurnInput, one_per_event};
 use crate::model::ObsType;
@@ -17,7 +17,7 @@ pub fn calls(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
                 error,
             } => {
                 let who = agent_type.as_deref().unwrap_or("subagent");
-                let task = clip(&one_line(description), 40);
+                let task = clip_words(&one_line(description), 40);
                 let title = match (error, result.as_deref().and_then(|r| first_line(r, 50))) {
                     (Some(err), _) => format!(
                         "Subagent ({who}) failed on {task}: {}",
@@ -60,7 +60,7 @@ pub fn calls(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
             Kind::Other { tool, arg, error } => {
                 let what = arg
                     .as_deref()
-                    .map(|a| format!(" {}", clip(&one_line(a), 50)))
+                    .map(|a| format!(" {}", clip_words(&one_line(a), 50)))
                     .unwrap_or_default();
                 let title = match error {
                     Some(err) => format!(

@@ -1,6 +1,6 @@
 //! MCP tool calls: which server and tool, with which arguments, and what came back.
 
-use super::super::draft::{Draft, first_line};
+use super::super::draft::{Draft, clip_words, first_line};
 use super::super::event::Kind;
 use super::{Claims, TurnInput, one_per_event};
 use crate::model::ObsType;
@@ -31,7 +31,7 @@ pub fn calls(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
         else {
             return None;
         };
-        let call = format!("{server}.{tool}({})", clip(args, 30));
+        let call = format!("{server}.{tool}({})", clip_words(args, 30));
         let obs_type = if mutates(tool) && error.is_none() {
             ObsType::Change
         } else {

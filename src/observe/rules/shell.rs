@@ -1,12 +1,12 @@
 //! Shell commands: a check that failed and later passed is a bugfix that takes in the edits
 //! made in between; other commands are remembered by what they did and how they ended.
 
-use super::super::draft::{Draft, TITLE_MAX, code, fit_list, title_text};
+use super::super::draft::{Draft, code, fit_list, fitting_title};
 use super::super::event::{Event, Kind, Shell};
 use super::super::outcome::{self, CommandClass};
 use super::files::{FileChange, edit_of, file_change, group_edits};
 use super::{Claims, TurnInput, asked};
-use crate::model::{ObsType, utf16_len};
+use crate::model::ObsType;
 
 fn shell(e: &Event) -> Option<&Shell> {
     match &e.kind {
@@ -33,25 +33,44 @@ fn success_fact(sh: &Shell) -> String {
     }
 }
 
-/// `src/a.rs (f, g)` for a title.
+/// `src/a.rs (f, g)` for a title; with no room for symbols (`max_symbols` 0), the path.
 fn file_label(c: &FileChange, max_symbols: usize) -> String {
-    if c.symbols.is_empty() {
+    if c.symbols.is_empty() || max_symbols == 0 {
         c.path.clone()
     } else {
         format!("{} ({})", c.path, fit_list(&c.symbols, max_symbols))
     }
 }
 
-/// The longest title form that fits: the command and the symbol list shrink (the command
-/// first) before the title is cut.
-fn fit_title(make: impl Fn(usize, usize) -> String) -> String {
-    for (cmd, symbols) in [(30, 40), (30, 24), (24, 24), (18, 24), (18, 16), (14, 12)] {
-        let t = make(cmd, symbols);
-        if utf16_len(&t) <= TITLE_MAX {
-            return t;
-        }
-    }
-    title_text(&make(12, 8))
+/// The longest title form that fits: the command shrinks by whole words, then the symbol
+/// list, then the command goes (`None`), before the title is shortened at a word boundary.
+fn fit_title(make: impl Fn(Option<usize>, usize) -> String) -> String {
+    fitting_title(
+        [
+            (Some(30), 40),
+            (Some(30), 24),
+            (Some(24), 24),
+            (Some(18), 24),
+            (Some(18), 16),
+            (Some(0), 16),
+            (None, 24),
+            (None, 12),
+            (None, 0),
+        ]
+        .into_iter()
+        .map(|(cmd, symbols)| make(cmd, symbols)),
+    )
+}
+
+/// A check's title forms, fullest first: the command shrinks by whole words, then only its
+/// program is left, then it goes.
+fn check_titles(command: &str, with: impl Fn(Option<&str>) -> String) -> Vec<String> {
+    let mut out: Vec<String> = [40, 24, 0]
+        .iter()
+        .map(|&n| with(Some(&outcome::show_command(command, n))))
+        .collect();
+    out.push(with(None));
+    out
 }
 
 /// Failed → (edits) → passed runs of the same check become bugfix observations.
@@ -119,12 +138,16 @@ pub fn fixes(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
                 2 => " +1 file".to_string(),
                 n => format!(" +{} files", n - 1),
             };
-            let title = fit_title(|c, m| {
-                format!(
+            let title = fit_title(|c, m| match c {
+                Some(c) => format!(
                     "Fixed failing `{}` after editing {}{more}",
                     outcome::show_command(&fail.command, c),
                     file_label(first, m)
-                )
+                ),
+                None => format!(
+                    "Fixed a failing check after editing {}{more}",
+                    file_label(first, m)
+                ),
             });
             Draft::new(ObsType::Bugfix, title)
                 .subtitle(format!(
@@ -134,21 +157,29 @@ pub fn fixes(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
                 .concepts(&["problem-solution", "what-changed"])
         } else if let Some(fixer) = fixers.first().and_then(|e| shell(e)) {
             let by = outcome::show_command(&fixer.command, 30);
-            Draft::new(
-                ObsType::Bugfix,
-                format!("Fixed failing `{cmd}` by running `{by}`"),
-            )
-            .subtitle(format!("`{cmd}` failed until `{by}` ran"))
-            .concepts(&["problem-solution"])
+            let title = fit_title(|c, m| {
+                let by = outcome::show_command(&fixer.command, m.max(12));
+                match c {
+                    Some(c) => format!(
+                        "Fixed failing `{}` by running `{by}`",
+                        outcome::show_command(&fail.command, c)
+                    ),
+                    None => format!("Fixed a failing check by running `{by}`"),
+                }
+            });
+            Draft::new(ObsType::Bugfix, title)
+                .subtitle(format!("`{cmd}` failed until `{by}` ran"))
+                .concepts(&["problem-solution"])
         } else {
-            Draft::new(
-                ObsType::Discovery,
-                format!("`{cmd}` failed, then passed on a rerun"),
-            )
-            .subtitle(format!(
-                "`{cmd}` failed once and passed when run again with nothing changed in between"
-            ))
-            .concepts(&["gotcha"])
+            let title = fitting_title(check_titles(&fail.command, |c| match c {
+                Some(c) => format!("`{c}` failed, then passed on a rerun"),
+                None => "A check failed, then passed on a rerun".to_string(),
+            }));
+            Draft::new(ObsType::Discovery, title)
+                .subtitle(format!(
+                    "`{cmd}` failed once and passed when run again with nothing changed in between"
+                ))
+                .concepts(&["gotcha"])
         };
         d.fact(failure_fact(fail));
         let failing = outcome::failing_tests(&fail.output);
@@ -234,15 +265,40 @@ pub fn commands(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
             continue;
         };
         let class = outcome::classify(&sh.command);
+        // Each title form is tried with the command whole, shortened and dropped: the
+        // outcome after it is worth more than the command's arguments.
+        let titled = |with: &dyn Fn(&str) -> String, without: String| {
+            let mut forms: Vec<String> = [40, 24, 0]
+                .iter()
+                .map(|&n| with(&outcome::show_command(&sh.command, n)))
+                .collect();
+            forms.insert(0, with(&shown));
+            forms.push(without);
+            // When nothing fits whole, the program's name stays and the outcome is shortened.
+            let program = outcome::show_command(&sh.command, 0);
+            if crate::model::utf16_len(&program) <= 24 {
+                forms.push(with(&program));
+            }
+            fitting_title(forms)
+        };
         let mut d = if sh.interrupted {
-            Draft::new(ObsType::Discovery, format!("`{shown}` was interrupted"))
-                .concepts(&["gotcha"])
+            let title = titled(
+                &|c| format!("`{c}` was interrupted"),
+                "A command was interrupted".into(),
+            );
+            Draft::new(ObsType::Discovery, title).concepts(&["gotcha"])
         } else if !ok {
             let line = outcome::error_line(&sh.output);
             let title = match (&line, class) {
-                (Some(l), CommandClass::Check) => format!("`{shown}` fails: {l}"),
-                (Some(l), _) => format!("`{shown}` failed: {l}"),
-                (None, _) => format!("`{shown}` failed"),
+                (Some(l), CommandClass::Check) => titled(
+                    &|c| format!("`{c}` fails: {l}"),
+                    format!("A check fails: {l}"),
+                ),
+                (Some(l), _) => titled(
+                    &|c| format!("`{c}` failed: {l}"),
+                    format!("A command failed: {l}"),
+                ),
+                (None, _) => titled(&|c| format!("`{c}` failed"), "A command failed".into()),
             };
             Draft::new(ObsType::Discovery, title).concepts(&["problem-solution", "gotcha"])
         } else {
@@ -250,22 +306,25 @@ pub fn commands(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
             match class {
                 CommandClass::Check => {
                     let title = match outcome::summary_line(&sh.output) {
-                        Some(s) => format!("`{shown}` passes: {s}"),
-                        None => format!("`{shown}` passes"),
+                        Some(s) => titled(
+                            &|c| format!("`{c}` passes: {s}"),
+                            format!("A check passes: {s}"),
+                        ),
+                        None => titled(&|c| format!("`{c}` passes"), "A check passes".into()),
                     };
                     Draft::new(ObsType::Discovery, title).concepts(&["how-it-works"])
                 }
                 CommandClass::Mutate => {
                     let title = match commit_message(&sh.command) {
                         Some(msg) => format!("Committed: {msg}"),
-                        None => format!("Ran `{shown}`"),
+                        None => titled(&|c| format!("Ran `{c}`"), "Ran a command".into()),
                     };
                     Draft::new(ObsType::Change, title).concepts(&["what-changed"])
                 }
                 _ => {
                     let title = match &result {
-                        Some(r) => format!("Ran `{shown}`: {r}"),
-                        None => format!("Ran `{shown}`"),
+                        Some(r) => titled(&|c| format!("Ran `{c}`: {r}"), format!("Ran: {r}")),
+                        None => titled(&|c| format!("Ran `{c}`"), "Ran a command".into()),
                     };
                     Draft::new(ObsType::Discovery, title).concepts(&["how-it-works"])
                 }

@@ -24,7 +24,10 @@ pub fn fetches(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
                 result,
                 error,
             } => {
-                let site = crate::text::clip(&short_url(url), 40);
+                // A long address is shown as its host: a title never ends in a cut path.
+                let site = Some(short_url(url))
+                    .filter(|u| crate::model::utf16_len(u) <= 40)
+                    .unwrap_or_else(|| short_url(url).split('/').next().unwrap_or("").into());
                 let mut d = match (error, result.as_deref().and_then(|r| first_line(r, 80))) {
                     (Some(err), _) => Draft::new(
                         ObsType::Discovery,
