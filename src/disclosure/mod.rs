@@ -231,10 +231,6 @@ fn parse_input(args: &Value) -> Result<Input, SearchError> {
     })
 }
 
-fn terms(query: &str) -> Vec<String> {
-    search::terms(query)
-}
-
 /// What `call` returns: the reply (rendered by the view) or an error.
 pub type Outcome = Result<Reply, SearchError>;
 
@@ -555,7 +551,7 @@ impl Engine {
         };
         let mut anchors = ranked(&rows);
         // Nothing ranked: retry once without stop words (the reference's refinement).
-        let refined = terms(&options.query).join(" ");
+        let refined = search::terms(&options.query).join(" ");
         if anchors.is_empty()
             && !refined.is_empty()
             && refined != options.query.to_lowercase()

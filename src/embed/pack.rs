@@ -75,12 +75,7 @@ pub fn pack_dir(dir: &Path) -> Result<Vec<u8>> {
         );
     };
     ensure!(info["dtype"] == "F32", "expected F32 embeddings");
-    let shape: Vec<usize> = info["shape"]
-        .as_array()
-        .context("no shape")?
-        .iter()
-        .filter_map(|d| d.as_u64().map(|d| d as usize))
-        .collect();
+    let shape = numbers(&info["shape"]).context("no shape")?;
     let [rows, dims] = shape[..] else {
         bail!("expected a 2-D embedding table");
     };
@@ -89,12 +84,7 @@ pub fn pack_dir(dir: &Path) -> Result<Vec<u8>> {
         "{rows} rows for {} tokens",
         tokens.len()
     );
-    let offsets: Vec<usize> = info["data_offsets"]
-        .as_array()
-        .context("no data_offsets")?
-        .iter()
-        .filter_map(|d| d.as_u64().map(|d| d as usize))
-        .collect();
+    let offsets = numbers(&info["data_offsets"]).context("no data_offsets")?;
     let [start, end] = offsets[..] else {
         bail!("bad data_offsets");
     };
@@ -132,4 +122,12 @@ pub fn pack_dir(dir: &Path) -> Result<Vec<u8>> {
     }
     out.extend_from_slice(&quantised);
     Ok(out)
+}
+
+/// A JSON array of non-negative integers (a tensor's shape or byte offsets).
+fn numbers(v: &Value) -> Option<Vec<usize>> {
+    v.as_array()?
+        .iter()
+        .map(|d| d.as_u64().map(|d| d as usize))
+        .collect()
 }

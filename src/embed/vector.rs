@@ -21,17 +21,6 @@ impl Vector {
         }
     }
 
-    /// Cosine similarity with a unit query vector.
-    pub fn cosine(&self, query: &[f32]) -> f32 {
-        let dot: f32 = self
-            .values
-            .iter()
-            .zip(query)
-            .map(|(v, q)| f32::from(*v) * q)
-            .sum();
-        dot * self.scale
-    }
-
     /// The dot product of two quantised vectors (their cosine, both being unit vectors), in
     /// integers: the comparison every semantic search makes with every stored vector.
     pub fn dot(&self, other: &Vector) -> f32 {
@@ -68,8 +57,6 @@ mod tests {
     fn quantised_vectors_keep_their_cosine() {
         let a = [0.6f32, 0.8, 0.0];
         let v = Vector::quantise(&a);
-        assert!((v.cosine(&a) - 1.0).abs() < 0.01);
-        assert!(v.cosine(&[0.0, 0.0, 1.0]).abs() < 0.01);
         assert!((v.dot(&v) - 1.0).abs() < 0.01);
         assert!(v.dot(&Vector::quantise(&[0.0, 0.0, 1.0])).abs() < 0.01);
         assert_eq!(Vector::from_bytes(&v.to_bytes()), Some(v));

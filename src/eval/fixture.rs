@@ -33,21 +33,8 @@ pub struct Session {
 #[derive(Debug, Deserialize)]
 pub struct Observation {
     pub key: String,
-    #[serde(rename = "type")]
-    pub obs_type: String,
-    pub title: String,
-    #[serde(default)]
-    pub subtitle: Option<String>,
-    #[serde(default)]
-    pub narrative: Option<String>,
-    #[serde(default)]
-    pub facts: Vec<String>,
-    #[serde(default)]
-    pub concepts: Vec<String>,
-    #[serde(default)]
-    pub files_read: Vec<String>,
-    #[serde(default)]
-    pub files_modified: Vec<String>,
+    #[serde(flatten)]
+    pub body: ObservationBody,
 }
 
 #[derive(Debug, Deserialize)]
@@ -186,16 +173,7 @@ pub fn load(conn: &rusqlite::Connection, sets: &[Project]) -> Result<Loaded> {
             let new = NewObservation {
                 session_id: Some(session_id),
                 project: p.project.clone(),
-                body: ObservationBody {
-                    obs_type: o.obs_type.clone(),
-                    title: Some(o.title.clone()),
-                    subtitle: o.subtitle.clone(),
-                    narrative: o.narrative.clone(),
-                    facts: o.facts.clone(),
-                    concepts: o.concepts.clone(),
-                    files_read: o.files_read.clone(),
-                    files_modified: o.files_modified.clone(),
-                },
+                body: o.body.clone(),
                 prompt_number: Some(1),
                 created_at: clock,
                 source: "eval".into(),
@@ -203,23 +181,24 @@ pub fn load(conn: &rusqlite::Connection, sets: &[Project]) -> Result<Loaded> {
             };
             let id = observations::insert(conn, &new)?
                 .with_context(|| format!("{}: observation {} was not stored", p.project, o.key))?;
+            let b = &o.body;
             let text = [
-                Some(o.title.clone()),
-                o.subtitle.clone(),
-                o.narrative.clone(),
-                Some(o.facts.join(" ")),
-                Some(o.concepts.join(" ")),
-                Some(o.files_read.join(" ")),
-                Some(o.files_modified.join(" ")),
+                b.title.clone(),
+                b.subtitle.clone(),
+                b.narrative.clone(),
+                Some(b.facts.join(" ")),
+                Some(b.concepts.join(" ")),
+                Some(b.files_read.join(" ")),
+                Some(b.files_modified.join(" ")),
             ];
             key(o.key.clone(), Kind::Observation, id, join(&text))?;
         }
         if let Some(sm) = &s.summary {
             clock += 60_000;
-            let files = |f: fn(&Observation) -> &Vec<String>| -> Vec<String> {
+            let files = |f: fn(&ObservationBody) -> &Vec<String>| -> Vec<String> {
                 let mut all: Vec<String> = Vec::new();
                 for o in &s.observations {
-                    for x in f(o) {
+                    for x in f(&o.body) {
                         if !all.contains(x) {
                             all.push(x.clone());
                         }

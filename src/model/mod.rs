@@ -101,7 +101,9 @@ pub const CONCEPTS: [&str; 7] = [
 /// stored, or read back. Defined once so that a new field is one edit here (plus its column).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ObservationBody {
-    /// A type id (`bugfix`, …); unknown types are kept as written.
+    /// A type id (`bugfix`, …); unknown types are kept as written. (`type` as the reference
+    /// and the evaluation sets write it.)
+    #[serde(alias = "type")]
     pub obs_type: String,
     pub title: Option<String>,
     pub subtitle: Option<String>,

@@ -144,6 +144,8 @@ pub const RANK_WINDOW: usize = 500;
 const MAX_WINDOWS: usize = 10;
 
 struct Table {
+    /// The table of the records and its FTS5 index.
+    rows: &'static str,
     fts: &'static str,
     weights: &'static str,
 }
@@ -151,14 +153,17 @@ struct Table {
 fn table(kind: Kind) -> Table {
     match kind {
         Kind::Observation => Table {
+            rows: "observations",
             fts: "observations_fts",
             weights: "10.0, 4.0, 2.0, 2.0, 1.0, 1.5, 1.5",
         },
         Kind::Summary => Table {
+            rows: "session_summaries",
             fts: "session_summaries_fts",
             weights: "3.0, 1.0, 1.5, 3.0, 0.5, 1.0",
         },
         Kind::Prompt => Table {
+            rows: "user_prompts",
             fts: "user_prompts_fts",
             weights: "1.0",
         },
@@ -389,13 +394,8 @@ impl Plan {
 /// How many records of `kind` there are (the largest id: deletions only make rare words look
 /// a little rarer, and reading it costs one b-tree descent).
 fn records(conn: &Connection, kind: Kind) -> Result<i64> {
-    let table = match kind {
-        Kind::Observation => "observations",
-        Kind::Summary => "session_summaries",
-        Kind::Prompt => "user_prompts",
-    };
     Ok(conn.query_row(
-        &format!("SELECT coalesce(max(id), 0) FROM {table}"),
+        &format!("SELECT coalesce(max(id), 0) FROM {}", table(kind).rows),
         [],
         |r| r.get(0),
     )?)
@@ -438,6 +438,14 @@ fn search_rows(conn: &Connection, q: &Query, kind: Kind) -> Result<Vec<Hit>> {
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
+/// Relevance order: the better (lower) rank first, the newer record on a tie.
+fn best_first(a: &Hit, b: &Hit) -> std::cmp::Ordering {
+    a.rank
+        .partial_cmp(&b.rank)
+        .unwrap_or(std::cmp::Ordering::Equal)
+        .then(b.row.created_at.cmp(&a.row.created_at))
+}
+
 fn run(conn: &Connection, q: &Query, plan: Option<&Plan>) -> Result<Vec<Hit>> {
     let mut hits = Vec::new();
     for kind in [Kind::Observation, Kind::Summary, Kind::Prompt] {
@@ -449,12 +457,7 @@ fn run(conn: &Connection, q: &Query, plan: Option<&Plan>) -> Result<Vec<Hit>> {
         }
     }
     match (q.order, plan.is_some()) {
-        (Order::Relevance, true) => hits.sort_by(|a, b| {
-            a.rank
-                .partial_cmp(&b.rank)
-                .unwrap_or(std::cmp::Ordering::Equal)
-                .then(b.row.created_at.cmp(&a.row.created_at))
-        }),
+        (Order::Relevance, true) => hits.sort_by(best_first),
         (Order::DateAsc, _) => hits.sort_by_key(|h| (h.row.created_at, h.row.kind, h.row.id)),
         _ => hits.sort_by_key(|h| std::cmp::Reverse((h.row.created_at, h.row.kind, h.row.id))),
     }
@@ -520,12 +523,7 @@ fn with_session_summaries(mut hits: Vec<Hit>) -> Vec<Hit> {
             h.rank = h.rank.min(p.1);
         }
     }
-    hits.sort_by(|a, b| {
-        a.rank
-            .partial_cmp(&b.rank)
-            .unwrap_or(std::cmp::Ordering::Equal)
-            .then(b.row.created_at.cmp(&a.row.created_at))
-    });
+    hits.sort_by(best_first);
     hits
 }
 
@@ -604,12 +602,7 @@ fn hybrid(
             })
         })
         .collect();
-    hits.sort_by(|a, b| {
-        a.rank
-            .partial_cmp(&b.rank)
-            .unwrap_or(std::cmp::Ordering::Equal)
-            .then(b.row.created_at.cmp(&a.row.created_at))
-    });
+    hits.sort_by(best_first);
     Ok(hits)
 }
 
