@@ -141,6 +141,8 @@ pub struct ContextSettings {
     pub show_savings_percent: bool,
     /// Show the newest summary's investigated/learned/completed/next steps.
     pub show_last_summary: bool,
+    /// Show the newest turn's last assistant message as **Previously** (with the last summary).
+    pub show_last_message: bool,
     /// Characters (UTF-16 units) the whole context may take; never above 10,000.
     pub limit: usize,
     /// `local`, or an IANA zone name such as `Europe/Berlin`.
@@ -159,6 +161,7 @@ impl Default for ContextSettings {
             show_savings_amount: false,
             show_savings_percent: true,
             show_last_summary: true,
+            show_last_message: true,
             limit: 10_000,
             timezone: "local".into(),
         }
@@ -305,6 +308,7 @@ env_keys! {
     "CMEM_CONTEXT_SHOW_SAVINGS_AMOUNT" => "context.show_savings_amount" => context.show_savings_amount;
     "CMEM_CONTEXT_SHOW_SAVINGS_PERCENT" => "context.show_savings_percent" => context.show_savings_percent;
     "CMEM_CONTEXT_SHOW_LAST_SUMMARY" => "context.show_last_summary" => context.show_last_summary;
+    "CMEM_CONTEXT_SHOW_LAST_MESSAGE" => "context.show_last_message" => context.show_last_message;
     "CMEM_CONTEXT_LIMIT" => "context.limit" => context.limit;
     "CMEM_CONTEXT_TIMEZONE" => "context.timezone" => context.timezone;
     "CMEM_OBSERVER_RULES" => "observer.rules" => observer.rules;

@@ -188,6 +188,7 @@ proptest! {
             show_savings_amount: flags[3],
             show_savings_percent: flags[4],
             show_last_summary: flags[5],
+            show_last_message: flags[5],
         };
         let ctx = session_start(&lists, &input, &options, Some(limit));
         let text = &ctx.text;

@@ -165,7 +165,8 @@ fn forgetting_an_observation_takes_its_raw_io_with_it() {
         .db()
         .query_row(
             "SELECT o.id, COUNT(t.id) FROM observations o JOIN tool_uses t ON t.observation_id = o.id
-             WHERE o.title LIKE 'Read%' GROUP BY o.id",
+             WHERE o.id IN (SELECT observation_id FROM tool_uses WHERE tool_name = 'Read')
+             GROUP BY o.id",
             [],
             |r| Ok((r.get(0)?, r.get(1)?)),
         )

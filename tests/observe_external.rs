@@ -125,7 +125,7 @@ impl Setup {
     }
 }
 
-const RULE_TITLE: &str = "Changed refresh_window in src/auth.rs: `30` \u{2192} `300`";
+const RULE_TITLE: &str = "refresh_window in src/auth.rs: 30 \u{2192} 300";
 
 /// Right after the Stop hook returned, the observer is still running and the rule-based
 /// result is what is stored: the hook did not wait.

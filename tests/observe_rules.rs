@@ -271,13 +271,11 @@ fn an_edit_names_the_file_the_function_and_the_change() {
     );
     let o = one(&env, "edit");
     assert_eq!(o.obs_type, "change");
-    assert_eq!(
-        o.title,
-        "Changed refresh_window in src/auth.rs: `30` \u{2192} `300`"
-    );
+    assert_eq!(o.title, "refresh_window in src/auth.rs: 30 \u{2192} 300");
     assert_eq!(
         o.subtitle,
-        "Edited refresh_window in src/auth.rs: 1 line added, 1 removed."
+        "raise the token refresh window to 300 seconds \u{2192} Done: refresh_window() now returns 300.",
+        "the turn's own words: the request, then the assistant's statement of what was done"
     );
     assert_eq!(
         o.facts,
@@ -292,7 +290,8 @@ fn an_edit_names_the_file_the_function_and_the_change() {
     let s = &summaries(&env, "edit")[0];
     assert_eq!(
         s.completed.as_deref(),
-        Some("Changed refresh_window in src/auth.rs: `30` \u{2192} `300`.")
+        Some("Done: refresh_window() now returns 300."),
+        "completed work in the assistant's words"
     );
     assert_eq!(s.files_edited, vec!["src/auth.rs"]);
 }
@@ -327,7 +326,7 @@ fn a_check_that_fails_then_passes_after_an_edit_is_a_bugfix() {
     assert_eq!(fix.obs_type, "bugfix");
     assert_eq!(
         fix.title,
-        "Fixed failing `cargo test auth::` after editing src/auth.rs (refresh_window)"
+        "Fixed refresh_window in src/auth.rs: 30 \u{2192} 300; `cargo test auth::` passes"
     );
     assert_eq!(
         fix.subtitle,
@@ -349,13 +348,13 @@ fn a_check_that_fails_then_passes_after_an_edit_is_a_bugfix() {
     let s = &summaries(&env, "fix")[0];
     assert_eq!(
         s.learned.as_deref(),
-        Some(
-            "`cargo test auth::` failed with \u{201c}test auth::refresh_window ... FAILED\u{201d}. After refresh_window in src/auth.rs changed, `cargo test auth::` passed: test result: ok. 1 passed; 0 failed; 0 ignored."
-        )
+        Some("`cargo test auth::` failed (exit 101): test auth::refresh_window ... FAILED."),
+        "what failed on the way, once"
     );
     assert_eq!(
         s.completed.as_deref(),
-        Some("Fixed failing `cargo test auth::` after editing src/auth.rs (refresh_window).")
+        Some("Fixed refresh_window in src/auth.rs: 30 \u{2192} 300; `cargo test auth::` passes."),
+        "\"Fixed.\" says less than the title"
     );
     assert_eq!(
         s.next_steps.as_deref(),
@@ -388,10 +387,7 @@ fn writes_create_features_and_update_changes() {
     );
     assert_eq!(all[0].files_modified, vec!["src/new.rs"]);
     assert_eq!(all[1].obs_type, "change");
-    assert_eq!(
-        all[1].title,
-        "Changed answer in src/lib.rs: `42` \u{2192} `43`"
-    );
+    assert_eq!(all[1].title, "answer in src/lib.rs: 42 \u{2192} 43");
 }
 
 #[test]
@@ -409,7 +405,7 @@ fn a_refactor_request_types_edits_as_refactors() {
     assert_eq!(o.obs_type, "refactor");
     assert!(
         o.title
-            .starts_with("Refactored refresh_window in src/auth.rs"),
+            .starts_with("refresh_window in src/auth.rs: 30 \u{2192} 300"),
         "{}",
         o.title
     );
@@ -514,8 +510,8 @@ fn checks_that_pass_or_fail_without_a_fix_are_discoveries() {
     assert_eq!(o.subtitle, "check the window again (`cargo test`).");
     let s = &summaries(&env, "pass")[0];
     assert_eq!(
-        s.completed.as_deref(),
-        Some("`cargo test` passes: test result: ok. 4 passed; 0 failed; 0 ignored.")
+        s.completed, None,
+        "a passing check is the observation's title, not repeated as completed work"
     );
 
     run_turn(
@@ -541,8 +537,8 @@ fn checks_that_pass_or_fail_without_a_fix_are_discoveries() {
     );
     let s = &summaries(&env, "fail")[0];
     assert_eq!(
-        s.learned.as_deref(),
-        Some("`npm test` fails: FAIL src/a.test.ts.")
+        s.learned, None,
+        "the failure is the observation's title, not repeated in the summary"
     );
 }
 
@@ -1051,8 +1047,10 @@ fn a_check_whose_output_says_it_failed_is_a_failure_whatever_the_event() {
             s.completed, None,
             "{command}: a failure is not completed work"
         );
+        // The failure is the observation's title, in the index beside the summary: the
+        // summary does not say it again.
         assert!(
-            s.learned.as_deref().is_some_and(|l| l.contains(" fails")),
+            !s.learned.as_deref().is_some_and(|l| l.contains(&o.title)),
             "{command}: {:?}",
             s.learned
         );
@@ -1106,7 +1104,7 @@ fn a_check_failing_then_passing_under_plain_post_tool_use_is_a_bugfix() {
     assert_eq!(all[0].obs_type, "bugfix");
     assert_eq!(
         all[0].title,
-        "Fixed failing `cargo test auth:: \u{2026}` after editing src/auth.rs (refresh_window)"
+        "Fixed refresh_window in src/auth.rs: 30 \u{2192} 300; `cargo test auth:: \u{2026}` passes"
     );
     assert_eq!(all[0].tools, vec!["Bash", "Edit", "Bash"]);
 }
@@ -1148,7 +1146,7 @@ fn quoted_commands_are_the_commands_that_ran_and_titles_cut_no_token() {
     assert_eq!(o.obs_type, "bugfix");
     assert_eq!(
         o.title,
-        "Fixed failing `grep -q '    300' \u{2026}` after editing src/auth.rs (refresh_window)"
+        "Fixed refresh_window in src/auth.rs: 30 \u{2192} 300; `grep -q '    300' \u{2026}` passes"
     );
     let mut quoted = 0;
     for field in [&o.title, &o.subtitle, &o.narrative]
@@ -1195,7 +1193,7 @@ fn quoted_commands_are_the_commands_that_ran_and_titles_cut_no_token() {
         .unwrap();
     let text = String::from_utf8_lossy(&ctx.stdout);
     assert!(
-        text.contains("Fixed failing `grep -q '    300' \u{2026}`") && !text.contains("' 300'"),
+        text.contains("`grep -q '    300' \u{2026}` passes") && !text.contains("' 300'"),
         "the session-start index quotes the command as it ran:\n{text}"
     );
 }

@@ -44,7 +44,7 @@ use common::Env;
 use serde_json::{Map, Value, json};
 
 /// Flip to `true` when the observer reaches the targets: the test then fails below them.
-const STRICT_BY_DEFAULT: bool = false;
+const STRICT_BY_DEFAULT: bool = true;
 
 /// Targets from issue 14.
 const MIN_FACTS_TITLE: f64 = 0.90;

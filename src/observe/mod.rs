@@ -10,12 +10,14 @@ pub mod attempt;
 pub mod draft;
 pub mod event;
 pub mod external;
+pub mod literal;
 pub mod outcome;
 pub mod prompt;
 pub mod rules;
 pub mod summary;
 pub mod symbols;
 pub mod todo;
+pub mod words;
 pub mod xml;
 
 use std::path::PathBuf;
@@ -112,11 +114,16 @@ pub fn analyze(conn: &Connection, turn: &TurnRow) -> Result<Analysis> {
     let tools = turns::tool_uses(conn, turn)?;
     let place = place_of(turn, &tools);
     let events = event::parse_all(&tools, &place);
-    let drafts = rules::observe(&rules::TurnInput {
+    let mut drafts = rules::observe(&rules::TurnInput {
         prompt: &turn.prompt_text,
         events: &events,
         tools: &tools,
     });
+    words::give_voice(
+        &mut drafts,
+        &turn.prompt_text,
+        turn.last_assistant_message.as_deref(),
+    );
     let open = open_items(conn, turn)?;
     let summary = summary::build(turn, &events, &drafts, &open);
     Ok(Analysis {

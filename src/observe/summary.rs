@@ -40,6 +40,32 @@ fn opening(line: &str) -> Option<usize> {
     (colon || ((has(1) || has(2)) && alone)).then_some(at)
 }
 
+/// Where on `line` a next-steps opening begins (after the full stop of a sentence before it).
+pub fn next_steps_start(line: &str) -> Option<usize> {
+    opening(line)?;
+    let (matched, end) = NEXT_OPENING.find(line)?;
+    let start = end - matched.len();
+    Some(if line[start..].starts_with(['.', '!', '?']) {
+        start + 1
+    } else {
+        start
+    })
+}
+
+/// The last message's text before a `Next:`/`TODO:`/… opening (those are next steps, told
+/// on their own).
+pub fn before_next_steps(message: &str) -> String {
+    let mut kept = Vec::new();
+    for line in message.lines() {
+        if let Some(at) = next_steps_start(line) {
+            kept.push(&line[..at]);
+            break;
+        }
+        kept.push(line);
+    }
+    kept.join("\n")
+}
+
 fn list_item(line: &str) -> Option<&str> {
     let t = line.trim();
     let item = t.strip_prefix(['-', '*', '+', '•']).map(str::trim_start);
@@ -166,35 +192,41 @@ pub fn build(
     }
     investigated_parts.extend(seen);
 
+    // The observations' titles are in the index beside the summary, so the summary says what
+    // they do not: what failed on the way (once), and what was done in the assistant's words.
     let mut learned = Vec::new();
     let mut completed = Vec::new();
     for d in drafts {
-        let setback = d
-            .concepts
-            .iter()
-            .any(|c| *c == "gotcha" || *c == "problem-solution");
         match d.obs_type {
             ObsType::Bugfix => {
-                learned.push(
-                    d.narrative
-                        .split(" Request: ")
-                        .next()
-                        .unwrap_or("")
-                        .trim()
-                        .to_string(),
-                );
+                if let Some(failure) = d.facts.first() {
+                    learned.push(failure.clone());
+                }
                 completed.push(d.title.clone());
             }
             ObsType::Change | ObsType::Feature | ObsType::Refactor => {
                 completed.push(d.title.clone())
             }
-            ObsType::Decision | ObsType::SecurityNote | ObsType::SecurityAlert => {
-                learned.push(d.title.clone())
+            ObsType::Decision | ObsType::SecurityNote | ObsType::SecurityAlert
+                if !d.subtitle.is_empty() =>
+            {
+                learned.push(d.subtitle.clone())
             }
-            _ if setback => learned.push(d.title.clone()),
-            ObsType::Discovery if d.title.contains("` passes") => completed.push(d.title.clone()),
             _ => {}
         }
+    }
+    let said = turn
+        .last_assistant_message
+        .as_deref()
+        .map(before_next_steps)
+        .map(|m| one_line(&m))
+        .filter(|m| !m.is_empty());
+    // "Fixed." says less than the titles it would replace.
+    if let Some(said) = said
+        && !completed.is_empty()
+        && said.split_whitespace().count() >= 4
+    {
+        completed = vec![clip(&said, 600)];
     }
     let mut next = Vec::new();
     if !open_items.is_empty() {

@@ -166,5 +166,6 @@ fn options_from(s: &crate::config::ContextSettings, full: bool) -> IndexOptions 
         show_savings_amount: s.show_savings_amount,
         show_savings_percent: s.show_savings_percent,
         show_last_summary: s.show_last_summary,
+        show_last_message: s.show_last_message,
     }
 }

@@ -32,6 +32,8 @@ pub struct IndexOptions {
     pub show_savings_amount: bool,
     pub show_savings_percent: bool,
     pub show_last_summary: bool,
+    /// With the last summary, the newest turn's last assistant message as **Previously**.
+    pub show_last_message: bool,
 }
 
 impl Default for IndexOptions {
@@ -46,6 +48,7 @@ impl Default for IndexOptions {
             show_savings_amount: false,
             show_savings_percent: true,
             show_last_summary: true,
+            show_last_message: true,
         }
     }
 }
@@ -305,7 +308,35 @@ fn summary_block(s: &Summary, tz: &Tz) -> Block {
     )
 }
 
-fn last_summary_block(s: &Summary) -> Option<Block> {
+/// Longest last message shown as **Previously** (characters).
+const MAX_PREVIOUSLY: usize = 1200;
+
+/// The newest turn's last assistant message, as the reference's **Previously** section: the
+/// assistant's own statement of what was done and what is next.
+fn previously(s: &Summary) -> Option<String> {
+    let m = s.notes.as_deref()?.trim();
+    (!m.is_empty()).then(|| clip(m, MAX_PREVIOUSLY))
+}
+
+fn previously_block(s: &Summary, message: &str) -> Block {
+    let mut block = Block::new(BlockKind::LastSummary(s.id))
+        .line(Line::new().push("Previously", Role::Strong))
+        .line(Line::blank());
+    for (i, l) in message.lines().enumerate() {
+        let l = l.trim_end();
+        block.lines.push(if i == 0 {
+            Line::text(format!("A: {l}"))
+        } else {
+            Line::text(l)
+        });
+    }
+    block.lines.push(Line::blank());
+    block
+}
+
+/// The newest summary's fields, leaving out any that the shown last `message` or one of the
+/// listed observations' `titles` already says (a summary made of them would only repeat it).
+fn last_summary_block(s: &Summary, message: Option<&str>, titles: &[&str]) -> Option<Block> {
     let fields = [
         ("Investigated", &s.investigated),
         ("Learned", &s.learned),
@@ -318,6 +349,8 @@ fn last_summary_block(s: &Summary) -> Option<Block> {
             v.as_deref()
                 .map(str::trim)
                 .filter(|t| !t.is_empty())
+                .filter(|t| !message.is_some_and(|m| said_in(m, t)))
+                .filter(|t| !titles.iter().any(|title| said_in(title, t)))
                 .map(|t| (*label, t))
         })
         .collect();
@@ -334,6 +367,14 @@ fn last_summary_block(s: &Summary) -> Option<Block> {
         block.lines.push(Line::blank());
     }
     Some(block)
+}
+
+/// Whether `field` says nothing the `message` does not (compared on one line, without a final
+/// full stop).
+fn said_in(message: &str, field: &str) -> bool {
+    let norm = |s: &str| one_line(s).trim_end_matches(['.', ' ']).to_string();
+    let field = norm(field);
+    !field.is_empty() && norm(message).contains(&field)
 }
 
 /// Renders the index for these options. Empty memory gives the empty-project text.
@@ -398,10 +439,22 @@ pub fn render(input: &IndexInput, opts: &IndexOptions) -> Doc {
 
     if opts.show_last_summary
         && let Some(newest) = input.summaries.first()
-        && obs.first().is_none_or(|o| newest.created_at > o.created_at)
-        && let Some(block) = last_summary_block(newest)
     {
-        doc.push(block);
+        let message = opts.show_last_message.then(|| previously(newest)).flatten();
+        if obs.first().is_none_or(|o| newest.created_at > o.created_at)
+            && let Some(block) = last_summary_block(
+                newest,
+                message.as_deref(),
+                &obs.iter()
+                    .filter_map(|o| o.title.as_deref())
+                    .collect::<Vec<_>>(),
+            )
+        {
+            doc.push(block);
+        }
+        if let Some(m) = &message {
+            doc.push(previously_block(newest, m));
+        }
     }
     if let Some(b) = footer(&econ, opts) {
         doc.push(b);

@@ -7,7 +7,10 @@
 #
 # 1. The model reads src/lib.rs, edits answer() in it and runs a command: the database must hold
 #    a `change` observation naming src/lib.rs and answer, linked to its tool uses, and a summary.
-# 2. A second session (TodoWrite) must get that observation in its injected index.
+# 1b. Issue 14's session: a failing check, the edit of refresh_window() (30 → 300), the check
+#    passing, a last message: the bugfix's title names refresh_window, src/auth.rs and 30 → 300.
+# 2. A second session (TodoWrite) must get both observations in its injected index, and the
+#    last message of 1b as "Previously".
 # 3. A third session (task tools) must get the TodoWrite items under "Still open:".
 # 4. A fourth session must get the task under "Still open:".
 set -euo pipefail
@@ -48,9 +51,21 @@ check "the Edit (and the Read of the file) are linked to it" \
 check "the command is linked to an observation of its own" \
   test "$(sql "$db" "SELECT COUNT(*) FROM tool_uses WHERE tool_name = 'Bash' AND observation_id IS NOT NULL AND observation_id != '${change_id:-0}'")" = 1
 check "the turn has a summary (request, completed, next steps)" \
-  test "$(sql "$db" "SELECT COUNT(*) FROM session_summaries WHERE request LIKE 'Make answer()%' AND completed LIKE '%answer in src/lib.rs%' AND next_steps LIKE '%changelog%'")" = 1
+  test "$(sql "$db" "SELECT COUNT(*) FROM session_summaries WHERE request LIKE 'Make answer()%' AND completed LIKE '%answer() now returns 43%' AND next_steps LIKE '%changelog%'")" = 1
 check "every user prompt was observed" \
   test "$(sql "$db" "SELECT COUNT(*) FROM user_prompts WHERE observed_at_epoch IS NULL")" = 0
+
+# --- 1b. Failing check, edit, passing check, last message.
+run1b=$out/fix
+check "claude -p session: failing check, edit refresh_window(), passing check" \
+  "$kit/run_claude_session.sh" "$kit/settings.cmem.json" "$scenarios/cmem-observe-fix.json" "$run1b" >"$out/fix.log" 2>&1
+fix_title=$(sql "$db" "SELECT title FROM observations WHERE type = 'bugfix' AND title LIKE '%src/auth.rs%' ORDER BY id DESC LIMIT 1")
+echo "  bugfix observation: $fix_title"
+check "its title names refresh_window, src/auth.rs and 30 → 300" python3 - "$fix_title" <<'PY'
+import sys
+t = sys.argv[1]
+sys.exit(0 if all(x in t for x in ("refresh_window", "src/auth.rs", "30 \u2192 300")) else 1)
+PY
 
 # --- 2. The next session's index lists the change; it writes a TodoWrite list.
 run2=$out/todo
@@ -63,6 +78,13 @@ text, oid, title = open(sys.argv[1]).read(), sys.argv[2], sys.argv[3]
 rows = [l for l in text.splitlines() if l.startswith(oid + " ") and l.endswith(title)]
 print("  index row:", rows[0] if rows else None)
 sys.exit(0 if rows and title else 1)
+PY
+check "the second session's context holds the last message of the fix as Previously" python3 - "$out/context2.txt" <<'PY'
+import sys
+text = open(sys.argv[1]).read()
+_, _, rest = text.partition("Previously")
+print("  previously:", rest.strip().splitlines()[0] if rest.strip() else None)
+sys.exit(0 if "A: Fixed: refresh_window() in src/auth.rs now returns 300 seconds." in rest else 1)
 PY
 check "TodoWrite became work state (2 open items, 1 done)" \
   test "$(sql "$db" "SELECT COUNT(*) FROM work_state_entries WHERE list_name = 'Plan the parser work as a to-do list.'")" = 3

@@ -4,8 +4,9 @@
 use std::sync::LazyLock;
 
 use super::super::ascii::AsciiRegex;
-use super::super::draft::{Draft, code, delta, first_line, fit_list, push_unique};
+use super::super::draft::{Draft, code, delta, first_line, fit_list, fitting_title, push_unique};
 use super::super::event::{Event, FileEdit, Kind};
+use super::super::literal;
 use super::super::outcome::{self, CommandClass};
 use super::super::symbols;
 use super::{Claims, TurnInput, asked, edited_paths};
@@ -31,7 +32,8 @@ pub struct FileChange {
     pub added: usize,
     pub removed: usize,
     pub edits: usize,
-    /// A one-line replacement short enough to quote: (old, new).
+    /// The one small thing every edit of the file replaced, as (old, new): a literal, an
+    /// operator, a name (see `literal`).
     pub quote: Option<(String, String)>,
     pub lines_total: Option<usize>,
 }
@@ -100,16 +102,7 @@ pub fn file_change(edits: &[&FileEdit]) -> FileChange {
         }
         out
     };
-    let quote = (edits.len() == 1 && !created)
-        .then(|| {
-            let (old, new) = match &first.line_swap {
-                Some((o, n)) => (o.as_str(), n.as_str()),
-                None => (first.old_snippet.trim(), first.new_snippet.trim()),
-            };
-            let short = |s: &str| !s.is_empty() && !s.contains('\n') && s.chars().count() <= 30;
-            (short(old) && short(new)).then(|| (old.to_string(), new.to_string()))
-        })
-        .flatten();
+    let quote = if created { None } else { literal_of(edits) };
     FileChange {
         path,
         created,
@@ -120,6 +113,68 @@ pub fn file_change(edits: &[&FileEdit]) -> FileChange {
         quote,
         lines_total: last.after.as_deref().map(|a| a.lines().count()),
     }
+}
+
+/// Title forms for a change to one file, fullest first: what changed and its before → after
+/// (`DEFAULT_TIMEOUT_MS in src/http/client.rs: 5_000 → 15_000`), else `verb` and the size.
+pub fn change_titles(change: &FileChange, verb: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some((old, new)) = &change.quote {
+        let arrow = literal::arrow(old, new);
+        // A rename names itself: `Renamed verify → verify_signature in src/auth.rs`.
+        let name = |s: &str| s.chars().all(|c| c.is_alphanumeric() || c == '_');
+        if name(old) && name(new) && change.symbols.iter().any(|s| s == new || s == old) {
+            let rest: Vec<String> = change
+                .symbols
+                .iter()
+                .filter(|s| *s != new && *s != old)
+                .cloned()
+                .collect();
+            let what = if rest.is_empty() {
+                change.path.clone()
+            } else {
+                format!("{} in {}", fit_list(&rest, 30), change.path)
+            };
+            out.push(format!("Renamed {arrow} in {what}"));
+            out.push(format!("Renamed {arrow} in {}", change.path));
+        }
+        for symbols in [30, 16, 0] {
+            let what = if symbols == 0 {
+                change.path.clone()
+            } else {
+                change.what(symbols)
+            };
+            out.push(format!("{what}: {arrow}"));
+        }
+    }
+    for symbols in [30, 16, 0] {
+        let what = if symbols == 0 {
+            change.path.clone()
+        } else {
+            change.what(symbols)
+        };
+        out.push(format!(
+            "{verb} {what} ({})",
+            delta(change.added, change.removed)
+        ));
+    }
+    out
+}
+
+/// What all `edits` replaced, when they replaced the same small thing.
+fn literal_of(edits: &[&FileEdit]) -> Option<(String, String)> {
+    let mut found: Option<(String, String)> = None;
+    for e in edits {
+        let change = match &e.line_swap {
+            Some((o, n)) if e.old_snippet.is_empty() => literal::changed(o, n),
+            _ => literal::changed(&e.old_snippet, &e.new_snippet),
+        }?;
+        match &found {
+            Some(f) if *f != change => return None,
+            _ => found = Some(change),
+        }
+    }
+    found
 }
 
 /// Groups unclaimed edit events by file, in first-seen order.
@@ -174,30 +229,7 @@ pub fn edits(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
                 ObsType::Change
             };
             let verb = if refactor { "Refactored" } else { "Changed" };
-            let title = match &change.quote {
-                Some((old, new)) => {
-                    let t = format!(
-                        "{verb} {}: {} \u{2192} {}",
-                        change.what(30),
-                        code(old, 30),
-                        code(new, 30)
-                    );
-                    if crate::model::utf16_len(&t) <= super::super::draft::TITLE_MAX {
-                        t
-                    } else {
-                        format!(
-                            "{verb} {} ({})",
-                            change.what(30),
-                            delta(change.added, change.removed)
-                        )
-                    }
-                }
-                None => format!(
-                    "{verb} {} ({})",
-                    change.what(30),
-                    delta(change.added, change.removed)
-                ),
-            };
+            let title = fitting_title(change_titles(&change, verb));
             Draft::new(kind, title)
                 .subtitle(format!(
                     "Edited {}: {} added, {} removed",

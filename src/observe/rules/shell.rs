@@ -3,8 +3,9 @@
 
 use super::super::draft::{Draft, code, fit_list, fitting_title};
 use super::super::event::{Event, Kind, Shell};
+use super::super::literal;
 use super::super::outcome::{self, CommandClass};
-use super::files::{FileChange, edit_of, file_change, group_edits};
+use super::files::{self, FileChange, edit_of, file_change, group_edits};
 use super::{Claims, TurnInput, asked};
 use crate::model::ObsType;
 
@@ -138,7 +139,7 @@ pub fn fixes(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
                 2 => " +1 file".to_string(),
                 n => format!(" +{} files", n - 1),
             };
-            let title = fit_title(|c, m| match c {
+            let by_edit = fit_title(|c, m| match c {
                 Some(c) => format!(
                     "Fixed failing `{}` after editing {}{more}",
                     outcome::show_command(&fail.command, c),
@@ -149,6 +150,32 @@ pub fn fixes(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
                     file_label(first, m)
                 ),
             });
+            // What changed first, then how it was checked: `Fixed refresh_window in
+            // src/auth.rs: 30 → 300; `cargo test` passes`.
+            let title = match (&first.quote, changes.len()) {
+                (Some((old, new)), 1) => {
+                    let arrow = literal::arrow(old, new);
+                    let mut forms: Vec<String> = [40, 24, 0]
+                        .iter()
+                        .map(|&n| {
+                            format!(
+                                "Fixed {}: {arrow}; `{}` passes",
+                                first.what(30),
+                                outcome::show_command(&passed.command, n)
+                            )
+                        })
+                        .collect();
+                    forms.extend(
+                        files::change_titles(first, "Fixed")
+                            .into_iter()
+                            .filter(|t| t.contains('\u{2192}'))
+                            .map(|t| format!("Fixed {t}")),
+                    );
+                    forms.push(by_edit);
+                    fitting_title(forms)
+                }
+                _ => by_edit,
+            };
             Draft::new(ObsType::Bugfix, title)
                 .subtitle(format!(
                     "`{cmd}` failed, then passed after {} changed",

@@ -1,0 +1,420 @@
+//! The turn's own words. The user's request says why a turn happened and the assistant's last
+//! message says what came of it, in the project's terms, better than any rule can; both are
+//! already stored (privacy-filtered at capture) and cost nothing to use. The rules say which
+//! files, symbols and checks; these words say what it amounted to.
+
+use super::draft::{Draft, clip_words, flat, words};
+use super::summary::before_next_steps;
+use crate::model::ObsType;
+
+/// Words kept of the request in a subtitle (its first sentence, usually the why).
+const REQUEST_WORDS: usize = 24;
+/// Words kept of the outcome in a subtitle.
+const OUTCOME_WORDS: usize = 40;
+/// A work title that says why may run to this many units (the rules' part stays within
+/// `draft::TITLE_MAX`): the why is what lets a reader of the index decide to fetch it.
+pub const WHY_TITLE_MAX: usize = 110;
+/// Words kept of a why in a title.
+const WHY_WORDS: usize = 10;
+
+/// Verbs that open a request telling the agent what to do, rather than what is wrong.
+const IMPERATIVE: &[&str] = &[
+    "add",
+    "bump",
+    "change",
+    "check",
+    "clean",
+    "commit",
+    "create",
+    "delete",
+    "do",
+    "document",
+    "drop",
+    "explain",
+    "extract",
+    "find",
+    "fix",
+    "give",
+    "implement",
+    "improve",
+    "let",
+    "look",
+    "make",
+    "map",
+    "merge",
+    "move",
+    "plan",
+    "please",
+    "raise",
+    "refactor",
+    "remove",
+    "rename",
+    "replace",
+    "respect",
+    "revert",
+    "rewrite",
+    "run",
+    "set",
+    "show",
+    "split",
+    "switch",
+    "test",
+    "try",
+    "turn",
+    "update",
+    "use",
+    "write",
+];
+
+/// The sentences of `text` (one paragraph), split after `.`, `!` or `?` followed by a space,
+/// never inside a code span or a quote (`Host: example.com:8080`), a path or a number.
+pub fn sentences(text: &str) -> Vec<String> {
+    let line = flat(text);
+    let mut out = Vec::new();
+    let mut start = 0;
+    for (_, end) in words(&line, false) {
+        let word = &line[start..end];
+        if word.ends_with(['.', '!', '?']) && !ends_with_abbreviation(word) {
+            out.push(line[start..end].trim().to_string());
+            start = end;
+        }
+    }
+    let rest = line[start..].trim();
+    if !rest.is_empty() {
+        out.push(rest.to_string());
+    }
+    out
+}
+
+fn ends_with_abbreviation(text: &str) -> bool {
+    let last = text.rsplit(' ').next().unwrap_or("").to_ascii_lowercase();
+    matches!(last.as_str(), "e.g." | "i.e." | "etc." | "vs." | "cf.")
+}
+
+/// The request's first sentence: the problem or the question the turn was about.
+pub fn request(prompt: &str) -> Option<String> {
+    let first = first_paragraph(prompt)?;
+    sentences(&first)
+        .into_iter()
+        .next()
+        .map(|s| clip_at_words(&s, REQUEST_WORDS))
+}
+
+/// What the turn came to, from the last message: its first paragraph before any next-steps
+/// opening, the first sentence (two when the first is a word like "Done."), as said.
+pub fn outcome(message: &str) -> Option<String> {
+    let paragraph = first_paragraph(&before_next_steps(message))?;
+    let sentences = sentences(&paragraph);
+    let mut out = sentences.first()?.clone();
+    if out.split_whitespace().count() < 3
+        && let Some(second) = sentences.get(1)
+    {
+        out = format!("{out} {second}");
+    }
+    Some(out)
+}
+
+/// Why the work was done, in a few words: the problem the request states before asking
+/// (`Requests to the billing API time out under load`), else what the outcome says it led to
+/// (`…, so startup messages are logged`).
+pub fn why(prompt: &str, outcome: Option<&str>) -> Option<String> {
+    let stated = first_paragraph(prompt)
+        .and_then(|p| sentences(&p).into_iter().next())
+        .map(|s| {
+            let head = s.split([':', ';']).next().unwrap_or(&s).trim().to_string();
+            head.trim_end_matches(['.', '!']).to_string()
+        })
+        .filter(|s| {
+            let first = s
+                .split_whitespace()
+                .next()
+                .unwrap_or("")
+                .trim_matches(|c: char| !c.is_alphanumeric())
+                .to_ascii_lowercase();
+            !s.ends_with('?') && !IMPERATIVE.contains(&first.as_str())
+        });
+    let led_to = || {
+        let o = outcome?;
+        let at = [", so ", " so that ", " because "]
+            .iter()
+            .filter_map(|k| o.find(k).map(|i| i + k.len()))
+            .min()?;
+        Some(o[at..].trim_end_matches(['.', '!']).to_string())
+    };
+    stated
+        .or_else(led_to)
+        .filter(|w| w.split_whitespace().count() >= 2)
+        .map(|w| lower_first(&clip_at_words(&w, WHY_WORDS)))
+}
+
+/// `Yes: all 45 tests pass` → `All 45 tests pass`: an answer's opening word is no title.
+fn without_interjection(text: &str) -> String {
+    for opener in ["yes", "no", "done", "ok", "okay", "sure", "right", "so"] {
+        let lower = text.to_ascii_lowercase();
+        if let Some(rest) = lower.strip_prefix(opener)
+            && rest.starts_with([':', ',', '.', '!'])
+        {
+            let rest = text[opener.len() + 1..].trim_start();
+            if rest.split_whitespace().count() >= 3 {
+                let mut c = rest.chars();
+                return c
+                    .next()
+                    .map(|f| f.to_uppercase().chain(c).collect())
+                    .unwrap_or_default();
+            }
+        }
+    }
+    text.to_string()
+}
+
+fn lower_first(text: &str) -> String {
+    let mut c = text.chars();
+    match (c.next(), c.clone().next()) {
+        // `STRICT_TLS`, `CI`: an acronym or a name keeps its case.
+        (Some(f), Some(n)) if f.is_uppercase() && n.is_lowercase() => {
+            f.to_lowercase().chain(c).collect()
+        }
+        _ => text.to_string(),
+    }
+}
+
+/// `title` with `why` after what changed and before how it was checked (a `; `check``
+/// tail), within `WHY_TITLE_MAX`: the check goes first, then the why's last words.
+fn with_why(title: &str, why: &str) -> String {
+    let (head, check) = match title.find("; `") {
+        Some(at) => (&title[..at], &title[at..]),
+        None => (title, ""),
+    };
+    let fits = |t: &String| crate::model::utf16_len(t) <= WHY_TITLE_MAX;
+    let full = format!("{head} \u{2014} {why}{check}");
+    if fits(&full) {
+        return full;
+    }
+    let without_check = format!("{head} \u{2014} {why}");
+    if fits(&without_check) {
+        return without_check;
+    }
+    clip_words(&without_check, WHY_TITLE_MAX)
+}
+
+fn first_paragraph(text: &str) -> Option<String> {
+    let paragraph: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .skip_while(|l| l.is_empty())
+        .take_while(|l| !l.is_empty())
+        .collect();
+    let p = flat(&paragraph.join(" "));
+    (!p.is_empty()).then_some(p)
+}
+
+fn clip_at_words(text: &str, max_words: usize) -> String {
+    let spans = words(text, false);
+    match spans.get(max_words) {
+        Some(_) => format!("{} \u{2026}", &text[..spans[max_words - 1].1]),
+        None => text.to_string(),
+    }
+}
+
+/// Fewest words an outcome needs to stand as a title ("Done.", "Plan approved." do not).
+const MIN_OUTCOME_WORDS: usize = 4;
+
+/// A token that names something rather than being an ordinary word: a path, a
+/// `snake_case`/`CamelCase`/`Foo::bar` name, a number, a file name.
+fn is_name(token: &str) -> bool {
+    let t = token.trim_matches(|c: char| !(c.is_alphanumeric() || c == '_'));
+    if t.chars().count() < 2 {
+        return false;
+    }
+    let inner_upper = t.chars().skip(1).any(char::is_uppercase);
+    let all_upper = t
+        .chars()
+        .filter(|c| c.is_alphabetic())
+        .all(char::is_uppercase);
+    t.contains(['_', '.', '/', ':'])
+        || t.chars().any(|c| c.is_ascii_digit())
+        || (inner_upper && !all_upper)
+}
+
+/// Whether the outcome speaks about this turn's work rather than being small talk or a vague
+/// "It does not exist.": it is a statement of a few words that names something (a path, a
+/// symbol, a number) the rules saw in the turn's tool I/O.
+fn grounded(outcome: &str, draft: &Draft) -> bool {
+    if outcome.split_whitespace().count() < MIN_OUTCOME_WORDS {
+        return false;
+    }
+    let seen = format!(
+        "{} {} {} {}",
+        draft.title,
+        draft.facts.join(" "),
+        draft.files_read.join(" "),
+        draft.files_modified.join(" "),
+    )
+    .to_lowercase();
+    outcome
+        .split(|c: char| c.is_whitespace() || matches!(c, '(' | ')' | ',' | ';' | '`' | '\'' | '"'))
+        .filter(|w| is_name(w))
+        .map(|w| {
+            w.trim_matches(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .to_lowercase()
+        })
+        .any(|w| seen.contains(&w))
+}
+
+fn is_work(t: ObsType) -> bool {
+    matches!(
+        t,
+        ObsType::Bugfix | ObsType::Feature | ObsType::Change | ObsType::Refactor
+    )
+}
+
+/// Gives the turn's most significant observation the turn's own words: its subtitle becomes
+/// `request → outcome`; a turn that changed nothing (a question answered, a check run, a
+/// subagent's findings) is titled by its outcome, and the rules' title, which says how it was
+/// found, moves into the subtitle. A stated decision makes the observation a decision.
+pub fn give_voice(drafts: &mut [Draft], prompt: &str, last_message: Option<&str>) {
+    let Some(outcome) = last_message.and_then(outcome) else {
+        return;
+    };
+    let changed = drafts.iter().any(|d| is_work(d.obs_type));
+    let request = request(prompt);
+    let Some(primary) = drafts.first_mut() else {
+        return;
+    };
+    if !grounded(&outcome, primary) {
+        return;
+    }
+    let said = clip_at_words(&outcome, OUTCOME_WORDS);
+    let join = |what: &str| match &request {
+        Some(r) => format!("{r} \u{2192} {what}"),
+        None => what.to_string(),
+    };
+    if changed || primary.obs_type == ObsType::Decision {
+        primary.subtitle = join(&said);
+        if is_work(primary.obs_type)
+            && let Some(why) = why(prompt, Some(&outcome))
+        {
+            primary.title = with_why(&primary.title, &why);
+        }
+    } else {
+        let how = std::mem::take(&mut primary.title);
+        primary.title = clip_words(&without_interjection(&outcome), WHY_TITLE_MAX);
+        primary.subtitle = join(&how);
+        let lower = outcome.to_ascii_lowercase();
+        if lower.starts_with("decision") || lower.starts_with("decided") {
+            primary.obs_type = ObsType::Decision;
+        }
+    }
+    let tail = format!(
+        " Outcome: \u{201c}{}\u{201d}",
+        clip_words(&flat(&before_next_steps(last_message.unwrap_or(""))), 400)
+    );
+    primary.narrative.push_str(&tail);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sentences_end_between_words_not_inside_names() {
+        assert_eq!(
+            sentences(
+                "Fixed: parse_header in src/parser.rs split at the last colon; so `Host: example.com:8080. x` keeps its port. All 3 tests pass."
+            ),
+            vec![
+                "Fixed: parse_header in src/parser.rs split at the last colon; so `Host: example.com:8080. x` keeps its port.",
+                "All 3 tests pass."
+            ]
+        );
+        assert_eq!(
+            sentences("Use e.g. this. Then"),
+            vec!["Use e.g. this.", "Then"]
+        );
+    }
+
+    #[test]
+    fn outcome_is_the_first_statement_before_next_steps() {
+        assert_eq!(
+            outcome("Done.\nThe window is 300 s now.\n\nNext: add a test.").as_deref(),
+            Some("Done. The window is 300 s now.")
+        );
+        assert_eq!(
+            outcome("TODO: everything").as_deref(),
+            None,
+            "only next steps is no outcome"
+        );
+        assert_eq!(
+            request("Tokens expire early. Change the window.").as_deref(),
+            Some("Tokens expire early.")
+        );
+    }
+
+    #[test]
+    fn a_question_turn_is_titled_by_its_answer() {
+        let mut d = vec![Draft::new(ObsType::Discovery, "Read src/db/pool.rs")];
+        d[0].read("src/db/pool.rs");
+        give_voice(
+            &mut d,
+            "How does the pool wait when all connections are busy?",
+            Some("acquire() in src/db/pool.rs waits on a Condvar.\n\nAnything else?"),
+        );
+        assert_eq!(
+            d[0].title,
+            "acquire() in src/db/pool.rs waits on a Condvar."
+        );
+        assert_eq!(
+            d[0].subtitle,
+            "How does the pool wait when all connections are busy? \u{2192} Read src/db/pool.rs"
+        );
+    }
+
+    #[test]
+    fn the_why_is_the_stated_problem_or_what_it_led_to() {
+        assert_eq!(
+            why(
+                "Requests to the billing API time out under load. Raise it.",
+                None
+            )
+            .as_deref(),
+            Some("requests to the billing API time out under load")
+        );
+        assert_eq!(
+            why(
+                "Make the default level info.",
+                Some("DEFAULT_LEVEL is now info, so startup messages are logged.")
+            )
+            .as_deref(),
+            Some("startup messages are logged")
+        );
+        assert_eq!(
+            why("CI is red on clippy. Fix it.", None).as_deref(),
+            Some("CI is red on clippy")
+        );
+        assert_eq!(why("Fix the parser.", Some("Fixed it.")), None);
+        assert_eq!(why("Why is it slow?", None), None);
+        assert_eq!(
+            with_why(
+                "Fixed f in a.rs: 1 \u{2192} 2; `cargo test` passes",
+                "it broke"
+            ),
+            "Fixed f in a.rs: 1 \u{2192} 2 \u{2014} it broke; `cargo test` passes"
+        );
+    }
+
+    #[test]
+    fn small_talk_and_vague_answers_change_nothing() {
+        for said in [
+            "Sure thing!",
+            "It does not exist.",
+            "It defines answer() and Config.",
+            "HELLO",
+            "Plan approved.",
+        ] {
+            let mut d = vec![Draft::new(ObsType::Discovery, "Read src/db/pool.rs")];
+            d[0].fact("src/db/pool.rs: 40 lines; defines answer, Config, HELLO");
+            give_voice(&mut d, "look", Some(said));
+            assert_eq!(d[0].title, "Read src/db/pool.rs", "{said}");
+        }
+    }
+}
