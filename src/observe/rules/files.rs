@@ -115,28 +115,41 @@ pub fn file_change(edits: &[&FileEdit]) -> FileChange {
     }
 }
 
+/// A rename names itself (`verify → verify_signature in src/auth.rs`, fullest form first)
+/// when the edits replaced one name by another and the changed symbols are those names.
+pub fn renamed(change: &FileChange) -> Option<Vec<String>> {
+    let (old, new) = change.quote.as_ref()?;
+    let name = |s: &str| s.chars().all(|c| c.is_alphanumeric() || c == '_');
+    if !(name(old) && name(new) && change.symbols.iter().any(|s| s == new || s == old)) {
+        return None;
+    }
+    let arrow = literal::arrow(old, new);
+    let rest: Vec<String> = change
+        .symbols
+        .iter()
+        .filter(|s| *s != new && *s != old)
+        .cloned()
+        .collect();
+    let mut forms = Vec::new();
+    if !rest.is_empty() {
+        forms.push(format!(
+            "{arrow} in {} in {}",
+            fit_list(&rest, 30),
+            change.path
+        ));
+    }
+    forms.push(format!("{arrow} in {}", change.path));
+    Some(forms)
+}
+
 /// Title forms for a change to one file, fullest first: what changed and its before → after
 /// (`DEFAULT_TIMEOUT_MS in src/http/client.rs: 5_000 → 15_000`), else `verb` and the size.
 pub fn change_titles(change: &FileChange, verb: &str) -> Vec<String> {
     let mut out = Vec::new();
     if let Some((old, new)) = &change.quote {
         let arrow = literal::arrow(old, new);
-        // A rename names itself: `Renamed verify → verify_signature in src/auth.rs`.
-        let name = |s: &str| s.chars().all(|c| c.is_alphanumeric() || c == '_');
-        if name(old) && name(new) && change.symbols.iter().any(|s| s == new || s == old) {
-            let rest: Vec<String> = change
-                .symbols
-                .iter()
-                .filter(|s| *s != new && *s != old)
-                .cloned()
-                .collect();
-            let what = if rest.is_empty() {
-                change.path.clone()
-            } else {
-                format!("{} in {}", fit_list(&rest, 30), change.path)
-            };
-            out.push(format!("Renamed {arrow} in {what}"));
-            out.push(format!("Renamed {arrow} in {}", change.path));
+        if let Some(forms) = renamed(change) {
+            out.extend(forms.into_iter().map(|f| format!("Renamed {f}")));
         }
         for symbols in [30, 16, 0] {
             let what = if symbols == 0 {

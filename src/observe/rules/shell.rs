@@ -155,22 +155,30 @@ pub fn fixes(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
             let title = match (&first.quote, changes.len()) {
                 (Some((old, new)), 1) => {
                     let arrow = literal::arrow(old, new);
+                    // `Fixed refresh_window in src/auth.rs: 30 → 300`, or for a rename
+                    // `Fixed by renaming parse_all → parse_every in src/event.rs`.
+                    let what: Vec<String> = match files::renamed(first) {
+                        Some(forms) => forms
+                            .into_iter()
+                            .map(|f| format!("Fixed by renaming {f}"))
+                            .collect(),
+                        None => vec![
+                            format!("Fixed {}: {arrow}", first.what(30)),
+                            format!("Fixed {}: {arrow}", first.what(16)),
+                            format!("Fixed {}: {arrow}", first.path),
+                        ],
+                    };
                     let mut forms: Vec<String> = [40, 24, 0]
                         .iter()
                         .map(|&n| {
                             format!(
-                                "Fixed {}: {arrow}; `{}` passes",
-                                first.what(30),
+                                "{}; `{}` passes",
+                                what[0],
                                 outcome::show_command(&passed.command, n)
                             )
                         })
                         .collect();
-                    forms.extend(
-                        files::change_titles(first, "Fixed")
-                            .into_iter()
-                            .filter(|t| t.contains('\u{2192}'))
-                            .map(|t| format!("Fixed {t}")),
-                    );
+                    forms.extend(what);
                     forms.push(by_edit);
                     fitting_title(forms)
                 }
