@@ -34,6 +34,8 @@ pub fn run(args: &ContextArgs) -> Result<ExitCode> {
         (None, Some(dir)) => project::resolve(&std::path::absolute(dir)?),
         (None, None) => project::resolve(&std::env::current_dir()?),
     };
+    // A mode that cannot load stops here with the reason; hooks fall back to `code` instead.
+    crate::model::mode::resolve(&settings.context.mode)?;
     let now = crate::clock::now_ms();
     let db = settings.db_path();
     let ctx = context::from_db(&db, Wait::Normal, &keys, &settings.context, now, args.full)?;
@@ -44,6 +46,15 @@ pub fn run(args: &ContextArgs) -> Result<ExitCode> {
             "chars": ctx.chars(),
             "limit": if args.full { None } else { Some(ctx.limit) },
             "over_budget": ctx.over_budget,
+            "mode": ctx.mode,
+            "filter": {
+                "types": settings.context.types,
+                "concepts": settings.context.concepts,
+            },
+            "shown": {
+                "observations": ctx.shown_observations(),
+                "sessions": ctx.shown_sessions(),
+            },
             "dropped": ctx.steps.iter().map(|s| json!({"step": s, "text": s.describe()})).collect::<Vec<_>>(),
             "text": ctx.text,
         });

@@ -45,6 +45,41 @@ pub fn recent(conn: &Connection, projects: &[String], limit: usize) -> Result<Ve
     )
 }
 
+/// `recent`, keeping only observations of one of `types` and with at least one of `concepts`
+/// (an empty list keeps everything), so the limit counts what is kept.
+pub fn recent_filtered(
+    conn: &Connection,
+    projects: &[String],
+    limit: usize,
+    types: &[String],
+    concepts: &[String],
+) -> Result<Vec<Observation>> {
+    if types.is_empty() && concepts.is_empty() {
+        return recent(conn, projects, limit);
+    }
+    let keys: Vec<String> = projects.iter().map(|p| p.to_lowercase()).collect();
+    let types: Vec<String> = types.iter().map(|t| t.trim().to_lowercase()).collect();
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM observations
+         WHERE lower(project) IN (SELECT value FROM json_each(?1))
+           AND (json_array_length(?2) = 0 OR lower(type) IN (SELECT value FROM json_each(?2)))
+           AND (json_array_length(?3) = 0
+                OR EXISTS (SELECT 1 FROM json_each(CASE WHEN json_valid(concepts) THEN concepts ELSE '[]' END)
+                           WHERE value IN (SELECT value FROM json_each(?3))))
+         ORDER BY created_at_epoch DESC, id DESC LIMIT ?4"
+    ))?;
+    let rows = stmt.query_map(
+        params![
+            json!(keys).to_string(),
+            json!(types).to_string(),
+            json!(concepts).to_string(),
+            limit as i64
+        ],
+        from_row,
+    )?;
+    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+}
+
 /// Observations by id, in the order asked (unknown ids are skipped).
 pub fn by_ids(conn: &Connection, ids: &[i64]) -> Result<Vec<Observation>> {
     super::by_ids(

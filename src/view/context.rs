@@ -3,7 +3,7 @@
 //! `session_start_context` and the TUI's agent view all call `session_start`.
 
 use super::budget::{HOST_LIMIT, Step, fit_index};
-use super::doc::Doc;
+use super::doc::{BlockKind, Doc};
 use super::index::{IndexInput, IndexOptions};
 use super::work_state;
 use crate::model::utf16_len;
@@ -19,11 +19,31 @@ pub struct SessionStart {
     pub limit: usize,
     pub over_budget: bool,
     pub options: IndexOptions,
+    /// The active mode's id.
+    pub mode: String,
+    /// What `[context] types`/`concepts` kept, when set.
+    pub filter: Option<String>,
+    /// Open to-do items across the lists (for the person's summary).
+    pub open_todos: usize,
 }
 
 impl SessionStart {
     pub fn chars(&self) -> usize {
         utf16_len(&self.text)
+    }
+
+    /// Observation rows the index shows (after filters and the budget).
+    pub fn shown_observations(&self) -> usize {
+        self.count(|k| matches!(k, BlockKind::Observation(_) | BlockKind::FullObservation(_)))
+    }
+
+    /// Session (summary) rows the index shows.
+    pub fn shown_sessions(&self) -> usize {
+        self.count(|k| matches!(k, BlockKind::Summary(_)))
+    }
+
+    fn count(&self, f: impl Fn(&BlockKind) -> bool) -> usize {
+        self.index.blocks.iter().filter(|b| f(&b.kind)).count()
     }
 }
 
@@ -35,6 +55,11 @@ pub fn session_start(
     limit: Option<usize>,
 ) -> SessionStart {
     let (ws_doc, cut) = work_state::section(lists, index.now_ms);
+    let open_todos = lists
+        .iter()
+        .flat_map(|l| &l.tasks)
+        .filter(|t| !t.is_closed())
+        .count();
     let ws_text = ws_doc.to_plain();
     let mut steps = Vec::new();
     if cut > 0 {
@@ -62,6 +87,9 @@ pub fn session_start(
         limit: limit.unwrap_or(usize::MAX).min(HOST_LIMIT),
         over_budget: over,
         options: opts,
+        mode: index.mode.id.clone(),
+        filter: index.filter.map(String::from),
+        open_todos,
     }
 }
 
@@ -77,7 +105,15 @@ pub fn load(
     use crate::store::{observations, summaries, work_state as ws_store};
     let options = options_from(settings, full);
     let tz = super::time::Tz::from_setting(&settings.timezone)?;
-    let obs = observations::recent(conn, keys, options.observations)?;
+    let mode = active_mode(settings);
+    let obs = observations::recent_filtered(
+        conn,
+        keys,
+        options.observations,
+        &settings.types,
+        &settings.concepts,
+    )?;
+    let filter = filter_text(settings);
     let sums = summaries::recent(conn, keys, options.sessions.saturating_add(1))?;
     let lists = crate::model::work_state::fold(&ws_store::entries(conn, keys)?);
     let input = IndexInput {
@@ -86,6 +122,8 @@ pub fn load(
         tz: &tz,
         observations: &obs,
         summaries: &sums,
+        mode: &mode,
+        filter: filter.as_deref(),
     };
     Ok(session_start(
         &lists,
@@ -136,12 +174,16 @@ fn empty(
     now_ms: i64,
 ) -> anyhow::Result<SessionStart> {
     let tz = super::time::Tz::from_setting(&settings.timezone)?;
+    let mode = active_mode(settings);
+    let filter = filter_text(settings);
     let input = IndexInput {
         project: project_label,
         now_ms,
         tz: &tz,
         observations: &[],
         summaries: &[],
+        mode: &mode,
+        filter: filter.as_deref(),
     };
     Ok(session_start(
         &[],
@@ -167,4 +209,22 @@ fn options_from(s: &crate::config::ContextSettings, full: bool) -> IndexOptions 
         show_savings_percent: s.show_savings_percent,
         show_last_summary: s.show_last_summary,
     }
+}
+
+/// The mode of these settings; one that cannot be loaded falls back to `code` with a warning in
+/// the log (interactive commands check it first and stop with the reason).
+pub fn active_mode(s: &crate::config::ContextSettings) -> std::sync::Arc<crate::model::mode::Mode> {
+    crate::model::mode::resolve_or_code(&s.mode, &mut |e| crate::logging::warn(e))
+}
+
+/// `types bugfix, decision; concepts gotcha` when the settings filter the index.
+pub fn filter_text(s: &crate::config::ContextSettings) -> Option<String> {
+    let mut parts = Vec::new();
+    if !s.types.is_empty() {
+        parts.push(format!("types {}", s.types.join(", ")));
+    }
+    if !s.concepts.is_empty() {
+        parts.push(format!("concepts {}", s.concepts.join(", ")));
+    }
+    (!parts.is_empty()).then(|| parts.join("; "))
 }
