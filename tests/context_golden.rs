@@ -533,3 +533,76 @@ fn filtered_index_lists_only_the_chosen_types_and_concepts() {
     assert_eq!(all["shown"]["observations"], 8);
     assert!(all["chars"].as_u64() > v["chars"].as_u64());
 }
+
+#[test]
+fn the_person_gets_a_short_coloured_summary_the_model_does_not() {
+    let env = Env::new();
+    let store = Store::open(&env.db_path()).unwrap();
+    for i in 0..3 {
+        observations::insert(
+            &store.conn,
+            &obs(
+                "project",
+                "bugfix",
+                &format!("Fix number {i}"),
+                NOW - (5 - i) * HOUR,
+                900,
+            ),
+        )
+        .unwrap();
+    }
+    for (task, status) in [
+        ("write the test", "todo"),
+        ("ship it", "doing"),
+        ("old", "done"),
+    ] {
+        work_state::append(
+            &store.conn,
+            "project",
+            "release",
+            json!({"task": task, "status": status}).as_object().unwrap(),
+            NOW - HOUR,
+            "agent",
+        )
+        .unwrap();
+    }
+    drop(store);
+    let payload = env.payload(
+        "s",
+        json!({"hook_event_name": "SessionStart", "source": "startup"}),
+    );
+    let run = |show: Option<&str>| {
+        let mut cmd = env.cmd();
+        cmd.env("CMEM_NOW_MS", NOW.to_string())
+            .env("CMEM_CONTEXT_TIMEZONE", "UTC")
+            .env("CMEM_CONTEXT_TYPES", "bugfix")
+            .args(["hook", "session-start"]);
+        if let Some(v) = show {
+            cmd.env("CMEM_CONTEXT_SHOW_USER", v);
+        }
+        common::assert_fail_open(
+            "session-start",
+            &common::run_with_stdin(&mut cmd, payload.to_string().as_bytes()),
+        )
+    };
+    let answer = run(None);
+    let ctx = answer["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    let msg = answer["systemMessage"].as_str().expect("on by default");
+    let chars = ctx.encode_utf16().count();
+    let expected = format!(
+        "\x1b[36mcmem\x1b[0m injected 3 observations, 0 sessions \x1b[2m({} of 10,000 chars, mode code)\x1b[0m\n\
+         \x1b[2m  only types bugfix\x1b[0m\n  2 open to-dos (release)",
+        cmem::view::time::thousands(chars as i64)
+    );
+    assert_eq!(msg, expected);
+    assert!(msg.lines().count() <= 4);
+    assert!(
+        !ctx.contains("injected"),
+        "the person's copy stays out of the model's text"
+    );
+    let off = run(Some("false"));
+    assert!(off.get("systemMessage").is_none(), "{off}");
+    assert_eq!(off["hookSpecificOutput"], answer["hookSpecificOutput"]);
+}

@@ -25,6 +25,8 @@ pub struct SessionStart {
     pub filter: Option<String>,
     /// Open to-do items across the lists (for the person's summary).
     pub open_todos: usize,
+    /// The lists that hold them, most recently written first.
+    pub open_lists: Vec<String>,
 }
 
 impl SessionStart {
@@ -40,6 +42,60 @@ impl SessionStart {
     /// Session (summary) rows the index shows.
     pub fn shown_sessions(&self) -> usize {
         self.count(|k| matches!(k, BlockKind::Summary(_)))
+    }
+
+    /// A few coloured lines for the person (Claude Code's `systemMessage`, which the model does
+    /// not get): what was injected, how big, what the budget dropped, what is still open.
+    pub fn user_summary(&self) -> String {
+        const CYAN: &str = "\x1b[36m";
+        const DIM: &str = "\x1b[2m";
+        const YELLOW: &str = "\x1b[33m";
+        const RESET: &str = "\x1b[0m";
+        let n = |v: usize| super::time::thousands(v as i64);
+        let obs = self.shown_observations();
+        let sessions = self.shown_sessions();
+        let what = if obs + sessions == 0 {
+            "no memory of this project yet (recording this session)".to_string()
+        } else {
+            format!(
+                "{} {}, {} {}",
+                n(obs),
+                crate::text::noun(obs, "observation", "observations"),
+                n(sessions),
+                crate::text::noun(sessions, "session", "sessions")
+            )
+        };
+        let size = if self.limit == usize::MAX {
+            format!("{} chars", n(self.chars()))
+        } else {
+            format!("{} of {} chars", n(self.chars()), n(self.limit))
+        };
+        let mut out = format!(
+            "{CYAN}cmem{RESET} injected {what} {DIM}({size}, mode {}){RESET}",
+            self.mode
+        );
+        if let Some(f) = &self.filter {
+            out.push_str(&format!("\n{DIM}  only {f}{RESET}"));
+        }
+        if !self.steps.is_empty() {
+            let steps: Vec<String> = self.steps.iter().map(|s| s.describe()).collect();
+            out.push_str(&format!("\n{YELLOW}  to fit: {}{RESET}", steps.join("; ")));
+        }
+        if self.open_todos > 0 {
+            let mut lists = self.open_lists.clone();
+            let more = lists.len().saturating_sub(3);
+            lists.truncate(3);
+            let mut names = lists.join(", ");
+            if more > 0 {
+                names.push_str(&format!(" +{more}"));
+            }
+            out.push_str(&format!(
+                "\n  {} open {} ({names})",
+                n(self.open_todos),
+                crate::text::noun(self.open_todos, "to-do", "to-dos")
+            ));
+        }
+        crate::text::bmp_safe(out)
     }
 
     fn count(&self, f: impl Fn(&BlockKind) -> bool) -> usize {
@@ -60,6 +116,11 @@ pub fn session_start(
         .flat_map(|l| &l.tasks)
         .filter(|t| !t.is_closed())
         .count();
+    let open_lists: Vec<String> = lists
+        .iter()
+        .filter(|l| l.tasks.iter().any(|t| !t.is_closed()))
+        .map(|l| crate::text::clip(&crate::text::one_line(&l.label), 40))
+        .collect();
     let ws_text = ws_doc.to_plain();
     let mut steps = Vec::new();
     if cut > 0 {
@@ -90,6 +151,7 @@ pub fn session_start(
         mode: index.mode.id.clone(),
         filter: index.filter.map(String::from),
         open_todos,
+        open_lists,
     }
 }
 
