@@ -10,6 +10,7 @@ mod forget;
 pub mod install;
 mod jsonedit;
 pub mod jsonfile;
+mod keep_memory;
 mod model;
 mod observe;
 mod pipe;
