@@ -65,11 +65,7 @@ impl SessionStart {
                 crate::text::noun(sessions, "session", "sessions")
             )
         };
-        let size = if self.limit == usize::MAX {
-            format!("{} chars", n(self.chars()))
-        } else {
-            format!("{} of {} chars", n(self.chars()), n(self.limit))
-        };
+        let size = format!("{} of {} chars", n(self.chars()), n(self.limit));
         let mut out = format!(
             "{CYAN}cmem{RESET} injected {what} {DIM}({size}, mode {}){RESET}",
             self.mode
