@@ -147,6 +147,15 @@ pub struct ContextSettings {
     pub limit: usize,
     /// `local`, or an IANA zone name such as `Europe/Berlin`.
     pub timezone: String,
+    /// The mode (observation types, symbols, concepts): `code`, `research`, an override such
+    /// as `code--de` or `code--chill`, or a file `<config dir>/modes/<id>.toml`.
+    pub mode: String,
+    /// Only these observation types are listed (empty: all).
+    pub types: Vec<String>,
+    /// Only observations with at least one of these concepts are listed (empty: all).
+    pub concepts: Vec<String>,
+    /// Show the person a short summary of what was injected (Claude Code's `systemMessage`).
+    pub show_user: bool,
 }
 
 impl Default for ContextSettings {
@@ -164,6 +173,10 @@ impl Default for ContextSettings {
             show_last_message: true,
             limit: 10_000,
             timezone: "local".into(),
+            mode: crate::model::mode::DEFAULT_MODE.into(),
+            types: Vec::new(),
+            concepts: Vec::new(),
+            show_user: true,
         }
     }
 }
@@ -311,6 +324,10 @@ env_keys! {
     "CMEM_CONTEXT_SHOW_LAST_MESSAGE" => "context.show_last_message" => context.show_last_message;
     "CMEM_CONTEXT_LIMIT" => "context.limit" => context.limit;
     "CMEM_CONTEXT_TIMEZONE" => "context.timezone" => context.timezone;
+    "CMEM_MODE" => "context.mode" => context.mode;
+    "CMEM_CONTEXT_TYPES" => "context.types" => context.types;
+    "CMEM_CONTEXT_CONCEPTS" => "context.concepts" => context.concepts;
+    "CMEM_CONTEXT_SHOW_USER" => "context.show_user" => context.show_user;
     "CMEM_OBSERVER_RULES" => "observer.rules" => observer.rules;
     "CMEM_OBSERVER_COMMAND" => "observer.command" => observer.command;
     "CMEM_OBSERVER_TIMEOUT_SECS" => "observer.timeout_secs" => observer.timeout_secs;
@@ -387,6 +404,9 @@ impl Settings {
             && let Err(why) = crate::clock::load_zone(zone)
         {
             return Err(("context.timezone".into(), why));
+        }
+        if let Err(e) = crate::model::mode::check_id(self.context.mode.trim()) {
+            return Err(("context.mode".into(), e.to_string()));
         }
         if self.observer.timeout_secs == 0 {
             return Err(("observer.timeout_secs".into(), "must be at least 1".into()));

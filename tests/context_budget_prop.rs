@@ -177,7 +177,8 @@ proptest! {
         let lists = fold(&work_entries(&mut rng, n_work, now));
         let project = text(&mut rng, project_len);
         let tz = Tz::utc();
-        let input = IndexInput { project: &project, now_ms: now, tz: &tz, observations: &obs, summaries: &sums };
+        let mode = cmem::model::mode::code();
+        let input = IndexInput { project: &project, now_ms: now, tz: &tz, observations: &obs, summaries: &sums, mode: &mode, filter: None };
         let options = IndexOptions {
             observations: obs_limit,
             sessions,

@@ -354,3 +354,255 @@ fn json_output_reports_length_limit_and_dropped_items() {
     assert!(v["chars"].as_u64().unwrap() > 10_000);
     assert!(v["limit"].is_null());
 }
+
+/// `context()` with extra environment variables.
+fn context_env(env: &Env, vars: &[(&str, &str)], args: &[&str]) -> String {
+    let mut cmd = env.cmd();
+    cmd.env("CMEM_NOW_MS", NOW.to_string())
+        .env("CMEM_CONTEXT_TIMEZONE", "UTC");
+    for (k, v) in vars {
+        cmd.env(k, v);
+    }
+    let out = cmd.arg("context").args(args).output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Mixed observations: code types, research types, one type no mode knows, several concepts.
+fn mixed_store(env: &Env) {
+    let store = Store::open(&env.db_path()).unwrap();
+    let base = NOW - 6 * HOUR;
+    for (i, (t, title, concept)) in [
+        (
+            "question",
+            "Does WAL mode survive a crash mid-checkpoint?",
+            "background",
+        ),
+        ("source", "Read the SQLite WAL documentation", "method"),
+        (
+            "bugfix",
+            "Fixed the checkpoint starvation under load",
+            "problem-solution",
+        ),
+        (
+            "finding",
+            "Checkpoints never run while a reader holds a snapshot",
+            "gotcha",
+        ),
+        (
+            "contradiction",
+            "Blog post says WAL needs fsync; docs disagree",
+            "limitation",
+        ),
+        (
+            "hunch",
+            "Maybe the busy timeout is too short",
+            "open-question",
+        ),
+        (
+            "decision",
+            "Keep synchronous=NORMAL in WAL mode",
+            "trade-off",
+        ),
+        (
+            "conclusion",
+            "WAL survives crashes; only the last commits may roll back",
+            "result",
+        ),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let mut o = obs("lab", t, title, base + i as i64 * 20 * 60_000, 800);
+        o.body.concepts = vec![concept.into()];
+        observations::insert(&store.conn, &o).unwrap();
+    }
+}
+
+#[test]
+fn index_in_the_research_mode() {
+    let env = Env::new();
+    mixed_store(&env);
+    let text = context_env(&env, &[("CMEM_MODE", "research")], &["--project", "lab"]);
+    assert!(text.contains("Mode: Research (research)"), "{text}");
+    // The research types get their own symbols; code and unknown types are kept, with a dot.
+    assert!(text.contains("≠ Blog post"), "{text}");
+    assert!(text.contains("· Fixed the checkpoint"), "{text}");
+    assert!(text.contains("· Maybe the busy timeout"), "{text}");
+    golden("mode-research", &text);
+}
+
+#[test]
+fn index_in_an_override_mode_and_a_user_override() {
+    let env = Env::new();
+    mixed_store(&env);
+    let de = context_env(&env, &[("CMEM_MODE", "code--de")], &["--project", "lab"]);
+    assert!(de.contains("Mode: Code-Entwicklung (code--de)"), "{de}");
+    golden("mode-code-de", &de);
+
+    // A user override in the config dir: a symbol changed, a type added, the rest inherited.
+    let dir = env.root().join("config/cmem/modes");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("code--lab.json"),
+        r#"{"name": "Code + lab notes",
+            "observation_types": [
+              {"id": "decision", "emoji": "▶"},
+              {"id": "hunch", "label": "Hunch", "emoji": "~", "work_emoji": "⌕"}]}"#,
+    )
+    .unwrap();
+    let lab = context_env(&env, &[("CMEM_MODE", "code--lab")], &["--project", "lab"]);
+    assert!(lab.contains("▶ Keep synchronous=NORMAL"), "{lab}");
+    assert!(lab.contains("~ Maybe the busy timeout"), "{lab}");
+    assert!(lab.contains("● Fixed the checkpoint"), "inherited: {lab}");
+    golden("mode-user-override", &lab);
+
+    // A broken mode stops `cmem context` with the reason, and `cmem config` names it too.
+    std::fs::write(
+        dir.join("code--astral.json"),
+        r#"{"observation_types": [{"id": "bugfix", "emoji": "🔴"}]}"#,
+    )
+    .unwrap();
+    let out = env
+        .cmd()
+        .env("CMEM_MODE", "code--astral")
+        .args(["context", "--project", "lab"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("Basic Multilingual Plane"), "{err}");
+    // The hook falls back to the code mode and still injects the memory.
+    let payload = env.payload(
+        "s",
+        json!({"hook_event_name": "SessionStart", "source": "startup"}),
+    );
+    let mut cmd = env.cmd();
+    cmd.env("CMEM_MODE", "code--astral")
+        .args(["hook", "session-start"]);
+    let answer = common::assert_fail_open(
+        "session-start",
+        &common::run_with_stdin(&mut cmd, payload.to_string().as_bytes()),
+    );
+    let ctx = answer["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    assert!(ctx.contains("Mode: Code Development (code)"), "{ctx}");
+
+    let config = env.run_stdout(&["config"]);
+    assert!(
+        config.contains("# mode:        Code Development (code): 9 types, 7 concepts; built-in"),
+        "{config}"
+    );
+}
+
+#[test]
+fn filtered_index_lists_only_the_chosen_types_and_concepts() {
+    let env = Env::new();
+    mixed_store(&env);
+    let vars = [
+        ("CMEM_CONTEXT_TYPES", "decision,bugfix,finding"),
+        ("CMEM_CONTEXT_CONCEPTS", "trade-off, gotcha"),
+    ];
+    let text = context_env(&env, &vars, &["--project", "lab"]);
+    assert!(
+        text.contains("Showing only: types decision, bugfix, finding; concepts trade-off, gotcha")
+    );
+    assert!(text.contains("Keep synchronous=NORMAL"), "{text}");
+    assert!(text.contains("Checkpoints never run"), "{text}");
+    assert!(
+        !text.contains("Fixed the checkpoint"),
+        "bugfix lacks the concepts: {text}"
+    );
+    golden("filtered", &text);
+    let json = context_env(&env, &vars, &["--project", "lab", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["shown"]["observations"], 2, "{v}");
+    assert_eq!(
+        v["filter"]["types"],
+        json!(["decision", "bugfix", "finding"])
+    );
+    assert_eq!(v["mode"], "code");
+    let all = context_env(&env, &[], &["--project", "lab", "--json"]);
+    let all: serde_json::Value = serde_json::from_str(&all).unwrap();
+    assert_eq!(all["shown"]["observations"], 8);
+    assert!(all["chars"].as_u64() > v["chars"].as_u64());
+}
+
+#[test]
+fn the_person_gets_a_short_coloured_summary_the_model_does_not() {
+    let env = Env::new();
+    let store = Store::open(&env.db_path()).unwrap();
+    for i in 0..3 {
+        observations::insert(
+            &store.conn,
+            &obs(
+                "project",
+                "bugfix",
+                &format!("Fix number {i}"),
+                NOW - (5 - i) * HOUR,
+                900,
+            ),
+        )
+        .unwrap();
+    }
+    for (task, status) in [
+        ("write the test", "todo"),
+        ("ship it", "doing"),
+        ("old", "done"),
+    ] {
+        work_state::append(
+            &store.conn,
+            "project",
+            "release",
+            json!({"task": task, "status": status}).as_object().unwrap(),
+            NOW - HOUR,
+            "agent",
+        )
+        .unwrap();
+    }
+    drop(store);
+    let payload = env.payload(
+        "s",
+        json!({"hook_event_name": "SessionStart", "source": "startup"}),
+    );
+    let run = |show: Option<&str>| {
+        let mut cmd = env.cmd();
+        cmd.env("CMEM_NOW_MS", NOW.to_string())
+            .env("CMEM_CONTEXT_TIMEZONE", "UTC")
+            .env("CMEM_CONTEXT_TYPES", "bugfix")
+            .args(["hook", "session-start"]);
+        if let Some(v) = show {
+            cmd.env("CMEM_CONTEXT_SHOW_USER", v);
+        }
+        common::assert_fail_open(
+            "session-start",
+            &common::run_with_stdin(&mut cmd, payload.to_string().as_bytes()),
+        )
+    };
+    let answer = run(None);
+    let ctx = answer["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    let msg = answer["systemMessage"].as_str().expect("on by default");
+    let chars = ctx.encode_utf16().count();
+    let expected = format!(
+        "\x1b[36mcmem\x1b[0m injected 3 observations, 0 sessions \x1b[2m({} of 10,000 chars, mode code)\x1b[0m\n\
+         \x1b[2m  only types bugfix\x1b[0m\n  2 open to-dos (release)",
+        cmem::view::time::thousands(chars as i64)
+    );
+    assert_eq!(msg, expected);
+    assert!(msg.lines().count() <= 4);
+    assert!(
+        !ctx.contains("injected"),
+        "the person's copy stays out of the model's text"
+    );
+    let off = run(Some("false"));
+    assert!(off.get("systemMessage").is_none(), "{off}");
+    assert_eq!(off["hookSpecificOutput"], answer["hookSpecificOutput"]);
+}

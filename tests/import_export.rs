@@ -291,3 +291,116 @@ fn markdown_export_keeps_the_index_within_claude_codes_limits() {
         "every observation is in a topic file"
     );
 }
+
+#[test]
+fn keep_maintains_cmems_part_of_an_auto_memory_folder_and_nothing_else() {
+    let env = Env::new();
+    env.run_stdout(&[
+        "dev",
+        "generate",
+        "--observations",
+        "400",
+        "--projects",
+        "acme-api",
+        "--db",
+        env.db_path().to_str().unwrap(),
+    ]);
+    let folder = env.root().join("memory");
+    // A checkout whose project key is the generated project's.
+    let checkout = env.root().join("acme-api");
+    std::fs::create_dir_all(&checkout).unwrap();
+    let keep = || {
+        let out = env
+            .cmd()
+            .current_dir(&checkout)
+            .args(["export", "--format", "markdown", "--keep", "--out"])
+            .arg(&folder)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    std::fs::create_dir_all(&folder).unwrap();
+    // Claude's own index (150 lines) and topic file; a file cmem wrote once but no longer
+    // makes; a name in cmem's list that is not cmem's to remove.
+    let own: String = (0..150).map(|i| format!("- my note {i}\n")).collect();
+    std::fs::write(folder.join("MEMORY.md"), &own).unwrap();
+    std::fs::write(folder.join("debugging.md"), "mine").unwrap();
+    std::fs::write(folder.join("cmem-gone.md"), "stale").unwrap();
+    std::fs::write(folder.join("notes.md"), "mine too").unwrap();
+    std::fs::write(folder.join(".cmem-files"), "cmem-gone.md\nnotes.md\n").unwrap();
+
+    let out = keep();
+    assert!(out.contains("1 removed"), "{out}");
+    let index = std::fs::read_to_string(folder.join("MEMORY.md")).unwrap();
+    assert!(
+        index.starts_with(&own),
+        "Claude's own lines stay first, byte for byte"
+    );
+    assert!(index.contains("<cmem-context>") && index.trim_end().ends_with("</cmem-context>"));
+    assert!(
+        index.lines().count() <= 200,
+        "{} lines",
+        index.lines().count()
+    );
+    assert!(index.len() <= 25_000);
+    assert_eq!(
+        std::fs::read_to_string(folder.join("debugging.md")).unwrap(),
+        "mine"
+    );
+    assert_eq!(
+        std::fs::read_to_string(folder.join("notes.md")).unwrap(),
+        "mine too"
+    );
+    assert!(!folder.join("cmem-gone.md").exists());
+    let listed = std::fs::read_to_string(folder.join(".cmem-files")).unwrap();
+    assert!(!listed.is_empty());
+    for name in listed.lines() {
+        assert!(
+            name.starts_with("cmem-") && folder.join(name).is_file(),
+            "{name}"
+        );
+    }
+    // Nothing new: nothing changes.
+    let again = keep();
+    assert!(again.contains("0 changed, 0 removed"), "{again}");
+
+    // A new observation in a new area; the session end refreshes the folder in the background.
+    let store = cmem::store::Store::open(&env.db_path()).unwrap();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64;
+    let o = cmem::store::observations::NewObservation {
+        project: "acme-api".into(),
+        body: cmem::model::ObservationBody {
+            obs_type: "feature".into(),
+            title: Some("Added the ledger exporter".into()),
+            files_modified: vec!["ledger/export.rs".into()],
+            ..Default::default()
+        },
+        created_at: now,
+        source: "test".into(),
+        ..Default::default()
+    };
+    cmem::store::observations::insert(&store.conn, &o).unwrap();
+    drop(store);
+    let mut end = env.payload(
+        "s",
+        json!({"hook_event_name": "SessionEnd", "reason": "exit"}),
+    );
+    end["cwd"] = json!(checkout);
+    env.hook("session-end", &end);
+    let topic = folder.join("cmem-ledger.md");
+    let start = std::time::Instant::now();
+    while !topic.exists() && start.elapsed() < std::time::Duration::from_secs(20) {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert!(topic.exists(), "the session end refreshed the kept folder");
+    let index = std::fs::read_to_string(folder.join("MEMORY.md")).unwrap();
+    assert!(index.starts_with(&own));
+}

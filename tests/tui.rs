@@ -1049,7 +1049,11 @@ fn help_says_what_keys_do_and_shows_every_symbol() {
     assert!(screen.contains("\" in the time column"), "{screen}");
     // The prompt's glyph: distinct from the ditto, in the legend the agent gets too.
     assert_eq!(cmem::view::timeline::PROMPT_SYMBOL, '❯');
-    assert!(cmem::view::index::legend_line().plain().contains("❯prompt"));
+    assert!(
+        cmem::view::index::legend_line(&cmem::model::mode::code())
+            .plain()
+            .contains("❯prompt")
+    );
 }
 
 #[test]

@@ -45,7 +45,23 @@ pub fn run(args: &ConfigArgs) -> Result<ExitCode> {
     if !overridden.is_empty() {
         println!("# from the environment: {}", overridden.join(", "));
     }
+    let mode = crate::model::mode::resolve(&loaded.settings.context.mode);
+    match &mode {
+        Ok(m) => println!(
+            "# mode:        {} ({}): {} types, {} concepts; {}",
+            m.name,
+            m.id,
+            m.types.len(),
+            m.concepts.len(),
+            m.source
+        ),
+        Err(e) => println!("# mode:        cannot load: {e:#}"),
+    }
     println!();
     print!("{}", toml::to_string_pretty(&loaded.settings)?);
-    Ok(ExitCode::SUCCESS)
+    Ok(if mode.is_ok() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }

@@ -3,10 +3,11 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use clap::Args;
 use serde_json::json;
 
+use crate::config::Settings;
 use crate::project::{self, ProjectKeys};
 use crate::store::Wait;
 use crate::view::context;
@@ -25,15 +26,27 @@ pub struct ContextArgs {
     /// Print JSON: the text plus its length, the limit and what the budget dropped
     #[arg(long)]
     json: bool,
+    /// The per-file index instead: a table per file (ID, time, type, title, ~tokens to read),
+    /// for the whole project or for the files under DIR
+    #[arg(long, value_name = "DIR")]
+    by_file: Option<Option<PathBuf>>,
+    /// With --by-file: at most this many observations (default: [context] observations)
+    #[arg(long, requires = "by_file")]
+    limit: Option<usize>,
 }
 
 pub fn run(args: &ContextArgs) -> Result<ExitCode> {
     let settings = crate::config::load()?.settings;
+    if let Some(dir) = &args.by_file {
+        return by_file(args, dir.as_deref(), &settings);
+    }
     let keys = match (&args.project, &args.cwd) {
         (Some(p), _) => ProjectKeys::named(p),
         (None, Some(dir)) => project::resolve(&std::path::absolute(dir)?),
         (None, None) => project::resolve(&std::env::current_dir()?),
     };
+    // A mode that cannot load stops here with the reason; hooks fall back to `code` instead.
+    crate::model::mode::resolve(&settings.context.mode)?;
     let now = crate::clock::now_ms();
     let db = settings.db_path();
     let ctx = context::from_db(&db, Wait::Normal, &keys, &settings.context, now, args.full)?;
@@ -44,6 +57,15 @@ pub fn run(args: &ContextArgs) -> Result<ExitCode> {
             "chars": ctx.chars(),
             "limit": if args.full { None } else { Some(ctx.limit) },
             "over_budget": ctx.over_budget,
+            "mode": ctx.mode,
+            "filter": {
+                "types": settings.context.types,
+                "concepts": settings.context.concepts,
+            },
+            "shown": {
+                "observations": ctx.shown_observations(),
+                "sessions": ctx.shown_sessions(),
+            },
             "dropped": ctx.steps.iter().map(|s| json!({"step": s, "text": s.describe()})).collect::<Vec<_>>(),
             "text": ctx.text,
         });
@@ -52,4 +74,72 @@ pub fn run(args: &ContextArgs) -> Result<ExitCode> {
         println!("{}", ctx.text);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn by_file(
+    args: &ContextArgs,
+    dir: Option<&std::path::Path>,
+    settings: &Settings,
+) -> Result<ExitCode> {
+    crate::model::mode::resolve(&settings.context.mode)?;
+    let (keys, rel) = if let Some(dir) = dir {
+        dir_keys(dir, args.project.as_deref())?
+    } else {
+        let keys = match (&args.project, &args.cwd) {
+            (Some(p), _) => ProjectKeys::named(p),
+            (None, Some(d)) => project::resolve(&std::path::absolute(d)?),
+            (None, None) => project::resolve(&std::env::current_dir()?),
+        };
+        (keys, String::new())
+    };
+    let store = open_if_exists(settings)?;
+    let limit = args.limit.unwrap_or(settings.context.observations);
+    let text = crate::view::by_file::load(
+        store.as_ref().map(|s| &s.conn),
+        &keys,
+        &rel,
+        &settings.context,
+        limit,
+    )?;
+    if args.json {
+        let out = json!({"project": keys.primary, "dir": rel, "chars": crate::model::utf16_len(&text), "text": text});
+        println!("{}", serde_json::to_string_pretty(&out)?);
+    } else {
+        println!("{text}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The project of a directory and the directory's path relative to the project root.
+pub fn dir_keys(dir: &std::path::Path, project: Option<&str>) -> Result<(ProjectKeys, String)> {
+    let abs =
+        std::path::absolute(dir).with_context(|| format!("cannot resolve {}", dir.display()))?;
+    anyhow::ensure!(
+        abs.is_dir(),
+        "{} is not a directory (give the directory whose files the table is about)",
+        dir.display()
+    );
+    let resolved = project::resolve(&abs);
+    let rel = abs
+        .strip_prefix(&resolved.root)
+        .map(|r| r.to_string_lossy().trim_matches('/').to_string())
+        .unwrap_or_default();
+    let keys = match project {
+        Some(p) => ProjectKeys {
+            primary: p.to_string(),
+            all: vec![p.to_string()],
+            root: resolved.root,
+        },
+        None => resolved,
+    };
+    Ok((keys, rel))
+}
+
+/// The store, or `None` when there is no database yet (an empty memory, not an error).
+pub fn open_if_exists(settings: &Settings) -> Result<Option<crate::store::Store>> {
+    let db = settings.db_path();
+    if !db.exists() {
+        return Ok(None);
+    }
+    Ok(Some(crate::store::Store::open_with(&db, Wait::Normal)?))
 }

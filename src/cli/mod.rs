@@ -1,5 +1,6 @@
 //! Command-line dispatch. Each subcommand family lives in its own file.
 
+mod claude_md;
 mod code;
 mod config_cmd;
 mod context;
@@ -9,6 +10,7 @@ mod forget;
 pub mod install;
 mod jsonedit;
 pub mod jsonfile;
+mod keep_memory;
 mod model;
 mod observe;
 mod pipe;
@@ -51,6 +53,8 @@ enum Command {
     Doctor(doctor::DoctorArgs),
     /// Print the context a new session in this project would start with
     Context(context::ContextArgs),
+    /// Write each directory's per-file memory table into DIR/CLAUDE.md (between <cmem-context> markers)
+    ClaudeMd(claude_md::ClaudeMdArgs),
     /// The sentence-embedding model of semantic search: status, install one from a directory
     Model(model::ModelArgs),
     /// Show the effective settings, the config file path, or the defaults
@@ -102,6 +106,7 @@ pub fn main() -> ExitCode {
         Command::Uninstall(args) => install::run(&args, install::Action::Uninstall),
         Command::Doctor(args) => doctor::run(&args),
         Command::Context(args) => context::run(&args),
+        Command::ClaudeMd(args) => claude_md::run(&args),
         Command::Model(args) => model::run(&args),
         Command::Config(args) => config_cmd::run(&args),
         Command::Observe(args) => observe::run(&args),

@@ -154,12 +154,49 @@ pub struct ExportArgs {
     /// Only these projects (repeat for several; default: all)
     #[arg(long, short)]
     project: Vec<String>,
+    /// markdown: keep one project's Claude Code auto-memory folder current (default folder:
+    /// ~/.claude/projects/<project path>/memory). Writes only cmem's section of MEMORY.md and
+    /// its cmem-*.md files, and refreshes them at every session end from then on
+    #[arg(long)]
+    keep: bool,
+}
+
+/// `--format markdown --keep`: one project, into its auto-memory folder, registered for
+/// refreshing at session end.
+fn keep(args: &ExportArgs, settings: &crate::config::Settings, store: &Store) -> Result<ExitCode> {
+    if args.project.len() > 1 {
+        bail!("--keep keeps one project's folder: give at most one --project");
+    }
+    let here = crate::project::resolve(&std::env::current_dir()?);
+    let keys = match args.project.first() {
+        Some(p) => crate::project::ProjectKeys::named(p),
+        None => here.clone(),
+    };
+    let folder = match &args.out {
+        Some(dir) => std::path::absolute(dir)?,
+        None if args.project.is_empty() => super::keep_memory::default_folder(&here.root),
+        None => bail!("--keep with --project needs --out DIR (the folder to keep current)"),
+    };
+    let tz = crate::view::time::Tz::from_setting(&settings.context.timezone)?;
+    let obs = observations::recent(&store.conn, &keys.all, usize::MAX >> 1)?;
+    let sums = summaries::recent(&store.conn, &keys.all, usize::MAX >> 1)?;
+    let kept = super::keep_memory::write(&folder, &keys.primary, &obs, &sums, &tz)?;
+    crate::store::kept::register(&settings.data_dir(), &keys.primary, &folder)?;
+    println!(
+        "{}: MEMORY.md (cmem section) + {}; {} changed, {} removed; refreshed at every session end",
+        folder.display(),
+        plural(kept.topics, "cmem topic file", "cmem topic files"),
+        kept.changed,
+        kept.removed
+    );
+    Ok(ExitCode::SUCCESS)
 }
 
 pub fn export(args: &ExportArgs) -> Result<ExitCode> {
     let settings = crate::config::load()?.settings;
     let store = Store::open_existing(&settings.db_path())?;
     match args.format {
+        Format::Jsonl if args.keep => bail!("--keep works with --format markdown"),
         Format::Jsonl => {
             let filter = jsonl::Filter {
                 projects: args.project.clone(),
@@ -184,6 +221,7 @@ pub fn export(args: &ExportArgs) -> Result<ExitCode> {
                 parts.join(", ")
             );
         }
+        Format::Markdown if args.keep => return keep(args, &settings, &store),
         Format::Markdown => {
             let Some(dir) = &args.out else {
                 bail!("--format markdown writes a folder: give it with --out DIR");

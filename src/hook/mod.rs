@@ -10,6 +10,7 @@ pub mod capture;
 pub(crate) mod deadline;
 pub mod event;
 pub mod fields;
+mod kept;
 pub mod payload;
 pub mod read_gate;
 mod session_start;
@@ -158,6 +159,7 @@ fn handle(event: HookEvent, settings: &Settings, deadline: Instant) -> Result<Op
             read_gate::answer(&payload, settings, deadline).context("pre-tool-use (read gate)")
         }
         _ => {
+            let end_cwd = (event == HookEvent::SessionEnd).then(|| capture::event_cwd(&payload));
             match capture::build(event, payload, settings, clock::now_ms())
                 .context("invalid hook payload")?
             {
@@ -170,6 +172,9 @@ fn handle(event: HookEvent, settings: &Settings, deadline: Instant) -> Result<Op
                     );
                     if let Some(store) = store.filter(|_| closes_turn) {
                         observe_closed_turns(store, settings, deadline);
+                    }
+                    if let Some(cwd) = end_cwd {
+                        kept::refresh(&cwd, settings);
                     }
                 }
                 Err(skip) => logging::debug(format!("not stored: {skip:?}")),

@@ -38,8 +38,9 @@ pub fn answer(payload: &Payload, settings: &Settings, deadline: Instant) -> Resu
             ctx.limit
         ));
     }
-    Ok(Some(
-        json!({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": ctx.text}})
-            .to_string(),
-    ))
+    let mut answer = json!({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": ctx.text}});
+    if settings.context.show_user {
+        answer["systemMessage"] = ctx.user_summary().into();
+    }
+    Ok(Some(answer.to_string()))
 }

@@ -1,5 +1,6 @@
 //! The domain: observation types and concepts, and the rows the views render.
 
+pub mod mode;
 pub mod work_state;
 
 use serde::{Deserialize, Serialize};

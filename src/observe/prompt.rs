@@ -5,7 +5,6 @@
 use serde_json::Value;
 
 use crate::clock::format_utc_iso;
-use crate::model::{CONCEPTS, ObsType};
 use crate::store::turns::{ToolRow, TurnRow};
 
 /// Longer fields are cut: 60 % head, 30 % tail.
@@ -41,12 +40,22 @@ fn pretty(raw: Option<&str>) -> String {
 }
 
 fn instructions() -> String {
-    let types: Vec<&str> = ObsType::ALL.iter().map(|t| t.id()).collect();
+    // The types, concepts and focus come from the active mode (`[context] mode`).
+    let mode = crate::model::mode::active();
+    let focus = mode.recording_focus.clone().unwrap_or_else(|| {
+        "Write down what is worth remembering in later sessions (what was built, fixed, changed, \
+learned or decided), not what you are doing now."
+            .into()
+    });
+    let skip = mode
+        .skip_guidance
+        .as_deref()
+        .map(|s| format!(" {s}"))
+        .unwrap_or_default();
     format!(
         "You are the memory observer of a coding agent. Below is one turn of its session: the \
-user's request and every tool call the agent made, with results. Write down what is worth \
-remembering in later sessions (what was built, fixed, changed, learned or decided), not what \
-you are doing now. Answer only with XML in this form:
+user's request and every tool call the agent made, with results. {focus}{skip} Answer only with \
+XML in this form:
 
 <observation>
   <type>one of: {types}</type>
@@ -66,8 +75,8 @@ summarize the turn:
 
 or <skip_summary reason=\"why\"/> when the turn did nothing.
 ",
-        types = types.join(", "),
-        concepts = CONCEPTS.join(", ")
+        types = mode.type_ids().join(", "),
+        concepts = mode.concept_ids().join(", ")
     )
 }
 

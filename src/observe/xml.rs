@@ -5,7 +5,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::model::{CONCEPTS, ObsType, ObservationBody, SummaryBody};
+use crate::model::{CONCEPTS, ObservationBody, SummaryBody};
 
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Reply {
@@ -86,7 +86,8 @@ fn strip_fence(text: &str) -> &str {
 }
 
 fn parse_observation(block: &str) -> Option<ObservationBody> {
-    let obs_type = field(block, "type").unwrap_or_else(|| ObsType::ALL[0].id().to_string());
+    let obs_type = field(block, "type")
+        .unwrap_or_else(|| crate::model::mode::active().default_type().to_string());
     let type_key = obs_type.trim().to_ascii_lowercase();
     let concepts: Vec<String> = items(block, "concepts", "concept")
         .into_iter()

@@ -12,6 +12,7 @@ pub mod dropped;
 pub mod forget;
 pub mod ingest;
 pub mod jsonl;
+pub mod kept;
 mod migrations;
 pub mod observations;
 pub mod prompts;

@@ -45,6 +45,65 @@ pub fn recent(conn: &Connection, projects: &[String], limit: usize) -> Result<Ve
     )
 }
 
+/// `recent`, keeping only observations of one of `types` and with at least one of `concepts`
+/// (an empty list keeps everything), so the limit counts what is kept.
+pub fn recent_filtered(
+    conn: &Connection,
+    projects: &[String],
+    limit: usize,
+    types: &[String],
+    concepts: &[String],
+) -> Result<Vec<Observation>> {
+    if types.is_empty() && concepts.is_empty() {
+        return recent(conn, projects, limit);
+    }
+    filtered(conn, projects, limit, types, concepts, &[])
+}
+
+/// The newest observations of `projects` that pass the type/concept filters (empty: all) and,
+/// when `prefixes` is not empty, read or modified a file whose path starts with one of them.
+pub fn filtered(
+    conn: &Connection,
+    projects: &[String],
+    limit: usize,
+    types: &[String],
+    concepts: &[String],
+    prefixes: &[String],
+) -> Result<Vec<Observation>> {
+    let keys: Vec<String> = projects.iter().map(|p| p.to_lowercase()).collect();
+    let types: Vec<String> = types.iter().map(|t| t.trim().to_lowercase()).collect();
+    let under = |column: &str| {
+        format!(
+            "EXISTS (SELECT 1 FROM json_each(CASE WHEN json_valid({column}) THEN {column} ELSE '[]' END) f,
+                            json_each(?4) p
+                     WHERE substr(f.value, 1, length(p.value)) = p.value)"
+        )
+    };
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM observations
+         WHERE lower(project) IN (SELECT value FROM json_each(?1))
+           AND (json_array_length(?2) = 0 OR lower(type) IN (SELECT value FROM json_each(?2)))
+           AND (json_array_length(?3) = 0
+                OR EXISTS (SELECT 1 FROM json_each(CASE WHEN json_valid(concepts) THEN concepts ELSE '[]' END)
+                           WHERE value IN (SELECT value FROM json_each(?3))))
+           AND (json_array_length(?4) = 0 OR {} OR {})
+         ORDER BY created_at_epoch DESC, id DESC LIMIT ?5",
+        under("files_read"),
+        under("files_modified")
+    ))?;
+    let rows = stmt.query_map(
+        params![
+            json!(keys).to_string(),
+            json!(types).to_string(),
+            json!(concepts).to_string(),
+            json!(prefixes).to_string(),
+            limit as i64
+        ],
+        from_row,
+    )?;
+    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+}
+
 /// Observations by id, in the order asked (unknown ids are skipped).
 pub fn by_ids(conn: &Connection, ids: &[i64]) -> Result<Vec<Observation>> {
     super::by_ids(

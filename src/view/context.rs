@@ -3,7 +3,7 @@
 //! `session_start_context` and the TUI's agent view all call `session_start`.
 
 use super::budget::{HOST_LIMIT, Step, fit_index};
-use super::doc::Doc;
+use super::doc::{BlockKind, Doc};
 use super::index::{IndexInput, IndexOptions};
 use super::work_state;
 use crate::model::utf16_len;
@@ -19,11 +19,83 @@ pub struct SessionStart {
     pub limit: usize,
     pub over_budget: bool,
     pub options: IndexOptions,
+    /// The active mode's id.
+    pub mode: String,
+    /// What `[context] types`/`concepts` kept, when set.
+    pub filter: Option<String>,
+    /// Open to-do items across the lists (for the person's summary).
+    pub open_todos: usize,
+    /// The lists that hold them, most recently written first.
+    pub open_lists: Vec<String>,
 }
 
 impl SessionStart {
     pub fn chars(&self) -> usize {
         utf16_len(&self.text)
+    }
+
+    /// Observation rows the index shows (after filters and the budget).
+    pub fn shown_observations(&self) -> usize {
+        self.count(|k| matches!(k, BlockKind::Observation(_) | BlockKind::FullObservation(_)))
+    }
+
+    /// Session (summary) rows the index shows.
+    pub fn shown_sessions(&self) -> usize {
+        self.count(|k| matches!(k, BlockKind::Summary(_)))
+    }
+
+    /// A few coloured lines for the person (Claude Code's `systemMessage`, which the model does
+    /// not get): what was injected, how big, what the budget dropped, what is still open.
+    pub fn user_summary(&self) -> String {
+        const CYAN: &str = "\x1b[36m";
+        const DIM: &str = "\x1b[2m";
+        const YELLOW: &str = "\x1b[33m";
+        const RESET: &str = "\x1b[0m";
+        let n = |v: usize| super::time::thousands(v as i64);
+        let obs = self.shown_observations();
+        let sessions = self.shown_sessions();
+        let what = if obs + sessions == 0 {
+            "no memory of this project yet (recording this session)".to_string()
+        } else {
+            format!(
+                "{} {}, {} {}",
+                n(obs),
+                crate::text::noun(obs, "observation", "observations"),
+                n(sessions),
+                crate::text::noun(sessions, "session", "sessions")
+            )
+        };
+        let size = format!("{} of {} chars", n(self.chars()), n(self.limit));
+        let mut out = format!(
+            "{CYAN}cmem{RESET} injected {what} {DIM}({size}, mode {}){RESET}",
+            self.mode
+        );
+        if let Some(f) = &self.filter {
+            out.push_str(&format!("\n{DIM}  only {f}{RESET}"));
+        }
+        if !self.steps.is_empty() {
+            let steps: Vec<String> = self.steps.iter().map(|s| s.describe()).collect();
+            out.push_str(&format!("\n{YELLOW}  to fit: {}{RESET}", steps.join("; ")));
+        }
+        if self.open_todos > 0 {
+            let mut lists = self.open_lists.clone();
+            let more = lists.len().saturating_sub(3);
+            lists.truncate(3);
+            let mut names = lists.join(", ");
+            if more > 0 {
+                names.push_str(&format!(" +{more}"));
+            }
+            out.push_str(&format!(
+                "\n  {} open {} ({names})",
+                n(self.open_todos),
+                crate::text::noun(self.open_todos, "to-do", "to-dos")
+            ));
+        }
+        crate::text::bmp_safe(out)
+    }
+
+    fn count(&self, f: impl Fn(&BlockKind) -> bool) -> usize {
+        self.index.blocks.iter().filter(|b| f(&b.kind)).count()
     }
 }
 
@@ -35,6 +107,16 @@ pub fn session_start(
     limit: Option<usize>,
 ) -> SessionStart {
     let (ws_doc, cut) = work_state::section(lists, index.now_ms);
+    let open_todos = lists
+        .iter()
+        .flat_map(|l| &l.tasks)
+        .filter(|t| !t.is_closed())
+        .count();
+    let open_lists: Vec<String> = lists
+        .iter()
+        .filter(|l| l.tasks.iter().any(|t| !t.is_closed()))
+        .map(|l| crate::text::clip(&crate::text::one_line(&l.label), 40))
+        .collect();
     let ws_text = ws_doc.to_plain();
     let mut steps = Vec::new();
     if cut > 0 {
@@ -62,6 +144,10 @@ pub fn session_start(
         limit: limit.unwrap_or(usize::MAX).min(HOST_LIMIT),
         over_budget: over,
         options: opts,
+        mode: index.mode.id.clone(),
+        filter: index.filter.map(String::from),
+        open_todos,
+        open_lists,
     }
 }
 
@@ -77,7 +163,15 @@ pub fn load(
     use crate::store::{observations, summaries, work_state as ws_store};
     let options = options_from(settings, full);
     let tz = super::time::Tz::from_setting(&settings.timezone)?;
-    let obs = observations::recent(conn, keys, options.observations)?;
+    let mode = active_mode(settings);
+    let obs = observations::recent_filtered(
+        conn,
+        keys,
+        options.observations,
+        &settings.types,
+        &settings.concepts,
+    )?;
+    let filter = filter_text(settings);
     let sums = summaries::recent(conn, keys, options.sessions.saturating_add(1))?;
     let lists = crate::model::work_state::fold(&ws_store::entries(conn, keys)?);
     let input = IndexInput {
@@ -86,6 +180,8 @@ pub fn load(
         tz: &tz,
         observations: &obs,
         summaries: &sums,
+        mode: &mode,
+        filter: filter.as_deref(),
     };
     Ok(session_start(
         &lists,
@@ -136,12 +232,16 @@ fn empty(
     now_ms: i64,
 ) -> anyhow::Result<SessionStart> {
     let tz = super::time::Tz::from_setting(&settings.timezone)?;
+    let mode = active_mode(settings);
+    let filter = filter_text(settings);
     let input = IndexInput {
         project: project_label,
         now_ms,
         tz: &tz,
         observations: &[],
         summaries: &[],
+        mode: &mode,
+        filter: filter.as_deref(),
     };
     Ok(session_start(
         &[],
@@ -168,4 +268,22 @@ fn options_from(s: &crate::config::ContextSettings, full: bool) -> IndexOptions 
         show_last_summary: s.show_last_summary,
         show_last_message: s.show_last_message,
     }
+}
+
+/// The mode of these settings; one that cannot be loaded falls back to `code` with a warning in
+/// the log (interactive commands check it first and stop with the reason).
+pub fn active_mode(s: &crate::config::ContextSettings) -> std::sync::Arc<crate::model::mode::Mode> {
+    crate::model::mode::resolve_or_code(&s.mode, &mut |e| crate::logging::warn(e))
+}
+
+/// `types bugfix, decision; concepts gotcha` when the settings filter the index.
+pub fn filter_text(s: &crate::config::ContextSettings) -> Option<String> {
+    let mut parts = Vec::new();
+    if !s.types.is_empty() {
+        parts.push(format!("types {}", s.types.join(", ")));
+    }
+    if !s.concepts.is_empty() {
+        parts.push(format!("concepts {}", s.concepts.join(", ")));
+    }
+    (!parts.is_empty()).then(|| parts.join("; "))
 }

@@ -7,6 +7,7 @@
 
 use super::doc::{Block, BlockKind, Doc, Line, Role};
 use super::time::{Days, Tz, thousands};
+use crate::model::mode::Mode;
 use crate::model::{ObsType, Observation, SESSION_SYMBOL, Summary};
 use crate::text::{clip, one_line};
 
@@ -70,6 +71,11 @@ pub struct IndexInput<'a> {
     pub tz: &'a Tz,
     pub observations: &'a [Observation],
     pub summaries: &'a [Summary],
+    /// The active mode: the `Mode:` line, the legend and the row symbols.
+    pub mode: &'a Mode,
+    /// What `[context] types`/`concepts` keep, when set: said in the header, so the agent
+    /// knows the list is partial.
+    pub filter: Option<&'a str>,
 }
 
 /// Estimated tokens to read an observation (see `Observation::read_tokens`).
@@ -113,7 +119,7 @@ fn title_of(o: &Observation) -> String {
 }
 
 fn header(project: &str, input: &IndexInput) -> Block {
-    Block::new(BlockKind::Header)
+    let mut block = Block::new(BlockKind::Header)
         .line(Line::new().push(
             format!(
                 "[{}] recent context, {}",
@@ -122,16 +128,22 @@ fn header(project: &str, input: &IndexInput) -> Block {
             ),
             Role::Heading(1),
         ))
-        .line(
+        .line(Line::new().push("Mode: ", Role::Label).push(
+            format!("{} ({})", input.mode.name, input.mode.id),
+            Role::Text,
+        ));
+    if let Some(f) = input.filter {
+        block = block.line(
             Line::new()
-                .push("Mode: ", Role::Label)
-                .push("Code Development (code)", Role::Text),
-        )
-        .line(Line::blank())
+                .push("Showing only: ", Role::Label)
+                .push(f, Role::Text),
+        );
+    }
+    block.line(Line::blank())
 }
 
 /// `Legend: ◎session ❯prompt ●bugfix …`: every symbol a row can start its title with.
-pub fn legend_line() -> Line {
+pub fn legend_line(mode: &Mode) -> Line {
     let mut legend = Line::new()
         .push("Legend: ", Role::Label)
         .push(SESSION_SYMBOL.to_string(), Role::TypeSymbol(None))
@@ -139,18 +151,21 @@ pub fn legend_line() -> Line {
         .push(" ", Role::Text)
         .push(super::timeline::PROMPT_SYMBOL.to_string(), Role::Muted)
         .push("prompt", Role::Text);
-    for t in ObsType::ALL {
+    for t in &mode.types {
         legend = legend
             .push(" ", Role::Text)
-            .push(t.symbol().to_string(), Role::TypeSymbol(Some(t)))
-            .push(t.id(), Role::Text);
+            .push(
+                t.symbol.to_string(),
+                Role::TypeSymbol(ObsType::parse(&t.id)),
+            )
+            .push(t.id.clone(), Role::Text);
     }
     legend
 }
 
-fn legend() -> Block {
+fn legend(mode: &Mode) -> Block {
     Block::new(BlockKind::Header)
-        .line(legend_line())
+        .line(legend_line(mode))
         .line(
             Line::new()
                 .push("Format: ", Role::Label)
@@ -230,7 +245,7 @@ impl Item<'_> {
     }
 }
 
-fn token_suffix(o: &Observation, opts: &IndexOptions) -> String {
+fn token_suffix(o: &Observation, opts: &IndexOptions, mode: &Mode) -> String {
     let mut out = String::new();
     if opts.show_read_tokens {
         out.push_str(&format!("~{}t", thousands(read_tokens(o))));
@@ -239,16 +254,22 @@ fn token_suffix(o: &Observation, opts: &IndexOptions) -> String {
         if !out.is_empty() {
             out.push(' ');
         }
-        let sym = ObsType::parse(&o.obs_type).map_or('⚒', ObsType::work_symbol);
+        let sym = mode.work_symbol(&o.obs_type);
         out.push_str(&format!("{sym} {}", thousands(o.discovery_tokens)));
     }
     out
 }
 
-fn observation_block(o: &Observation, time: &str, full: bool, opts: &IndexOptions) -> Block {
+fn observation_block(
+    o: &Observation,
+    time: &str,
+    full: bool,
+    opts: &IndexOptions,
+    mode: &Mode,
+) -> Block {
     let t = ObsType::parse(&o.obs_type);
-    let symbol = t.map_or('·', ObsType::symbol).to_string();
-    let tokens = token_suffix(o, opts);
+    let symbol = mode.symbol(&o.obs_type).to_string();
+    let tokens = token_suffix(o, opts, mode);
     if !full {
         let mut line = Line::new()
             .push(o.id.to_string(), Role::Id)
@@ -389,7 +410,7 @@ pub fn render(input: &IndexInput, opts: &IndexOptions) -> Doc {
         )));
         return doc;
     }
-    doc.push(legend());
+    doc.push(legend(input.mode));
     let econ = Economics::of(obs);
     if let Some(b) = stats(&econ, opts) {
         doc.push(b);
@@ -432,7 +453,7 @@ pub fn render(input: &IndexInput, opts: &IndexOptions) -> Doc {
                     time.clone()
                 };
                 last_time = Some(time);
-                doc.push(observation_block(o, &shown, *full, opts));
+                doc.push(observation_block(o, &shown, *full, opts, input.mode));
             }
         }
     }

@@ -127,11 +127,42 @@ pub fn render(
     summaries: &[Summary],
     tz: &Tz,
 ) -> Vec<File> {
+    render_with(project, observations, summaries, tz, &Layout::default())
+}
+
+/// How the folder is laid out: what the topic files are called and how much of MEMORY.md the
+/// index may take (less than all of it when it shares the file with other text).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Layout {
+    /// Put before every topic file's name (`cmem-`), so cmem's files never collide with others.
+    pub prefix: String,
+    pub max_lines: usize,
+    pub max_bytes: usize,
+}
+
+impl Default for Layout {
+    fn default() -> Self {
+        Layout {
+            prefix: String::new(),
+            max_lines: INDEX_MAX_LINES,
+            max_bytes: INDEX_MAX_BYTES,
+        }
+    }
+}
+
+pub fn render_with(
+    project: &str,
+    observations: &[Observation],
+    summaries: &[Summary],
+    tz: &Tz,
+    layout: &Layout,
+) -> Vec<File> {
+    let sessions_file = format!("{}sessions.md", layout.prefix);
     let mut topics: BTreeMap<String, Topic> = BTreeMap::new();
     for (i, o) in observations.iter().enumerate() {
         let area = area_of(o);
         let t = topics.entry(area.clone()).or_insert_with(|| Topic {
-            file: format!("{}.md", slug(&area)),
+            file: format!("{}{}.md", layout.prefix, slug(&area)),
             area,
             observations: Vec::new(),
             latest: i64::MIN,
@@ -140,7 +171,7 @@ pub fn render(
         t.latest = t.latest.max(o.created_at);
     }
     // Two areas could share a slug (`src/a-b` and `src/a/b`): number the later ones.
-    let mut used: Vec<String> = vec!["memory.md".into(), "sessions.md".into()];
+    let mut used: Vec<String> = vec![format!("{}memory.md", layout.prefix), sessions_file.clone()];
     for t in topics.values_mut() {
         let mut name = t.file.clone();
         let mut n = 2;
@@ -205,14 +236,14 @@ pub fn render(
             text.push_str(&summary_section(s, tz));
         }
         files.push(File {
-            name: "sessions.md".into(),
+            name: sessions_file.clone(),
             text: bmp_safe(text),
         });
         index_lines.insert(
             0,
             clip(
                 &format!(
-                    "- [Sessions](sessions.md) — {} summaries of what was asked and done, latest {}: {latest}",
+                    "- [Sessions]({sessions_file}) — {} summaries of what was asked and done, latest {}: {latest}",
                     summaries.len(),
                     tz.day(summaries[0].created_at)
                 ),
@@ -229,7 +260,7 @@ pub fn render(
         0,
         File {
             name: "MEMORY.md".into(),
-            text: bmp_safe(fit_index(&head, &index_lines)),
+            text: bmp_safe(fit_index(&head, &index_lines, layout)),
         },
     );
     files
@@ -237,9 +268,9 @@ pub fn render(
 
 /// The index: the head, then as many topic lines as fit in 200 lines and 25 KB, then a line
 /// saying how many topics were left out.
-fn fit_index(head: &str, lines: &[String]) -> String {
+fn fit_index(head: &str, lines: &[String], layout: &Layout) -> String {
     let fits =
-        |text: &str| text.lines().count() <= INDEX_MAX_LINES && text.len() <= INDEX_MAX_BYTES;
+        |text: &str| text.lines().count() <= layout.max_lines && text.len() <= layout.max_bytes;
     let mut out = head.to_string();
     for (i, line) in lines.iter().enumerate() {
         let rest = lines.len() - i - 1;
@@ -279,7 +310,7 @@ mod tests {
         let lines: Vec<String> = (0..500)
             .map(|i| format!("- [area {i}](a{i}.md) — x"))
             .collect();
-        let text = fit_index("# head\n\n", &lines);
+        let text = fit_index("# head\n\n", &lines, &Layout::default());
         assert!(text.lines().count() <= INDEX_MAX_LINES);
         assert!(
             text.ends_with("more topic files in this folder (not listed here)\n"),
@@ -288,7 +319,7 @@ mod tests {
         let long: Vec<String> = (0..50)
             .map(|i| format!("- {i} {}", "x".repeat(900)))
             .collect();
-        let text = fit_index("# head\n\n", &long);
+        let text = fit_index("# head\n\n", &long, &Layout::default());
         assert!(text.len() <= INDEX_MAX_BYTES);
     }
 }

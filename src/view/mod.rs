@@ -3,6 +3,7 @@
 //! memory text.
 
 pub mod budget;
+pub mod by_file;
 pub mod code;
 pub mod context;
 pub mod detail;

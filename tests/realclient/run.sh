@@ -57,6 +57,24 @@ print(f"  context starts: {ctx[:80]!r}; missing: {missing}")
 sys.exit(1 if missing or not found else 0)
 PY
 
+check "with the person's systemMessage on (the default), the session started normally and the model's first request holds the additionalContext, not the person's copy" python3 - "$run2/hooks" "$run2/stub/bodies" <<'PY'
+import json, pathlib, sys
+starts = [json.loads(p.read_text()) for p in sorted(pathlib.Path(sys.argv[1]).glob("*-SessionStart.json"))]
+answers = [json.loads(r.get("real_stdout") or "{}") for r in starts]
+msgs = [a.get("systemMessage", "") for a in answers]
+ctxs = [a.get("hookSpecificOutput", {}).get("additionalContext", "") for a in answers]
+bodies = sorted(pathlib.Path(sys.argv[2]).glob("*.json"))
+first = json.dumps(json.loads(bodies[0].read_text())) if bodies else ""
+# The person's copy starts "cmem injected"; its ANSI escapes would appear as \u001b in the JSON.
+has_msg = bool(msgs) and all("injected" in m for m in msgs)
+ctx_line = ctxs[0].splitlines()[-1] if ctxs and ctxs[0] else ""
+in_first = "SessionStart hook additional context:" in first and json.dumps(ctx_line)[1:-1] in first
+leaked = "cmem\\u001b[0m injected" in first or "cmem injected" in first or "\\u001b[36m" in first
+print(f"  {len(starts)} SessionStart answer(s); systemMessage: {msgs[0][:70]!r}" if msgs else "  no SessionStart answer")
+print(f"  first request ({len(bodies)} total): additionalContext in it: {in_first}; person's copy in it: {leaked}")
+sys.exit(0 if has_msg and in_first and not leaked else 1)
+PY
+
 # --- MCP: the official clients against `cmem mcp` on the memory the sessions built.
 check "Python MCP SDK (server/discover first) lists the tools and walks mem_search to step 3" \
   python3 "$here/mcp_guided.py" --mode auto --query "answer" --cwd "$REUSE_WORKDIR" \

@@ -120,7 +120,10 @@ pub fn help_lines(theme: &Theme, keymap: &Keymap) -> Vec<Line<'static>> {
         theme.get("ui.help.section"),
     ));
     // The legend the agent gets, without its "Legend: " label, wrapped to the help's width.
-    let legend = render::line(&crate::view::index::legend_line(), theme);
+    let legend = render::line(
+        &crate::view::index::legend_line(&crate::model::mode::code()),
+        theme,
+    );
     let legend = Line::from(legend.spans.into_iter().skip(1).collect::<Vec<_>>());
     for l in wrap_line(legend, HELP_WIDTH - 6) {
         let mut spans = vec![Span::raw("  ")];
