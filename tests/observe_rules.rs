@@ -259,6 +259,38 @@ fn one_read_names_what_the_file_defines() {
 }
 
 #[test]
+fn in_another_mode_the_rules_write_that_modes_types() {
+    let env = Env::new();
+    let config = env.root().join("config/cmem");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(
+        config.join("config.toml"),
+        "[context]\nmode = \"research\"\n",
+    )
+    .unwrap();
+    run_turn(
+        &env,
+        "edit",
+        "1",
+        "raise the token refresh window to 300 seconds",
+        &[step("PostToolUse.edit")],
+        "Done: refresh_window() now returns 300.",
+    );
+    let o = one(&env, "edit");
+    assert_eq!(
+        o.obs_type, "finding",
+        "research maps the rules' change to finding"
+    );
+    let ctx = env.run_stdout(&["context", "--cwd", &env.project().to_string_lossy()]);
+    assert!(ctx.contains("Mode: Research (research)"), "{ctx}");
+    assert!(
+        ctx.lines()
+            .any(|l| l.contains("\u{25cb} refresh_window in src/auth.rs")),
+        "the row carries the research mode's finding symbol:\n{ctx}"
+    );
+}
+
+#[test]
 fn an_edit_names_the_file_the_function_and_the_change() {
     let env = Env::new();
     run_turn(

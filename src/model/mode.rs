@@ -19,6 +19,7 @@
 //!       "emoji": "●",                      // one character of the Basic Multilingual Plane
 //!       "work_emoji": "⚒" } ],             // ditto: marks the per-row work-token figure
 //!   "observation_concepts": [ { "id": "gotcha", "label": "Gotcha", "description": "…" } ],
+//!   "rule_types": { "change": "finding" },   // the rule-based observer's type → this mode's
 //!   "prompts": { "recording_focus": "…", "skip_guidance": "…" } }   // for an external observer
 //! ```
 //!
@@ -77,6 +78,8 @@ pub struct Mode {
     pub concepts: Vec<ConceptDef>,
     pub recording_focus: Option<String>,
     pub skip_guidance: Option<String>,
+    /// What the rule-based observer's types (the `code` ids) are in this mode.
+    pub rule_types: std::collections::BTreeMap<String, String>,
     /// Where it came from: `built-in`, or the user files that made it.
     pub source: String,
 }
@@ -107,6 +110,17 @@ impl Mode {
         self.concepts.iter().map(|c| c.id.as_str()).collect()
     }
 
+    /// The type the rule-based observer writes for its `rule_type` (a `code` type id) in this
+    /// mode: the mode's `rule_types` entry, else the same id when the mode defines it, else
+    /// the mode's default type.
+    pub fn rule_type<'a>(&'a self, rule_type: &'a str) -> &'a str {
+        match self.rule_types.get(rule_type) {
+            Some(t) => t,
+            None if self.types.is_empty() || self.type_def(rule_type).is_some() => rule_type,
+            None => self.default_type(),
+        }
+    }
+
     /// The type an observer's reply gets when it names none.
     pub fn default_type(&self) -> &str {
         self.types.first().map_or("discovery", |t| t.id.as_str())
@@ -128,6 +142,8 @@ struct ModeFile {
     /// `skip_guidance`, the others are kept unchecked (but BMP-checked).
     #[serde(default)]
     prompts: std::collections::BTreeMap<String, String>,
+    #[serde(default)]
+    rule_types: std::collections::BTreeMap<String, String>,
 }
 
 #[derive(Deserialize)]
@@ -173,6 +189,7 @@ fn empty_code() -> Mode {
         concepts: Vec::new(),
         recording_focus: None,
         skip_guidance: None,
+        rule_types: Default::default(),
         source: "built-in".into(),
     }
 }
@@ -386,6 +403,7 @@ fn validate(id: &str, f: ModeFile, source: String) -> Result<Mode> {
                 work_symbol: one_bmp_char(&format!("{what}: work_emoji"), &t.work_emoji)?,
             });
         }
+        let seen_types = seen;
         let mut seen = Vec::new();
         let mut concepts = Vec::new();
         for c in &f.observation_concepts {
@@ -401,6 +419,17 @@ fn validate(id: &str, f: ModeFile, source: String) -> Result<Mode> {
         for (k, v) in &f.prompts {
             bmp_text(&format!("prompts.{k}"), v)?;
         }
+        for (rule, to) in &f.rule_types {
+            if crate::model::ObsType::parse(rule).is_none() {
+                bail!(
+                    "rule_types: `{rule}` is not a type the rule-based observer writes (one of {})",
+                    crate::model::ObsType::ALL.map(|t| t.id()).join(", ")
+                );
+            }
+            if !seen_types.iter().any(|t| t == to) {
+                bail!("rule_types: `{rule}` maps to `{to}`, which this mode does not define");
+            }
+        }
         Ok(Mode {
             id: id.to_string(),
             name: f.name.trim().to_string(),
@@ -410,6 +439,7 @@ fn validate(id: &str, f: ModeFile, source: String) -> Result<Mode> {
             concepts,
             recording_focus: f.prompts.get("recording_focus").cloned(),
             skip_guidance: f.prompts.get("skip_guidance").cloned(),
+            rule_types: f.rule_types.clone(),
             source: source.clone(),
         })
     };
@@ -445,6 +475,25 @@ mod tests {
         }
         assert_eq!(m.concept_ids(), CONCEPTS.to_vec());
         assert_eq!(m.symbol("made-up"), FALLBACK_SYMBOL);
+    }
+
+    #[test]
+    fn the_rule_observers_types_map_into_a_mode() {
+        let code = resolve_in("code", &none()).unwrap();
+        assert_eq!(code.rule_type("bugfix"), "bugfix");
+        let research = resolve_in("research", &none()).unwrap();
+        assert_eq!(research.rule_type("change"), "finding");
+        assert_eq!(research.rule_type("discovery"), "source");
+        assert_eq!(research.rule_type("decision"), "decision");
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("bad.json"),
+            r#"{"name": "Bad", "observation_types": [{"id": "a", "label": "A", "emoji": "a", "work_emoji": "b"}],
+                "rule_types": {"change": "nope"}}"#,
+        )
+        .unwrap();
+        let err = format!("{:#}", resolve_in("bad", dir.path()).unwrap_err());
+        assert!(err.contains("`change` maps to `nope`"), "{err}");
     }
 
     #[test]

@@ -198,9 +198,12 @@ pub fn new_summary(
 pub fn observe_turn(conn: &Connection, turn: &TurnRow, now_ms: i64) -> Result<(usize, usize)> {
     test_fault(turn);
     let a = analyze(conn, turn)?;
+    let mode = crate::model::mode::active();
     let mut stored = 0;
     for d in &a.drafts {
-        let o = new_observation(d.body(), &d.tools, turn, &a.tools, SOURCE_RULES);
+        let mut body = d.body();
+        body.obs_type = mode.rule_type(&body.obs_type).to_string();
+        let o = new_observation(body, &d.tools, turn, &a.tools, SOURCE_RULES);
         let ids: Vec<i64> = d
             .tools
             .iter()
