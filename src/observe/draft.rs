@@ -152,13 +152,14 @@ pub fn code(text: &str, max: usize) -> String {
 }
 
 /// `` `text` `` for search patterns: whitespace is kept (a trailing space matters), only
-/// line breaks and tabs become spaces.
-pub fn code_raw(text: &str, max: usize) -> String {
+/// line breaks and tabs become spaces. A pattern is never shortened (a cut regex is another
+/// regex): a title with no room for it leaves it out instead.
+pub fn code_raw(text: &str) -> String {
     let flat: String = text
         .chars()
         .map(|c| if c.is_control() { ' ' } else { c })
         .collect();
-    fence(&clip(&flat, max))
+    fence(&flat)
 }
 
 /// Wraps `text` in a code span whose backtick run is longer than any inside it (CommonMark),
@@ -371,6 +372,13 @@ mod tests {
         );
         // A command holding a backtick gets a longer fence and stays one span.
         assert_eq!(code("echo `date`  x", 40), "`` echo `date`  x ``");
+    }
+
+    #[test]
+    fn patterns_are_quoted_whole() {
+        let p = "FEATURE_NEW_CHECKOUT|featureNewCheckout|new-checkout";
+        assert_eq!(code_raw(p), format!("`{p}`"));
+        assert_eq!(code_raw("fn refresh "), "`fn refresh `");
     }
 
     #[test]

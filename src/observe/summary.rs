@@ -157,7 +157,7 @@ pub fn build(
             } => push_unique(&mut read, path),
             Kind::Search(s) => investigated.push(format!(
                 "searched {}{}",
-                super::draft::code_raw(&s.pattern, 40),
+                super::draft::code_raw(&s.pattern),
                 s.hits
                     .map(|n| format!(" ({n} {}{})", s.hit_unit, if n == 1 { "" } else { "s" }))
                     .unwrap_or_default()

@@ -1,6 +1,6 @@
 //! Searches (Grep, Glob): one discovery per turn with each pattern and what it found.
 
-use super::super::draft::{Draft, code_raw, fit_list};
+use super::super::draft::{Draft, code_raw, fit_list, fitting_title};
 use super::super::event::Kind;
 use super::{Claims, TurnInput, asked};
 use crate::model::ObsType;
@@ -17,7 +17,7 @@ pub fn searches(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
             continue;
         }
         tools.push(e.idx);
-        let pattern = code_raw(&s.pattern, 40);
+        let pattern = code_raw(&s.pattern);
         let scope = s
             .scope
             .as_ref()
@@ -43,15 +43,23 @@ pub fn searches(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
     if tools.is_empty() {
         return Vec::new();
     }
+    // A pattern is quoted whole or not at all: the fullest form that fits.
     let title = if parts.len() == 1 {
         let files = if found.is_empty() {
             String::new()
         } else {
             format!(": {}", fit_list(&found, 30))
         };
-        format!("Searched {}{files}", parts[0])
+        fitting_title([
+            format!("Searched {}{files}", parts[0]),
+            format!("Searched {}", parts[0]),
+            format!("Searched the project{files}"),
+        ])
     } else {
-        format!("Searched {}", fit_list(&parts, 70))
+        fitting_title([
+            format!("Searched {}", fit_list(&parts, 70)),
+            format!("Searched {}", plural(parts.len(), "pattern", "patterns")),
+        ])
     };
     let mut d = Draft::new(ObsType::Discovery, title)
         .subtitle(format!(
