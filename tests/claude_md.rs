@@ -12,19 +12,7 @@ use common::Env;
 const NOW: &str = "1796054400000";
 
 fn golden(name: &str, actual: &str) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/golden/context")
-        .join(format!("{name}.txt"));
-    if std::env::var_os("UPDATE_GOLDEN").is_some() {
-        std::fs::write(&path, actual).unwrap();
-        return;
-    }
-    let expected = std::fs::read_to_string(&path)
-        .unwrap_or_else(|_| panic!("missing {} (run with UPDATE_GOLDEN=1)", path.display()));
-    if expected != actual {
-        let diff = cmem::cli::jsonfile::unified_diff(&expected, actual, name);
-        panic!("{name} differs from {}:\n{diff}", path.display());
-    }
+    common::context_golden(name, actual);
 }
 
 /// Builds the demo database and returns its data dir.

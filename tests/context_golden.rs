@@ -15,19 +15,7 @@ const NOW: i64 = 1_791_791_100_000;
 const HOUR: i64 = 3_600_000;
 
 fn golden(name: &str, actual: &str) {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/golden/context")
-        .join(format!("{name}.txt"));
-    if std::env::var_os("UPDATE_GOLDEN").is_some() {
-        std::fs::write(&path, actual).unwrap();
-        return;
-    }
-    let expected = std::fs::read_to_string(&path)
-        .unwrap_or_else(|_| panic!("missing {} (run with UPDATE_GOLDEN=1)", path.display()));
-    if expected != actual {
-        let diff = cmem::cli::jsonfile::unified_diff(&expected, actual, name);
-        panic!("{name} differs from {}:\n{diff}", path.display());
-    }
+    common::context_golden(name, actual);
 }
 
 fn context(env: &Env, args: &[&str], tz: &str) -> String {

@@ -126,14 +126,7 @@ pub fn render(input: &ByFileInput) -> Doc {
                 .push("Stats: ", Role::Label)
                 .push(stats, Role::Number),
         )
-        .line(
-            Line::new()
-                .push("Fetch details: ", Role::Label)
-                .push("get_observations([IDs])", Role::Code)
-                .push(" | ", Role::Muted)
-                .push("Search: ", Role::Label)
-                .push("mem_search", Role::Code),
-        );
+        .line(super::index::fetch_line());
     doc.push(header);
 
     let mut order: Vec<(&String, &Vec<usize>)> = groups.iter().collect();

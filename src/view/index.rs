@@ -171,14 +171,7 @@ fn legend(mode: &Mode) -> Block {
                 .push("Format: ", Role::Label)
                 .push("ID TIME TYPE TITLE", Role::Text),
         )
-        .line(
-            Line::new()
-                .push("Fetch details: ", Role::Label)
-                .push("get_observations([IDs])", Role::Code)
-                .push(" | ", Role::Muted)
-                .push("Search: ", Role::Label)
-                .push("mem_search", Role::Code),
-        )
+        .line(fetch_line())
         .line(Line::blank())
 }
 
@@ -481,4 +474,14 @@ pub fn render(input: &IndexInput, opts: &IndexOptions) -> Doc {
         doc.push(b);
     }
     doc
+}
+
+/// `Fetch details: get_observations([IDs]) | Search: mem_search`, the way to the next layer.
+pub fn fetch_line() -> Line {
+    Line::new()
+        .push("Fetch details: ", Role::Label)
+        .push("get_observations([IDs])", Role::Code)
+        .push(" | ", Role::Muted)
+        .push("Search: ", Role::Label)
+        .push("mem_search", Role::Code)
 }

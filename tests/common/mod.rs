@@ -276,3 +276,21 @@ pub fn sample(name: &str) -> Option<Value> {
     let text = std::fs::read_to_string(path).ok()?;
     serde_json::from_str(&text).ok()
 }
+
+/// Compares `actual` with `tests/golden/context/<name>.txt`; `UPDATE_GOLDEN=1` rewrites the file
+/// instead (after an intended change: read the diff first).
+pub fn context_golden(name: &str, actual: &str) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden/context")
+        .join(format!("{name}.txt"));
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(&path, actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(&path)
+        .unwrap_or_else(|_| panic!("missing {} (run with UPDATE_GOLDEN=1)", path.display()));
+    if expected != actual {
+        let diff = cmem::cli::jsonfile::unified_diff(&expected, actual, name);
+        panic!("{name} differs from {}:\n{diff}", path.display());
+    }
+}
