@@ -249,6 +249,22 @@ mod tests {
         );
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+        /// Any two texts: no panic, and an arrow's sides are short and come from the texts.
+        #[test]
+        fn any_edit_gives_a_short_arrow_or_none(
+            old in "(?s)[a-z0-9_ .:\"'`<>=!(){};\n\u{e9}\u{4e2d}-]{0,80}",
+            new in "(?s)[a-z0-9_ .:\"'`<>=!(){};\n\u{e9}\u{4e2d}-]{0,80}",
+        ) {
+            if let Some((o, n)) = changed(&old, &new) {
+                proptest::prop_assert!(o.chars().count() <= MAX_SIDE && n.chars().count() <= MAX_SIDE);
+                proptest::prop_assert!(old.contains(&o) && new.contains(&n));
+                proptest::prop_assert!(o != n);
+            }
+        }
+    }
+
     #[test]
     fn arrows_fence_what_is_not_a_word() {
         assert_eq!(arrow("30", "300"), "30 \u{2192} 300");

@@ -402,6 +402,26 @@ mod tests {
         );
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+        /// Any request and last message (any script, quotes, backticks, line breaks): no
+        /// panic, titles within their limit, every field one line.
+        #[test]
+        fn any_words_give_one_line_fields_within_limits(
+            prompt in "(?s).{0,200}",
+            said in "(?s)[a-zA-Z0-9_/.:`'\" \n\u{e9}\u{4e2d}\u{1f600}-]{0,300}",
+        ) {
+            let mut d = vec![Draft::new(ObsType::Discovery, "Read src/a_b.rs")];
+            d[0].read("src/a_b.rs");
+            give_voice(&mut d, &prompt, Some(&format!("src/a_b.rs {said}")));
+            proptest::prop_assert!(crate::model::utf16_len(&d[0].title) <= WHY_TITLE_MAX + 2);
+            proptest::prop_assert!(!d[0].title.contains('\n') && !d[0].subtitle.contains('\n'));
+            let mut w = vec![Draft::new(ObsType::Change, "f in a.rs: 1 \u{2192} 2")];
+            give_voice(&mut w, &prompt, Some(&said));
+            proptest::prop_assert!(crate::model::utf16_len(&w[0].title) <= WHY_TITLE_MAX + 2);
+        }
+    }
+
     #[test]
     fn small_talk_and_vague_answers_change_nothing() {
         for said in [
