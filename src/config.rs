@@ -42,7 +42,7 @@ pub struct Settings {
 }
 
 /// `cmem sync`: sharing memory through a PostgreSQL server (src/sync). Never used by hooks.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SyncSettings {
     /// The server: a `postgres://` URL or a libpq `key=value` string (`sslmode` disable, prefer,
@@ -52,6 +52,19 @@ pub struct SyncSettings {
     pub projects: Vec<String>,
     /// Also share raw tool input/output (layer 4): large and the most sensitive.
     pub raw_tool_io: bool,
+    /// Sync in the background after each session ends (at most once a minute).
+    pub auto: bool,
+}
+
+impl Default for SyncSettings {
+    fn default() -> Self {
+        SyncSettings {
+            url: None,
+            projects: Vec::new(),
+            raw_tool_io: false,
+            auto: true,
+        }
+    }
 }
 
 /// How `mem_search`, the `search` tool and the browser's `s` find records.
@@ -333,6 +346,7 @@ env_keys! {
     "CMEM_SYNC_URL" => "sync.url" => sync.url;
     "CMEM_SYNC_PROJECTS" => "sync.projects" => sync.projects;
     "CMEM_SYNC_RAW_TOOL_IO" => "sync.raw_tool_io" => sync.raw_tool_io;
+    "CMEM_SYNC_AUTO" => "sync.auto" => sync.auto;
 }
 
 impl Settings {

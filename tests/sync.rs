@@ -615,3 +615,47 @@ fn a_role_granted_one_project_never_sees_another() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("cmem sync grant"), "{err}");
 }
+
+#[test]
+fn a_session_end_syncs_in_the_background_at_most_once_a_minute() {
+    let Some(pg) = Cluster::start() else { return };
+    let url = pg.url();
+    let a = Env::new();
+    generate(&a, 8, 8);
+    ok(cmem(&a, &url).args(["sync", "init"]));
+    let session_end = || {
+        let mut hook = cmem(&a, &url);
+        hook.args(["hook", "session-end"]);
+        let payload = a.payload(
+            "s-auto",
+            json!({"hook_event_name": "SessionEnd", "reason": "exit"}),
+        );
+        let out = common::run_with_stdin(&mut hook, payload.to_string().as_bytes());
+        common::assert_fail_open("session-end", &out);
+    };
+    let mut server = pg.client();
+    let on_server = |server: &mut postgres::Client| -> i64 {
+        server
+            .query_one("SELECT COUNT(*) FROM cmem.rows", &[])
+            .unwrap()
+            .get(0)
+    };
+    session_end();
+    let started = Instant::now();
+    while on_server(&mut server) == 0 && started.elapsed() < Duration::from_secs(30) {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(
+        on_server(&mut server) > 0,
+        "the background sync pushed nothing"
+    );
+    let stamp = a.data_dir().join("sync.auto");
+    let first = std::fs::metadata(&stamp).unwrap().modified().unwrap();
+    std::thread::sleep(Duration::from_millis(20));
+    session_end();
+    assert_eq!(
+        std::fs::metadata(&stamp).unwrap().modified().unwrap(),
+        first,
+        "a second session end within a minute starts no second sync"
+    );
+}

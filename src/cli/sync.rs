@@ -3,7 +3,7 @@
 
 use std::process::ExitCode;
 
-use anyhow::Result;
+use anyhow::{Result, bail};
 use clap::{Args, Subcommand};
 
 use crate::text::plural;
@@ -12,6 +12,9 @@ use crate::text::plural;
 pub struct SyncArgs {
     #[command(subcommand)]
     command: Option<SyncCommand>,
+    /// The run a session end starts in the background: quiet, reports to the log
+    #[arg(long, hide = true)]
+    auto: bool,
 }
 
 #[derive(Subcommand)]
@@ -37,11 +40,35 @@ fn when(ms: Option<i64>) -> String {
     }
 }
 
+/// The detached run after a session end: one line in the log, never an error exit.
+fn auto(settings: &crate::config::Settings) {
+    use crate::logging;
+    logging::init(
+        &settings.data_dir(),
+        logging::Level::parse(&settings.log_level),
+        "sync",
+    );
+    match crate::sync::run(settings) {
+        Ok(Some(r)) => logging::info(format!(
+            "sync: pushed {} row(s) and {} deletion(s); pulled {} new, {} changed, {} removed",
+            r.pushed, r.tombstones, r.pulled.inserted, r.pulled.updated, r.pulled.deleted
+        )),
+        Ok(None) => logging::debug("sync: another sync is running"),
+        Err(e) => logging::warn(format!("sync: {e:#}")),
+    }
+}
+
 pub fn run(args: &SyncArgs) -> Result<ExitCode> {
     let settings = crate::config::load()?.settings;
     match &args.command {
+        None if args.auto => auto(&settings),
         None => {
-            let r = crate::sync::run(&settings)?;
+            let Some(r) = crate::sync::run(&settings)? else {
+                bail!(
+                    "another `cmem sync` is running for {}; try again when it is done",
+                    settings.data_dir().display()
+                );
+            };
             let p = &r.pulled;
             println!(
                 "pushed {} ({} new or changed on the server), {}; {} not shared",

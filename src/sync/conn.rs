@@ -252,7 +252,13 @@ pub fn connect(target: &Target) -> Result<postgres::Client> {
         ),
     };
     result.map_err(|e| {
-        let why = one_line(&e.to_string());
+        let mut why = e.to_string();
+        let mut source = std::error::Error::source(&e);
+        while let Some(s) = source {
+            why = format!("{why}: {s}");
+            source = s.source();
+        }
+        let why = one_line(&why);
         let hint = if why.contains("timed out") || why.contains("timeout") {
             "is the server up and reachable (host, port, firewall)?"
         } else if why.contains("password") || why.contains("authentication") {

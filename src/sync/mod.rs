@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use std::fs::File;
 use std::path::Path;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 
 use crate::config::Settings;
 use crate::store::Store;
@@ -124,16 +124,13 @@ fn note_sharing(store: &mut Store, settings: &Settings) -> Result<()> {
     Ok(())
 }
 
-/// Push, then pull.
-pub fn run(settings: &Settings) -> Result<Report> {
+/// Push, then pull; `None` when another sync of this data dir is running.
+pub fn run(settings: &Settings) -> Result<Option<Report>> {
     let url = url(settings)?;
     let target = conn::parse(url)?;
     let data_dir = settings.data_dir();
     let Some(_lock) = lock(&data_dir)? else {
-        bail!(
-            "another `cmem sync` is running for {}; try again when it is done",
-            data_dir.display()
-        );
+        return Ok(None);
     };
     let mut store = open(settings)?;
     let me = local::ensure_device(&mut store.conn)?;
@@ -156,7 +153,7 @@ pub fn run(settings: &Settings) -> Result<Report> {
     } else {
         store.checkpoint()?;
     }
-    Ok(report)
+    Ok(Some(report))
 }
 
 fn pull_cursor(store: &Store) -> Result<i64> {
