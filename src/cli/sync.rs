@@ -81,6 +81,11 @@ pub fn run(args: &SyncArgs) -> Result<ExitCode> {
                 "pulled {} new, {} changed, {} removed, {} skipped; {} still on the server",
                 p.inserted, p.updated, p.deleted, p.skipped, r.behind
             );
+            if settings.sync.projects.is_empty() {
+                eprintln!(
+                    "cmem: no project is shared yet: list them in [sync] projects (globs; \"*\" for all)"
+                );
+            }
         }
         Some(SyncCommand::Status { offline }) => {
             let s = crate::sync::status(&settings, !offline)?;
