@@ -70,6 +70,12 @@ fn run(cmd: &mut Command) -> Output {
 impl Cluster {
     /// A new cluster, or `None` (with a message) when PostgreSQL is not installed here.
     fn start() -> Option<Cluster> {
+        Cluster::start_with(5432, |_| String::new())
+    }
+
+    /// `settings` gives extra server options, given the cluster's directory (already owned by
+    /// the server's user).
+    fn start_with(port: u16, settings: impl Fn(&std::path::Path) -> String) -> Option<Cluster> {
         let Some(bin) = pg_bin() else {
             eprintln!(
                 "SKIPPED: no PostgreSQL server binaries (initdb, pg_ctl): install the postgresql package (.ci/run does)"
@@ -96,8 +102,7 @@ impl Cluster {
             let me = String::from_utf8(run(Command::new("id").arg("-un")).stdout).unwrap();
             (None, me.trim().to_string())
         };
-        // The port only names the socket file in this private directory.
-        let port = 5432;
+        // Without TCP the port only names the socket file in this private directory.
         let c = Cluster {
             dir,
             bin,
@@ -119,8 +124,14 @@ impl Cluster {
                 "--no-sync",
             ],
         ));
+        let extra = settings(c.dir.path());
+        let listen = if extra.contains("listen_addresses") {
+            String::new()
+        } else {
+            "-c listen_addresses=''".to_string()
+        };
         let opts = format!(
-            "-k {} -p {} -c listen_addresses='' -c fsync=off -c synchronous_commit=off -c full_page_writes=off",
+            "-k {} -p {} {listen} -c fsync=off -c synchronous_commit=off -c full_page_writes=off {extra}",
             c.dir.path().display(),
             c.port
         );
@@ -657,5 +668,134 @@ fn a_session_end_syncs_in_the_background_at_most_once_a_minute() {
         std::fs::metadata(&stamp).unwrap().modified().unwrap(),
         first,
         "a second session end within a minute starts no second sync"
+    );
+}
+
+#[test]
+fn tls_require_and_verify_full_with_a_root_certificate() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let Some(pg) = Cluster::start_with(port, |dir| {
+        let (cert, key) = (dir.join("server.crt"), dir.join("server.key"));
+        // A CA, and a certificate it signs for localhost (rustls rejects a CA certificate
+        // used as the server's own).
+        let ext = dir.join("ext.cnf");
+        std::fs::write(
+            &ext,
+            "subjectAltName=DNS:localhost\nbasicConstraints=CA:FALSE\n",
+        )
+        .unwrap();
+        let p = |name: &str| dir.join(name).to_str().unwrap().to_string();
+        let steps: [Vec<String>; 3] = [
+            [
+                "req",
+                "-x509",
+                "-newkey",
+                "rsa:2048",
+                "-nodes",
+                "-days",
+                "2",
+                "-subj",
+                "/CN=cmem test CA",
+            ]
+            .iter()
+            .map(|s| s.to_string())
+            .chain(["-keyout".into(), p("ca.key"), "-out".into(), p("ca.crt")])
+            .collect(),
+            [
+                "req",
+                "-newkey",
+                "rsa:2048",
+                "-nodes",
+                "-subj",
+                "/CN=localhost",
+            ]
+            .iter()
+            .map(|s| s.to_string())
+            .chain([
+                "-keyout".into(),
+                p("server.key"),
+                "-out".into(),
+                p("server.csr"),
+            ])
+            .collect(),
+            ["x509", "-req", "-days", "2", "-CAcreateserial"]
+                .iter()
+                .map(|s| s.to_string())
+                .chain([
+                    "-in".into(),
+                    p("server.csr"),
+                    "-CA".into(),
+                    p("ca.crt"),
+                    "-CAkey".into(),
+                    p("ca.key"),
+                    "-out".into(),
+                    p("server.crt"),
+                    "-extfile".into(),
+                    p("ext.cnf"),
+                ])
+                .collect(),
+        ];
+        for args in steps {
+            let made = Command::new("openssl")
+                .args(&args)
+                .output()
+                .expect("openssl (installed with PostgreSQL's ssl-cert)");
+            assert!(
+                made.status.success(),
+                "{}",
+                String::from_utf8_lossy(&made.stderr)
+            );
+        }
+        let hba = dir.join("data/pg_hba.conf");
+        let rules = std::fs::read_to_string(&hba).unwrap();
+        std::fs::write(&hba, format!("hostnossl all all all reject\n{rules}")).unwrap();
+        if is_root() {
+            run(Command::new("chown").arg(TEST_USER).arg(&cert).arg(&key));
+        }
+        run(Command::new("chmod").arg("600").arg(&key));
+        format!(
+            "-c listen_addresses=127.0.0.1 -c ssl=on -c ssl_cert_file={} -c ssl_key_file={}",
+            cert.display(),
+            key.display()
+        )
+    }) else {
+        return;
+    };
+    let ca = pg.dir.path().join("ca.crt");
+    let user = &pg.superuser;
+    let env = Env::new();
+    let url = |host: &str, mode: &str| {
+        format!(
+            "postgres://{user}@{host}:{port}/postgres?sslmode={mode}&sslrootcert={}",
+            ca.display()
+        )
+    };
+    ok(cmem(&env, &url("localhost", "require")).args(["sync", "init"]));
+    let out = sync(&env, &url("localhost", "verify-full"));
+    assert!(out.contains("pulled 0 new"), "{out}");
+    // The server refuses TCP without TLS, so the syncs above were encrypted.
+    let out = cmem(&env, &url("localhost", "disable"))
+        .arg("sync")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no encryption"));
+    // The certificate names localhost, not 127.0.0.1; and without sslrootcert it is unknown.
+    let out = cmem(&env, &url("127.0.0.1", "verify-full"))
+        .arg("sync")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let plain = format!("postgres://{user}@localhost:{port}/postgres?sslmode=verify-full");
+    let out2 = cmem(&env, &plain).arg("sync").output().unwrap();
+    assert_eq!(out2.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out2.stderr);
+    assert!(
+        err.contains("certificate") && err.contains("sslrootcert"),
+        "{err}"
     );
 }
