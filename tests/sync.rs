@@ -26,6 +26,8 @@ struct Cluster {
     /// The database superuser.
     superuser: String,
     port: u16,
+    /// The server's options (`pg_ctl start -o`).
+    opts: String,
 }
 
 fn pg_bin() -> Option<PathBuf> {
@@ -103,12 +105,13 @@ impl Cluster {
             (None, me.trim().to_string())
         };
         // Without TCP the port only names the socket file in this private directory.
-        let c = Cluster {
+        let mut c = Cluster {
             dir,
             bin,
             run_as,
             superuser,
             port,
+            opts: String::new(),
         };
         let data = c.dir.path().join("data");
         run(&mut c.pg_cmd(
@@ -135,20 +138,29 @@ impl Cluster {
             c.dir.path().display(),
             c.port
         );
-        run(&mut c.pg_cmd(
+        c.opts = opts;
+        c.pg_ctl("start");
+        Some(c)
+    }
+
+    fn pg_ctl(&self, action: &str) {
+        let data = self.dir.path().join("data");
+        let log = self.dir.path().join("log");
+        run(&mut self.pg_cmd(
             "pg_ctl",
             &[
                 "-D",
                 data.to_str().unwrap(),
                 "-l",
-                c.dir.path().join("log").to_str().unwrap(),
-                "-o",
-                &opts,
+                log.to_str().unwrap(),
                 "-w",
-                "start",
+                "-m",
+                "fast",
+                "-o",
+                &self.opts,
+                action,
             ],
         ));
-        Some(c)
     }
 
     fn pg_cmd(&self, tool: &str, args: &[&str]) -> Command {
@@ -798,4 +810,34 @@ fn tls_require_and_verify_full_with_a_root_certificate() {
         err.contains("certificate") && err.contains("sslrootcert"),
         "{err}"
     );
+}
+
+#[test]
+fn work_done_while_the_server_is_down_waits_and_goes_when_it_is_back() {
+    let Some(pg) = Cluster::start() else { return };
+    let url = pg.url();
+    let a = Env::new();
+    ok(cmem(&a, &url).args(["sync", "init"]));
+    sync(&a, &url);
+    pg.pg_ctl("stop");
+    generate(&a, 16, 9);
+    let started = Instant::now();
+    let out = cmem(&a, &url).arg("sync").output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(err.contains("cannot reach the sync server"), "{err}");
+    assert!(started.elapsed() < Duration::from_secs(8));
+    let status = ok(cmem(&a, &url).args(["sync", "status"]));
+    assert!(
+        status.contains("on server: unknown: cannot reach"),
+        "{status}"
+    );
+    assert!(!status.contains("waiting:   0 rows"), "{status}");
+
+    pg.pg_ctl("start");
+    let out = sync(&a, &url);
+    let total: i64 = counts(&a).values().sum();
+    assert!(out.contains(&format!("pushed {total} rows")), "{out}");
+    assert!(ok(cmem(&a, &url).args(["sync", "status"])).contains("waiting:   0 rows"));
 }

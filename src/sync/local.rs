@@ -314,6 +314,7 @@ pub fn apply(
     now_ms: i64,
 ) -> Result<Applied> {
     let mut out = Applied::default();
+    let mut writers = std::collections::HashSet::new();
     // The rows written here came from the server: they are not to be sent back.
     set_state(tx, "outbox", "off")?;
     for p in rows {
@@ -321,7 +322,7 @@ pub fn apply(
             out.skipped += 1;
             continue;
         };
-        if p.device != me {
+        if p.writer != me && writers.insert(p.writer.as_str()) {
             tx.execute(
                 "INSERT INTO sync_devices (device, name, role) VALUES (?1, ?2, ?3)
                  ON CONFLICT (device) DO UPDATE SET name = excluded.name, role = excluded.role",
