@@ -24,6 +24,7 @@ use crate::store::transfer::TABLES;
 
 /// Rows per batch: one server round trip and one local transaction each.
 const BATCH: usize = 1000;
+const BATCH_BYTES: usize = 8 << 20;
 
 /// What one sync moved.
 #[derive(Debug, Default)]
@@ -175,13 +176,20 @@ fn push(
         let cols = local::table_columns(&store.conn, table)?;
         let mut after = 0;
         loop {
-            let entries = local::queued(&store.conn, table, after, size)?;
-            let Some(last) = entries.last() else { break };
-            after = last.0;
+            let mut entries = local::queued(&store.conn, table, after, size)?;
+            if entries.is_empty() {
+                break;
+            }
             let mut upserts = Vec::new();
             let mut tombstones = Vec::new();
             let mut foreign_gone = Vec::new();
-            for (id, _) in &entries {
+            let mut bytes = 0;
+            for (n, (id, _)) in entries.iter().enumerate() {
+                // Raw tool I/O rows can be large: a batch stops at a few megabytes.
+                if bytes > BATCH_BYTES {
+                    entries.truncate(n);
+                    break;
+                }
                 let (device, remote) = local::identity(&store.conn, me, table, *id)?;
                 match local::doc(&store.conn, me, table, &cols, *id)? {
                     None => {
@@ -191,6 +199,7 @@ fn push(
                         tombstones.push((device, table.to_string(), remote));
                     }
                     Some(doc) if shared(settings, table, &doc.project) => {
+                        bytes += doc.text.len();
                         upserts.push(server::Upsert {
                             device,
                             table: table.to_string(),
@@ -203,6 +212,7 @@ fn push(
                     Some(_) => report.kept_local += 1,
                 }
             }
+            after = entries.last().map_or(after, |e| e.0);
             if !upserts.is_empty() || !tombstones.is_empty() {
                 report.server_changed += server::push(client, me, &upserts, &tombstones)?;
                 batches += 1;
