@@ -46,6 +46,9 @@ pub fn run(args: &ConfigArgs) -> Result<ExitCode> {
         println!("# from the environment: {}", overridden.join(", "));
     }
     println!();
-    print!("{}", toml::to_string_pretty(&loaded.settings)?);
+    // Output like this gets pasted into bug reports: no password.
+    let mut shown = loaded.settings.clone();
+    shown.sync.url = shown.sync.url.as_deref().map(crate::sync::conn::redact);
+    print!("{}", toml::to_string_pretty(&shown)?);
     Ok(ExitCode::SUCCESS)
 }
