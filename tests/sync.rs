@@ -357,6 +357,26 @@ fn two_devices_end_with_the_union_and_find_each_others_records() {
     assert!(found.contains("Zanzibar rollback plan"), "{found}");
     let context = ok(b.cmd().arg("context"));
     assert!(context.contains("Zanzibar rollback plan"), "{context}");
+    // The details say who wrote a pulled record (device name and database role).
+    let id_in = |env: &Env| -> i64 {
+        env.db()
+            .query_row(
+                "SELECT id FROM observations WHERE title = 'Zanzibar rollback plan'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap()
+    };
+    let there = mcp_call(&b, "get_observations", json!({"ids": [id_in(&b)]}));
+    assert!(
+        there.contains("shared by ") && there.contains(&format!("({})", pg.superuser)),
+        "{there}"
+    );
+    let here = mcp_call(&a, "get_observations", json!({"ids": [id_in(&a)]}));
+    assert!(
+        here.contains("Zanzibar") && !here.contains("shared by"),
+        "{here}"
+    );
 
     // Links survive the new ids: every tool use points at an observation of its session.
     let broken: i64 = b
