@@ -54,6 +54,8 @@ pub fn ensure_device(conn: &mut Connection) -> Result<String> {
     let device: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
     set_state(&tx, "device", &device)?;
     set_state(&tx, "outbox", "on")?;
+    tx.execute_batch(include_str!("sql/outbox_triggers.sql"))
+        .context("cannot create the sync outbox triggers")?;
     queue_all(&tx)?;
     tx.commit()?;
     Ok(device)
