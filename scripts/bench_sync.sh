@@ -49,6 +49,7 @@ echo "A: $n observations ($rows rows with prompts, summaries, tool uses, session
 a sync init >/dev/null
 timed "first sync, A pushes" a sync
 timed "first sync, B pulls" b sync
+a sync >/dev/null   # A takes B's few rows, so the next step times only the new ones
 a dev generate --observations 28 --seed 3 >/dev/null
 timed "incremental, A pushes ~100 rows" a sync
 timed "incremental, B pulls ~100 rows" b sync
