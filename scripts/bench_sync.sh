@@ -25,7 +25,7 @@ if [ -z "${CMEM_SYNC_URL:-}" ]; then
         id -u cmemtest >/dev/null 2>&1 || useradd --system --no-create-home cmemtest
         chown cmemtest "$work"; as=(runuser -u cmemtest --); user=cmemtest
     fi
-    "${as[@]}" "$pgbin/initdb" -D "$work/pg" -U "$user" --auth=trust -E UTF8 --no-sync >/dev/null
+    "${as[@]}" "$pgbin/initdb" -D "$work/pg" -U "$user" --auth=trust --locale=C -E UTF8 --no-sync >/dev/null
     "${as[@]}" "$pgbin/pg_ctl" -D "$work/pg" -l "$work/pg.log" -w \
         -o "-k $work -p 5432 -c listen_addresses=''" start >/dev/null
     own_cluster=1

@@ -122,6 +122,7 @@ impl Cluster {
                 "-U",
                 &c.superuser,
                 "--auth=trust",
+                "--locale=C",
                 "-E",
                 "UTF8",
                 "--no-sync",
@@ -134,7 +135,7 @@ impl Cluster {
             "-c listen_addresses=''".to_string()
         };
         let opts = format!(
-            "-k {} -p {} {listen} -c fsync=off -c synchronous_commit=off -c full_page_writes=off {extra}",
+            "-k {} -p {} {listen} -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c shared_buffers=16MB -c max_connections=20 {extra}",
             c.dir.path().display(),
             c.port
         );
