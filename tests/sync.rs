@@ -705,7 +705,7 @@ fn a_session_end_syncs_in_the_background_at_most_once_a_minute() {
 }
 
 #[test]
-fn tls_require_and_verify_full_with_a_root_certificate() {
+fn tls_require_and_verify_full_with_a_root_certificate_and_a_pgpass_password() {
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -784,8 +784,12 @@ fn tls_require_and_verify_full_with_a_root_certificate() {
             );
         }
         let hba = dir.join("data/pg_hba.conf");
-        let rules = std::fs::read_to_string(&hba).unwrap();
-        std::fs::write(&hba, format!("hostnossl all all all reject\n{rules}")).unwrap();
+        // The socket is for the test's own admin connection; TCP needs TLS and a password.
+        std::fs::write(
+            &hba,
+            "local all all trust\nhostnossl all all all reject\nhostssl all all all scram-sha-256\n",
+        )
+        .unwrap();
         if is_root() {
             run(Command::new("chown").arg(TEST_USER).arg(&cert).arg(&key));
         }
@@ -807,6 +811,21 @@ fn tls_require_and_verify_full_with_a_root_certificate() {
             ca.display()
         )
     };
+    pg.client()
+        .batch_execute(&format!("ALTER ROLE {user} PASSWORD 'pw-from-pgpass'"))
+        .unwrap();
+    let out = cmem(&env, &url("localhost", "require"))
+        .arg("sync")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("check the user and password"), "{err}");
+    // The password comes from ~/.pgpass, as with libpq.
+    std::fs::write(
+        env.home().join(".pgpass"),
+        format!("# host:port:db:user:password\nlocalhost:{port}:postgres:{user}:pw-from-pgpass\n"),
+    )
+    .unwrap();
     ok(cmem(&env, &url("localhost", "require")).args(["sync", "init"]));
     let out = sync(&env, &url("localhost", "verify-full"));
     assert!(out.contains("pulled 0 new"), "{out}");
