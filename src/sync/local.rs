@@ -43,10 +43,13 @@ pub fn set_state(conn: &Connection, key: &str, value: &str) -> Result<()> {
 /// every row already in the database is queued once.
 pub fn ensure_device(conn: &mut Connection) -> Result<String> {
     if let Some(d) = state(conn, "device")? {
+        ensure_triggers(conn)?;
         return Ok(d);
     }
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
     if let Some(d) = state(&tx, "device")? {
+        drop(tx);
+        ensure_triggers(conn)?;
         return Ok(d);
     }
     let mut bytes = [0u8; 8];
@@ -54,11 +57,31 @@ pub fn ensure_device(conn: &mut Connection) -> Result<String> {
     let device: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
     set_state(&tx, "device", &device)?;
     set_state(&tx, "outbox", "on")?;
-    tx.execute_batch(include_str!("sql/outbox_triggers.sql"))
+    tx.commit()?;
+    ensure_triggers(conn)?;
+    Ok(device)
+}
+
+const TRIGGERS: &str = include_str!("sql/outbox_triggers.sql");
+
+/// Creates the outbox triggers on the first sync, and again when a new cmem brings changed
+/// ones (a table added to sync); either way every row is queued once, in the same transaction.
+fn ensure_triggers(conn: &mut Connection) -> Result<()> {
+    let version: String = Sha256::digest(TRIGGERS.as_bytes())
+        .iter()
+        .take(8)
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    if state(conn, "triggers")?.as_deref() == Some(version.as_str()) {
+        return Ok(());
+    }
+    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    tx.execute_batch(TRIGGERS)
         .context("cannot create the sync outbox triggers")?;
     queue_all(&tx)?;
+    set_state(&tx, "triggers", &version)?;
     tx.commit()?;
-    Ok(device)
+    Ok(())
 }
 
 /// Queues every row (a first sync, or a change of what is shared).
