@@ -76,6 +76,13 @@ fn ensure_triggers(conn: &mut Connection) -> Result<()> {
         return Ok(());
     }
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    let old: Vec<String> = tx
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'sync\\_%' ESCAPE '\\'")?
+        .query_map([], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    for name in old {
+        tx.execute_batch(&format!("DROP TRIGGER \"{name}\""))?;
+    }
     tx.execute_batch(TRIGGERS)
         .context("cannot create the sync outbox triggers")?;
     queue_all(&tx)?;
@@ -479,4 +486,43 @@ fn insert(tx: &Transaction, table: &str, row: &[(String, Sql)]) -> Result<bool> 
         .execute(params_from_iter(row.iter().map(|(_, v)| v)))
         .with_context(|| format!("cannot store a pulled {table} row"))?;
     Ok(n == 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn triggers(conn: &Connection) -> i64 {
+        conn.query_row(
+            "SELECT COUNT(*) FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'sync\\_%' ESCAPE '\\'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn triggers_come_with_the_first_sync_and_are_renewed_when_they_change() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = crate::store::Store::open(&dir.path().join("cmem.db")).unwrap();
+        let conn = &mut store.conn;
+        conn.execute(
+            "INSERT INTO work_state_entries (project, list_name, fields, created_at_epoch) VALUES ('p', 'l', '{}', 1)",
+            [],
+        )
+        .unwrap();
+        assert_eq!(triggers(conn), 0, "a data dir that never synced has none");
+        let device = ensure_device(conn).unwrap();
+        assert_eq!(triggers(conn), 18);
+        assert_eq!(waiting(conn).unwrap(), 1, "rows from before are queued");
+        conn.execute("DELETE FROM sync_outbox", []).unwrap();
+        set_state(conn, "triggers", "an older cmem").unwrap();
+        assert_eq!(ensure_device(conn).unwrap(), device);
+        assert_eq!(triggers(conn), 18);
+        assert_eq!(
+            waiting(conn).unwrap(),
+            1,
+            "changed triggers queue every row again"
+        );
+    }
 }
