@@ -47,6 +47,8 @@ pub struct Settings {
 pub struct SyncSettings {
     /// The server: a `postgres://` URL or a libpq `key=value` string (`sslmode` disable, prefer,
     /// require, verify-ca or verify-full; password from the URL, `PGPASSFILE` or `~/.pgpass`).
+    /// Shown (`cmem config`) without its password: such output gets pasted into bug reports.
+    #[serde(serialize_with = "serialize_redacted")]
     pub url: Option<String>,
     /// Glob patterns of the project keys to share (`*` for all); default none: opt-in.
     pub projects: Vec<String>,
@@ -54,6 +56,33 @@ pub struct SyncSettings {
     pub raw_tool_io: bool,
     /// Sync in the background after each session ends (at most once a minute).
     pub auto: bool,
+}
+
+fn serialize_redacted<S: serde::Serializer>(url: &Option<String>, s: S) -> Result<S::Ok, S::Error> {
+    match url {
+        Some(u) => s.serialize_some(&redact_url(u)),
+        None => s.serialize_none(),
+    }
+}
+
+/// A server setting with its password blanked, for messages and `cmem config`.
+pub fn redact_url(url: &str) -> String {
+    if let Some((scheme, rest)) = url.split_once("://")
+        && let Some((auth, host)) = rest.split_once('@')
+        && let Some((user, _)) = auth.split_once(':')
+    {
+        return format!("{scheme}://{user}:***@{host}");
+    }
+    url.split_whitespace()
+        .map(|w| {
+            if w.starts_with("password=") {
+                "password=***"
+            } else {
+                w
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 impl Default for SyncSettings {

@@ -46,9 +46,6 @@ pub fn run(args: &ConfigArgs) -> Result<ExitCode> {
         println!("# from the environment: {}", overridden.join(", "));
     }
     println!();
-    // Output like this gets pasted into bug reports: no password.
-    let mut shown = loaded.settings.clone();
-    shown.sync.url = shown.sync.url.as_deref().map(crate::sync::conn::redact);
-    print!("{}", toml::to_string_pretty(&shown)?);
+    print!("{}", toml::to_string_pretty(&loaded.settings)?);
     Ok(ExitCode::SUCCESS)
 }

@@ -136,22 +136,7 @@ fn percent_decode(s: &str) -> String {
 
 /// The setting with any password blanked, for messages.
 pub fn redact(url: &str) -> String {
-    if let Some((scheme, rest)) = url.split_once("://")
-        && let Some((auth, host)) = rest.split_once('@')
-        && let Some((user, _)) = auth.split_once(':')
-    {
-        return format!("{scheme}://{user}:***@{host}");
-    }
-    url.split_whitespace()
-        .map(|w| {
-            if w.starts_with("password=") {
-                "password=***"
-            } else {
-                w
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
+    crate::config::redact_url(url)
 }
 
 /// Where the server is, for messages: `host:port` or the socket directory.
