@@ -230,6 +230,12 @@ fn sync(env: &Env, url: &str) -> String {
     ok(cmem(env, url).arg("sync"))
 }
 
+fn sync_with(env: &Env, url: &str, vars: &[(&str, &str)]) -> String {
+    let mut c = cmem(env, url);
+    c.arg("sync").envs(vars.iter().copied());
+    ok(&mut c)
+}
+
 fn generate(env: &Env, n: usize, seed: u64) {
     ok(env.cmd().args([
         "dev",
@@ -650,6 +656,15 @@ fn a_role_granted_one_project_never_sees_another() {
         |r| r.get(0),
     );
     assert_eq!(projects, vec!["acme-api"]);
+    // A machine that excludes a project from its memory takes none of it from others.
+    let e = Env::new();
+    let out = sync_with(&e, &pg.url(), &[("CMEM_EXCLUDED_PROJECTS", "orbit-*")]);
+    assert!(out.contains("skipped"), "{out}");
+    let projects: Vec<String> = e.rows(
+        "SELECT DISTINCT project FROM observations ORDER BY 1",
+        |r| r.get(0),
+    );
+    assert_eq!(projects, vec!["acme-api", "cmem"]);
     let d = Env::new();
     let out = cmem(&d, &pg.url_as("dave", "postgres"))
         .arg("sync")

@@ -68,6 +68,10 @@ fn shared(settings: &Settings, table: &str, project: &str) -> bool {
     if table == "tool_uses" && !settings.sync.raw_tool_io {
         return false;
     }
+    // A project this machine excludes from memory is not taken from others either.
+    if crate::project::is_excluded(Path::new(project), &settings.excluded_projects) {
+        return false;
+    }
     let p = project.to_lowercase();
     settings
         .sync
