@@ -89,15 +89,18 @@ impl Cluster {
             .tempdir()
             .unwrap();
         let (run_as, superuser) = if is_root() {
-            // initdb refuses to run as root.
-            let exists = Command::new("id")
-                .arg("-u")
-                .arg(TEST_USER)
-                .output()
-                .unwrap();
-            if !exists.status.success() {
-                run(Command::new("useradd").args(["--system", "--no-create-home", TEST_USER]));
-            }
+            // initdb refuses to run as root. Tests start clusters in parallel: one creates the user.
+            static USER: std::sync::OnceLock<()> = std::sync::OnceLock::new();
+            USER.get_or_init(|| {
+                let exists = Command::new("id")
+                    .arg("-u")
+                    .arg(TEST_USER)
+                    .output()
+                    .unwrap();
+                if !exists.status.success() {
+                    run(Command::new("useradd").args(["--system", "--no-create-home", TEST_USER]));
+                }
+            });
             run(Command::new("chown").arg(TEST_USER).arg(dir.path()));
             (Some(TEST_USER.to_string()), TEST_USER.to_string())
         } else {
