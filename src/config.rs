@@ -38,6 +38,62 @@ pub struct Settings {
     pub tui: TuiSettings,
     pub gate: GateSettings,
     pub search: SearchSettings,
+    pub sync: SyncSettings,
+}
+
+/// `cmem sync`: sharing memory through a PostgreSQL server (src/sync). Never used by hooks.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SyncSettings {
+    /// The server: a `postgres://` URL or a libpq `key=value` string (`sslmode` disable, prefer,
+    /// require, verify-ca or verify-full; password from the URL, `PGPASSFILE` or `~/.pgpass`).
+    /// Shown (`cmem config`) without its password: such output gets pasted into bug reports.
+    #[serde(serialize_with = "serialize_redacted")]
+    pub url: Option<String>,
+    /// Glob patterns of the project keys to share (`*` for all); default none: opt-in.
+    pub projects: Vec<String>,
+    /// Also share raw tool input/output (layer 4): large and the most sensitive.
+    pub raw_tool_io: bool,
+    /// Sync in the background after each session ends (at most once a minute).
+    pub auto: bool,
+}
+
+fn serialize_redacted<S: serde::Serializer>(url: &Option<String>, s: S) -> Result<S::Ok, S::Error> {
+    match url {
+        Some(u) => s.serialize_some(&redact_url(u)),
+        None => s.serialize_none(),
+    }
+}
+
+/// A server setting with its password blanked, for messages and `cmem config`.
+pub fn redact_url(url: &str) -> String {
+    if let Some((scheme, rest)) = url.split_once("://")
+        && let Some((auth, host)) = rest.split_once('@')
+        && let Some((user, _)) = auth.split_once(':')
+    {
+        return format!("{scheme}://{user}:***@{host}");
+    }
+    url.split_whitespace()
+        .map(|w| {
+            if w.starts_with("password=") {
+                "password=***"
+            } else {
+                w
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+impl Default for SyncSettings {
+    fn default() -> Self {
+        SyncSettings {
+            url: None,
+            projects: Vec::new(),
+            raw_tool_io: false,
+            auto: true,
+        }
+    }
 }
 
 /// How `mem_search`, the `search` tool and the browser's `s` find records.
@@ -211,6 +267,7 @@ impl Default for Settings {
             tui: TuiSettings::default(),
             gate: GateSettings::default(),
             search: SearchSettings::default(),
+            sync: SyncSettings::default(),
         }
     }
 }
@@ -336,6 +393,10 @@ env_keys! {
     "CMEM_GATE_DENY_MIN_BYTES" => "gate.deny_min_bytes" => gate.deny_min_bytes;
     "CMEM_GATE_CONTEXT_MIN_BYTES" => "gate.context_min_bytes" => gate.context_min_bytes;
     "CMEM_SEARCH_SEMANTIC" => "search.semantic" => search.semantic;
+    "CMEM_SYNC_URL" => "sync.url" => sync.url;
+    "CMEM_SYNC_PROJECTS" => "sync.projects" => sync.projects;
+    "CMEM_SYNC_RAW_TOOL_IO" => "sync.raw_tool_io" => sync.raw_tool_io;
+    "CMEM_SYNC_AUTO" => "sync.auto" => sync.auto;
 }
 
 impl Settings {
@@ -418,8 +479,36 @@ impl Settings {
                     .into(),
             ));
         }
+        if let Some(url) = &self.sync.url
+            && let Err(why) = check_sync_url(url)
+        {
+            return Err(("sync.url".into(), why));
+        }
         Ok(())
     }
+}
+
+/// A cheap shape check of `sync.url` (the sync command parses it fully): hooks load settings
+/// too and must not pay for more.
+fn check_sync_url(url: &str) -> Result<(), String> {
+    let url = url.trim();
+    if url.is_empty() {
+        return Err("is empty: remove it or give a postgres:// URL".into());
+    }
+    if url.contains("://") {
+        if !(url.starts_with("postgres://") || url.starts_with("postgresql://")) {
+            return Err(format!(
+                "must start with postgres:// or postgresql://, not {:?}",
+                url.split("://").next().unwrap_or_default()
+            ));
+        }
+    } else if !url.contains('=') {
+        return Err(
+            "must be a postgres:// URL or a key=value string such as \"host=db.example.com dbname=cmem\""
+                .into(),
+        );
+    }
+    Ok(())
 }
 
 /// Where the settings came from, for `cmem config` and `cmem doctor`.
@@ -665,6 +754,23 @@ mod tests {
         let env = |k: &str| (k == "CMEM_MAX_FIELD_BYTES").then(|| "big".to_string());
         let err = s.apply_env(&env).unwrap_err().to_string();
         assert!(err.contains("CMEM_MAX_FIELD_BYTES"), "{err}");
+    }
+
+    #[test]
+    fn sync_settings_default_off_and_validated() {
+        let s = parse("").unwrap();
+        assert_eq!(s.sync.url, None);
+        assert!(s.sync.projects.is_empty() && !s.sync.raw_tool_io);
+        let ok = parse("[sync]\nurl = \"postgres://u@db/cmem\"\nprojects = [\"*\"]\n").unwrap();
+        assert_eq!(ok.sync.projects, vec!["*"]);
+        let err = parse("[sync]\nurl = \"mysql://db\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("sync.url") && err.contains("line 2"), "{err}");
+        let mut s = Settings::default();
+        let env = |k: &str| (k == "CMEM_SYNC_URL").then(|| "host=/tmp port=5433".to_string());
+        s.apply_env(&env).unwrap();
+        assert_eq!(s.sync.url.as_deref(), Some("host=/tmp port=5433"));
     }
 
     #[test]

@@ -5,8 +5,8 @@
 //!
 //! 1. faces: `cli` (the dispatcher, may call the other faces), then `hook`, `mcp`, `tui`
 //!    (which never call each other);
-//! 2. tools the faces call: `demo` and `eval` (search quality), then `synth` (the demo data set
-//!    is synthesised);
+//! 2. tools the faces call: `sync` (PostgreSQL; only `cli` may import it, so no hook reaches
+//!    it), `demo` and `eval` (search quality), then `synth` (the demo data set is synthesised);
 //! 3. `observe` (the observers), `disclosure` (`mem_search`'s steps);
 //! 4. `view` (every text and document), then `code` (tree-sitter; returns data the view renders);
 //! 5. `store` (SQLite; knows no rendering and no face);
@@ -38,6 +38,7 @@ pub mod privacy;
 pub mod project;
 pub mod signals;
 pub mod store;
+pub mod sync;
 pub mod synth;
 pub mod text;
 pub mod tui;

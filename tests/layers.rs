@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 const LAYERS: &[(&str, &[&str])] = &[
     ("face cli", &["cli"]),
     ("face", &["hook", "mcp", "tui"]),
-    ("demo/eval", &["demo", "eval"]),
+    ("demo/eval/sync", &["demo", "eval", "sync"]),
     ("synth", &["synth"]),
     ("observe/disclosure", &["observe", "disclosure"]),
     ("view", &["view"]),
@@ -76,6 +76,13 @@ fn modules_import_only_lower_layers_and_files_of_a_module_form_no_cycle() {
                 continue; // an item of the crate root, not a module
             }
             seen.insert((top.clone(), target.clone()));
+            // Sync opens network connections: only the dispatcher may reach it, never a hook.
+            if target == "sync" && top != "cli" && top != "sync" {
+                violations.push(format!(
+                    "{rel}:{} imports crate::sync (only cli may: hooks must never reach the network)",
+                    import.line
+                ));
+            }
             if target != top {
                 let (Some(from), Some(to)) = (layer_of(top), layer_of(target)) else {
                     unknown.extend(

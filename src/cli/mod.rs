@@ -14,6 +14,7 @@ mod keep_memory;
 mod model;
 mod observe;
 mod pipe;
+mod sync;
 mod transfer;
 mod tui;
 
@@ -80,6 +81,8 @@ enum Command {
     Forget(forget::ForgetArgs),
     /// Replace a string (or regex) everywhere cmem stored it, leaving no trace in the files
     Scrub(forget::ScrubArgs),
+    /// Share memory with other machines and teammates through PostgreSQL: push, then pull
+    Sync(sync::SyncArgs),
     /// Developer tools (synthetic data for tests and benchmarks)
     #[command(hide = true)]
     Dev(dev::DevArgs),
@@ -116,6 +119,7 @@ pub fn main() -> ExitCode {
         Command::Scrub(args) => forget::run_scrub(&args),
         Command::Tui(args) => tui::run(&args),
         Command::Demo(args) => tui::demo(&args),
+        Command::Sync(args) => sync::run(&args),
         Command::Dev(args) => dev::run(&args),
         Command::Outline(args) => code::outline(&args),
         Command::Unfold(args) => code::unfold(&args),

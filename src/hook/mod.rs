@@ -6,6 +6,7 @@
 //! the spool, and a timer signal answers no-op (spooling whatever is pending) if anything else
 //! hangs past the hard deadline (`deadline`).
 
+mod auto_sync;
 pub mod capture;
 pub(crate) mod deadline;
 pub mod event;
@@ -178,6 +179,9 @@ fn handle(event: HookEvent, settings: &Settings, deadline: Instant) -> Result<Op
                     }
                 }
                 Err(skip) => logging::debug(format!("not stored: {skip:?}")),
+            }
+            if matches!(event, HookEvent::SessionEnd) {
+                auto_sync::maybe_spawn(settings);
             }
             Ok(None)
         }

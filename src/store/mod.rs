@@ -22,6 +22,7 @@ pub mod rank;
 pub mod search;
 pub mod spool;
 pub mod summaries;
+pub mod sync_origin;
 pub mod timeline;
 pub mod todos;
 pub mod tool_uses;

@@ -249,7 +249,11 @@ fn detail(conn: &Connection, ctx: &Ctx, kind: Kind, id: i64) -> Result<Option<Pa
         Kind::Observation => match observations::by_ids(conn, &[id])?.first() {
             Some(o) => {
                 let uses = tool_uses::by_observation(conn, id)?;
-                let doc = view::detail::observation(o, &uses, &ctx.tz);
+                let mut doc = view::detail::observation(o, &uses, &ctx.tz);
+                view::detail::shared_by(
+                    &mut doc,
+                    crate::store::sync_origin::written_by(conn, "observations", id)?,
+                );
                 let mut page = doc_page(&doc);
                 // Only the tool-use lines lead somewhere (to the raw layer).
                 for r in page.rows.iter_mut() {

@@ -125,6 +125,16 @@ pub fn observation(o: &Observation, tool_uses: &[ToolUse], tz: &Tz) -> Doc {
     doc
 }
 
+/// Adds, under the heading, who wrote a record `cmem sync` pulled from another device.
+pub fn shared_by(doc: &mut Doc, who: Option<String>) {
+    if let (Some(who), Some(head)) = (who, doc.blocks.first_mut()) {
+        head.lines.push(Line::new().push(
+            format!("shared by {}", escape_controls(&one_line(&who))),
+            Role::Muted,
+        ));
+    }
+}
+
 /// Every field of a summary.
 pub fn summary(s: &Summary, tz: &Tz) -> Doc {
     let title = s.request.as_deref().map(one_line).filter(|r| !r.is_empty());

@@ -13,7 +13,7 @@ use super::{search as search_view, timeline as timeline_view, work_state as ws_v
 use crate::model::{Kind, work_state};
 use crate::store::search::Query;
 use crate::store::work_state as ws_store;
-use crate::store::{observations, prompts, search, summaries, timeline, tool_uses};
+use crate::store::{observations, prompts, search, summaries, sync_origin, timeline, tool_uses};
 
 /// Any memory tool's reply when there is no database yet.
 pub const NO_MEMORY: &str = "No memory has been recorded yet: cmem starts remembering with the hooks of your next sessions.";
@@ -166,6 +166,18 @@ pub fn records(
                 .iter()
                 .find(|p| p.id == *id)
                 .map(|p| (p.created_at, p.project.clone(), detail::prompt(p, tz))),
+        };
+        let doc = match doc {
+            Some((at, project, mut d)) => {
+                let table = match kind {
+                    Kind::Observation => "observations",
+                    Kind::Summary => "session_summaries",
+                    Kind::Prompt => "user_prompts",
+                };
+                detail::shared_by(&mut d, sync_origin::written_by(conn, table, *id)?);
+                Some((at, project, d))
+            }
+            None => None,
         };
         match doc {
             Some((at, project, doc))

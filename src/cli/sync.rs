@@ -1,0 +1,150 @@
+//! `cmem sync`, `cmem sync status`, `cmem sync init`, `cmem sync grant`: sharing memory
+//! through PostgreSQL (src/sync). Never reached from a hook.
+
+use std::process::ExitCode;
+
+use anyhow::{Result, bail};
+use clap::{Args, Subcommand};
+
+use crate::text::plural;
+
+#[derive(Args)]
+pub struct SyncArgs {
+    #[command(subcommand)]
+    command: Option<SyncCommand>,
+    /// The run a session end starts in the background: quiet, reports to the log
+    #[arg(long, hide = true)]
+    auto: bool,
+}
+
+#[derive(Subcommand)]
+enum SyncCommand {
+    /// Server, device id, last push and pull, rows waiting
+    Status {
+        /// Do not ask the server how much is waiting there
+        #[arg(long)]
+        offline: bool,
+    },
+    /// Create or upgrade the server schema and its row-level-security policies (once per
+    /// server, as a role that may create schemas)
+    Init,
+    /// Let a database role read and write one project's rows (`*`: all); run as the role that
+    /// ran `init`
+    Grant { role: String, project: String },
+}
+
+fn when(ms: Option<i64>) -> String {
+    match ms {
+        Some(ms) => crate::clock::format_utc_iso(ms),
+        None => "never".into(),
+    }
+}
+
+/// The detached run after a session end: one line in the log, never an error exit.
+fn auto(settings: &crate::config::Settings) {
+    use crate::logging;
+    logging::init(
+        &settings.data_dir(),
+        logging::Level::parse(&settings.log_level),
+        "sync",
+    );
+    match crate::sync::run(settings) {
+        Ok(Some(r)) => logging::info(format!(
+            "sync: pushed {} row(s) and {} deletion(s); pulled {} new, {} changed, {} removed",
+            r.pushed, r.tombstones, r.pulled.inserted, r.pulled.updated, r.pulled.deleted
+        )),
+        Ok(None) => logging::debug("sync: another sync is running"),
+        Err(e) => logging::warn(format!("sync: {e:#}")),
+    }
+}
+
+pub fn run(args: &SyncArgs) -> Result<ExitCode> {
+    let settings = crate::config::load()?.settings;
+    match &args.command {
+        None if args.auto => auto(&settings),
+        None => {
+            let Some(r) = crate::sync::run(&settings)? else {
+                bail!(
+                    "another `cmem sync` is running for {}; try again when it is done",
+                    settings.data_dir().display()
+                );
+            };
+            let p = &r.pulled;
+            println!(
+                "pushed {} ({} new or changed on the server), {}; {} not shared",
+                plural(r.pushed, "row", "rows"),
+                r.server_changed,
+                plural(r.tombstones, "deletion", "deletions"),
+                r.kept_local
+            );
+            println!(
+                "pulled {} new, {} changed, {} removed, {} skipped; {} still on the server",
+                p.inserted, p.updated, p.deleted, p.skipped, r.behind
+            );
+            if settings.sync.projects.is_empty() {
+                eprintln!(
+                    "cmem: no project is shared yet: list them in [sync] projects (globs; \"*\" for all)"
+                );
+            }
+        }
+        Some(SyncCommand::Status { offline }) => {
+            let s = crate::sync::status(&settings, !offline)?;
+            println!(
+                "server:    {}",
+                s.server
+                    .as_deref()
+                    .unwrap_or("none ([sync] url is not set)")
+            );
+            println!(
+                "device:    {} ({})",
+                s.device
+                    .as_deref()
+                    .unwrap_or("none yet (made by the first sync)"),
+                s.device_name
+            );
+            println!(
+                "shared:    {}{}",
+                if settings.sync.projects.is_empty() {
+                    "no project ([sync] projects is empty)".to_string()
+                } else {
+                    settings.sync.projects.join(", ")
+                },
+                if settings.sync.raw_tool_io {
+                    ", with raw tool I/O"
+                } else {
+                    ""
+                }
+            );
+            println!("last push: {}", when(s.last_push));
+            println!("last pull: {}", when(s.last_pull));
+            println!(
+                "waiting:   {} to push",
+                plural(s.waiting as usize, "row", "rows")
+            );
+            println!(
+                "pulled:    {} from other devices",
+                plural(s.pulled_rows as usize, "row", "rows")
+            );
+            match s.behind {
+                Some(Ok(n)) => println!("on server: {} to pull", plural(n as usize, "row", "rows")),
+                Some(Err(e)) => println!("on server: unknown: {e}"),
+                None => {}
+            }
+        }
+        Some(SyncCommand::Init) => {
+            let (server, before, after) = crate::sync::init(&settings)?;
+            if before == after {
+                println!("{server}: the cmem schema is at version {after} already");
+            } else {
+                println!(
+                    "{server}: cmem schema version {before} -> {after} (rows, devices, grants, row-level security)"
+                );
+            }
+        }
+        Some(SyncCommand::Grant { role, project }) => {
+            crate::sync::grant(&settings, role, project)?;
+            println!("{role} may now read and write the rows of project {project}");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

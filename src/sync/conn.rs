@@ -1,0 +1,384 @@
+//! Connecting to the server the way libpq users expect: a `postgres://` URL or a `key=value`
+//! string, `sslmode` from `disable` to `verify-full` (rustls, pure Rust), the password from the
+//! URL, `PGPASSFILE` or `~/.pgpass`, and a connect timeout (5 s unless the URL sets one) so an
+//! unreachable server fails fast.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use postgres::config::{Host, SslMode};
+use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
+use rustls::crypto::{CryptoProvider, verify_tls12_signature, verify_tls13_signature};
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
+use rustls::{DigitallySignedStruct, SignatureScheme};
+
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// libpq's `sslmode` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ssl {
+    Disable,
+    Prefer,
+    Require,
+    /// `verify-ca` and `verify-full`: the chain and the host name are checked (rustls cannot
+    /// check one without the other).
+    Verify,
+}
+
+/// A parsed server setting.
+pub struct Target {
+    pub config: postgres::Config,
+    pub ssl: Ssl,
+    pub root_cert: Option<PathBuf>,
+}
+
+/// Takes `sslmode` and `sslrootcert` out of the URL or key=value string (the client library
+/// knows only disable/prefer/require) and parses the rest.
+pub fn parse(url: &str) -> Result<Target> {
+    let url = url.trim();
+    let mut ssl = Ssl::Prefer;
+    let mut root_cert = None;
+    let mut take = |key: &str, value: &str| -> Result<bool> {
+        match key {
+            "sslmode" => {
+                ssl = match value {
+                    "disable" => Ssl::Disable,
+                    "allow" | "prefer" => Ssl::Prefer,
+                    "require" => Ssl::Require,
+                    "verify-ca" | "verify-full" => Ssl::Verify,
+                    other => bail!(
+                        "sslmode={other:?}: use disable, prefer, require, verify-ca or verify-full"
+                    ),
+                };
+                Ok(true)
+            }
+            "sslrootcert" => {
+                root_cert = Some(PathBuf::from(value));
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
+    };
+    let rest = if url.contains("://") {
+        match url.split_once('?') {
+            Some((base, query)) => {
+                let mut kept = Vec::new();
+                for pair in query.split('&').filter(|p| !p.is_empty()) {
+                    let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+                    if !take(k, &percent_decode(v))? {
+                        kept.push(pair);
+                    }
+                }
+                if kept.is_empty() {
+                    base.to_string()
+                } else {
+                    format!("{base}?{}", kept.join("&"))
+                }
+            }
+            None => url.to_string(),
+        }
+    } else {
+        let mut kept = Vec::new();
+        for word in url.split_whitespace() {
+            let (k, v) = word.split_once('=').unwrap_or((word, ""));
+            if !take(k.trim(), v.trim_matches('\''))? {
+                kept.push(word);
+            }
+        }
+        kept.join(" ")
+    };
+    let mut config: postgres::Config = rest
+        .parse()
+        .with_context(|| format!("cannot read the server setting {}", redact(url)))?;
+    if config.get_connect_timeout().is_none() {
+        config.connect_timeout(CONNECT_TIMEOUT);
+    }
+    config.ssl_mode(match ssl {
+        Ssl::Disable => SslMode::Disable,
+        Ssl::Prefer => SslMode::Prefer,
+        Ssl::Require | Ssl::Verify => SslMode::Require,
+    });
+    if config.get_password().is_none()
+        && let Some(pw) = pgpass_password(&config)
+    {
+        config.password(pw);
+    }
+    Ok(Target {
+        config,
+        ssl,
+        root_cert,
+    })
+}
+
+fn percent_decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%'
+            && i + 2 < bytes.len()
+            && let Some(b) = std::str::from_utf8(&bytes[i + 1..i + 3])
+                .ok()
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+        {
+            out.push(b);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The setting with any password blanked, for messages.
+pub fn redact(url: &str) -> String {
+    crate::config::redact_url(url)
+}
+
+/// Where the server is, for messages: `host:port` or the socket directory.
+pub fn describe(config: &postgres::Config) -> String {
+    let host = match config.get_hosts().first() {
+        Some(Host::Tcp(h)) => h.clone(),
+        Some(Host::Unix(p)) => p.display().to_string(),
+        None => "localhost".into(),
+    };
+    let port = config.get_ports().first().copied().unwrap_or(5432);
+    let db = config
+        .get_dbname()
+        .or(config.get_user())
+        .unwrap_or("postgres");
+    format!("{host}:{port}/{db}")
+}
+
+/// The password `~/.pgpass` (or `PGPASSFILE`) gives for this host, port, database and user.
+fn pgpass_password(config: &postgres::Config) -> Option<String> {
+    let file = std::env::var_os("PGPASSFILE")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".pgpass")))?;
+    let text = std::fs::read_to_string(file).ok()?;
+    let host = match config.get_hosts().first() {
+        Some(Host::Tcp(h)) => h.clone(),
+        _ => "localhost".into(),
+    };
+    let port = config
+        .get_ports()
+        .first()
+        .copied()
+        .unwrap_or(5432)
+        .to_string();
+    let user = config.get_user().unwrap_or_default().to_string();
+    let db = config.get_dbname().unwrap_or(&user).to_string();
+    pgpass_lookup(&text, [&host, &port, &db, &user])
+}
+
+/// The first line of a pgpass file matching `host:port:db:user` (`*` matches anything; `\:`
+/// and `\\` escape).
+fn pgpass_lookup(text: &str, want: [&str; 4]) -> Option<String> {
+    for line in text.lines() {
+        if line.trim_start().starts_with('#') || line.trim().is_empty() {
+            continue;
+        }
+        let mut fields = Vec::new();
+        let mut cur = String::new();
+        let mut chars = line.chars();
+        while let Some(c) = chars.next() {
+            match c {
+                '\\' => cur.extend(chars.next()),
+                ':' if fields.len() < 4 => fields.push(std::mem::take(&mut cur)),
+                c => cur.push(c),
+            }
+        }
+        fields.push(cur);
+        if fields.len() == 5
+            && fields[..4]
+                .iter()
+                .zip(want)
+                .all(|(f, w)| f == "*" || f == w)
+        {
+            return fields.pop();
+        }
+    }
+    None
+}
+
+/// Opens a connection; the error says what to check. The whole connect, TLS and start-up
+/// included, is bounded by the connect timeout: a server that accepts and never answers fails
+/// as fast as one that is down.
+pub fn connect(target: &Target) -> Result<postgres::Client> {
+    let where_ = describe(&target.config);
+    let limit = target
+        .config
+        .get_connect_timeout()
+        .copied()
+        .unwrap_or(CONNECT_TIMEOUT);
+    let config = target.config.clone();
+    let tls = match target.ssl {
+        Ssl::Disable => None,
+        _ => Some(tls(target)?),
+    };
+    let (send, answer) = std::sync::mpsc::channel();
+    // Left behind on a time-out: the process ends soon after, with the error.
+    std::thread::spawn(move || {
+        let result = match tls {
+            None => config.connect(postgres::NoTls),
+            Some(tls) => config.connect(tls),
+        };
+        let _ = send.send(result);
+    });
+    let result = match answer.recv_timeout(limit) {
+        Ok(r) => r,
+        Err(_) => bail!(
+            "cannot reach the sync server {where_}: no answer within {} s; is the server up and reachable (host, port, firewall)?",
+            limit.as_secs_f32()
+        ),
+    };
+    result.map_err(|e| {
+        let mut why = e.to_string();
+        let mut source = std::error::Error::source(&e);
+        while let Some(s) = source {
+            why = format!("{why}: {s}");
+            source = s.source();
+        }
+        let why = one_line(&why);
+        let hint = if why.contains("timed out") || why.contains("timeout") {
+            "is the server up and reachable (host, port, firewall)?"
+        } else if why.contains("password") || why.contains("authentication") {
+            "check the user and password (URL, PGPASSFILE or ~/.pgpass)"
+        } else if why.contains("TLS") || why.contains("certificate") || why.contains("tls") {
+            "check sslmode and sslrootcert"
+        } else {
+            "check [sync] url (or CMEM_SYNC_URL) and that the server is running"
+        };
+        anyhow::anyhow!("cannot reach the sync server {where_}: {why}; {hint}")
+    })
+}
+
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn provider() -> Arc<CryptoProvider> {
+    Arc::new(rustls::crypto::ring::default_provider())
+}
+
+fn tls(target: &Target) -> Result<tokio_postgres_rustls::MakeRustlsConnect> {
+    let builder = rustls::ClientConfig::builder_with_provider(provider())
+        .with_safe_default_protocol_versions()
+        .context("no TLS protocol version available")?;
+    let config = if target.ssl == Ssl::Verify {
+        let mut roots = rustls::RootCertStore::empty();
+        match &target.root_cert {
+            Some(file) => {
+                for cert in CertificateDer::pem_file_iter(file)
+                    .with_context(|| format!("cannot read sslrootcert {}", file.display()))?
+                {
+                    let cert =
+                        cert.with_context(|| format!("sslrootcert {} is not PEM", file.display()))?;
+                    roots.add(cert).with_context(|| {
+                        format!("a certificate of {} is invalid", file.display())
+                    })?;
+                }
+            }
+            None => roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned()),
+        }
+        builder.with_root_certificates(roots).with_no_client_auth()
+    } else {
+        // libpq's prefer and require encrypt but do not check who answers.
+        builder
+            .dangerous()
+            .with_custom_certificate_verifier(Arc::new(AnyCertificate(provider())))
+            .with_no_client_auth()
+    };
+    Ok(tokio_postgres_rustls::MakeRustlsConnect::new(config))
+}
+
+/// Accepts any server certificate (sslmode require/prefer); signatures are still checked, so
+/// the session is encrypted to whoever holds the certificate's key.
+#[derive(Debug)]
+struct AnyCertificate(Arc<CryptoProvider>);
+
+impl ServerCertVerifier for AnyCertificate {
+    fn verify_server_cert(
+        &self,
+        _end_entity: &CertificateDer<'_>,
+        _intermediates: &[CertificateDer<'_>],
+        _server_name: &ServerName<'_>,
+        _ocsp: &[u8],
+        _now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        Ok(ServerCertVerified::assertion())
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        verify_tls12_signature(
+            message,
+            cert,
+            dss,
+            &self.0.signature_verification_algorithms,
+        )
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        verify_tls13_signature(
+            message,
+            cert,
+            dss,
+            &self.0.signature_verification_algorithms,
+        )
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.0.signature_verification_algorithms.supported_schemes()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sslmode_and_rootcert_are_taken_out_of_urls_and_key_value_strings() {
+        let t = parse("postgres://u:pw@db.example.com:6543/cmem?sslmode=verify-full&sslrootcert=%2Ftmp%2Fca.pem&application_name=x").unwrap();
+        assert_eq!(t.ssl, Ssl::Verify);
+        assert_eq!(t.root_cert, Some(PathBuf::from("/tmp/ca.pem")));
+        assert_eq!(describe(&t.config), "db.example.com:6543/cmem");
+        assert_eq!(t.config.get_connect_timeout(), Some(&CONNECT_TIMEOUT));
+        let t = parse("host=/tmp port=5433 dbname=x sslmode=disable connect_timeout=2").unwrap();
+        assert_eq!(t.ssl, Ssl::Disable);
+        assert_eq!(
+            t.config.get_connect_timeout(),
+            Some(&Duration::from_secs(2))
+        );
+        assert!(parse("postgres://db/x?sslmode=sometimes").is_err());
+    }
+
+    #[test]
+    fn pgpass_matches_wildcards_and_escapes() {
+        let text = "# comment\nother:5432:*:u:no\ndb\\:1:*:cmem:u:pa\\:ss\n";
+        assert_eq!(
+            pgpass_lookup(text, ["db:1", "5432", "cmem", "u"]).as_deref(),
+            Some("pa:ss")
+        );
+        assert_eq!(pgpass_lookup(text, ["db", "5432", "cmem", "u"]), None);
+    }
+
+    #[test]
+    fn passwords_are_redacted() {
+        assert_eq!(redact("postgres://u:secret@h/db"), "postgres://u:***@h/db");
+        assert_eq!(redact("host=h password=secret"), "host=h password=***");
+    }
+}

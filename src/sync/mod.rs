@@ -1,0 +1,354 @@
+//! `cmem sync`: the same memory on several machines and across a team, through PostgreSQL.
+//!
+//! Only `cli` reaches this module (tests/layers.rs checks it): hooks never link-call into it
+//! and never open a connection. A sync pushes the outbox (rows queued by triggers, see
+//! src/store/sql/005_sync.sql) in batches, then pulls other devices' revisions by server
+//! sequence. Each batch is one server transaction and one local transaction; the local one
+//! also moves the cursor, so a sync killed at any point resumes without duplicates or gaps:
+//! a replayed push changes nothing on the server (same hash, or a final tombstone) and a
+//! pull's rows and cursor commit together.
+
+pub mod conn;
+pub mod local;
+pub mod server;
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::path::Path;
+
+use anyhow::{Context, Result};
+
+use crate::config::Settings;
+use crate::store::Store;
+use crate::store::transfer::TABLES;
+
+/// Rows per batch: one server round trip and one local transaction each.
+const BATCH: usize = 1000;
+const BATCH_BYTES: usize = 8 << 20;
+
+/// What one sync moved.
+#[derive(Debug, Default)]
+pub struct Report {
+    pub device: String,
+    pub pushed: usize,
+    pub tombstones: usize,
+    /// Rows the server took as new or changed (a replay takes none).
+    pub server_changed: u64,
+    /// Queued rows not shared (their project is not in `[sync] projects`, or raw tool I/O).
+    pub kept_local: usize,
+    pub pulled: local::Applied,
+    pub behind: i64,
+}
+
+fn batch_size() -> usize {
+    std::env::var("CMEM_SYNC_BATCH")
+        .ok()
+        .and_then(|b| b.parse().ok())
+        .filter(|b| *b > 0)
+        .unwrap_or(BATCH)
+}
+
+/// Test hook: `CMEM_SYNC_ABORT=push:N` dies like `kill -9` after the server committed the Nth
+/// push batch and before the local commit; `pull:N` inside the Nth pull's local transaction.
+fn abort_at(phase: &str, n: usize) {
+    if let Ok(spec) = std::env::var("CMEM_SYNC_ABORT")
+        && spec.split_once(':') == Some((phase, &n.to_string()))
+    {
+        std::process::abort();
+    }
+}
+
+fn url(settings: &Settings) -> Result<&str> {
+    settings.sync.url.as_deref().filter(|u| !u.trim().is_empty()).context(
+        "no sync server: set [sync] url in the config file (or CMEM_SYNC_URL), for example postgres://me@db.example.com/cmem?sslmode=verify-full",
+    )
+}
+
+fn shared(settings: &Settings, table: &str, project: &str) -> bool {
+    if table == "tool_uses" && !settings.sync.raw_tool_io {
+        return false;
+    }
+    // A project this machine excludes from memory is not taken from others either.
+    if crate::project::is_excluded(Path::new(project), &settings.excluded_projects) {
+        return false;
+    }
+    let p = project.to_lowercase();
+    settings
+        .sync
+        .projects
+        .iter()
+        .any(|g| crate::project::glob_match(&g.trim().to_lowercase(), &p))
+}
+
+pub fn device_name() -> String {
+    let mut buf = [0u8; 256];
+    // SAFETY: the buffer is valid for its length; gethostname NUL-terminates within it or
+    // truncates, and the name is read only up to the first NUL.
+    let ok = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) } == 0;
+    let end = buf.iter().position(|b| *b == 0).unwrap_or(buf.len());
+    let host = String::from_utf8_lossy(&buf[..end]).into_owned();
+    if ok && !host.is_empty() {
+        host
+    } else {
+        "unknown-host".into()
+    }
+}
+
+/// One sync per data dir at a time; `None` when another holds it.
+fn lock(data_dir: &Path) -> Result<Option<File>> {
+    std::fs::create_dir_all(data_dir)?;
+    let path = data_dir.join("sync.lock");
+    let f = File::create(&path).with_context(|| format!("cannot create {}", path.display()))?;
+    Ok(f.try_lock().is_ok().then_some(f))
+}
+
+fn open(settings: &Settings) -> Result<Store> {
+    let store = Store::open(&settings.db_path())?;
+    // Pulled tombstones and revisions overwrite text that must not linger in free pages.
+    store.conn.execute_batch("PRAGMA secure_delete = ON")?;
+    Ok(store)
+}
+
+/// When what is shared changes, everything is queued and pulled again (both are idempotent).
+fn note_sharing(store: &mut Store, settings: &Settings) -> Result<()> {
+    let key = format!(
+        "{}|raw={}",
+        settings.sync.projects.join("\n"),
+        settings.sync.raw_tool_io
+    );
+    if local::state(&store.conn, "shared")?.as_deref() == Some(key.as_str()) {
+        return Ok(());
+    }
+    let tx = store
+        .conn
+        .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    local::queue_all(&tx)?;
+    local::set_state(&tx, "pull_seq", "0")?;
+    local::set_state(&tx, "shared", &key)?;
+    tx.commit()?;
+    Ok(())
+}
+
+/// Push, then pull; `None` when another sync of this data dir is running.
+pub fn run(settings: &Settings) -> Result<Option<Report>> {
+    let url = url(settings)?;
+    let target = conn::parse(url)?;
+    let data_dir = settings.data_dir();
+    let Some(_lock) = lock(&data_dir)? else {
+        return Ok(None);
+    };
+    let mut store = open(settings)?;
+    let me = local::ensure_device(&mut store.conn)?;
+    note_sharing(&mut store, settings)?;
+    let mut client = conn::connect(&target)?;
+    server::check(&mut client)?;
+    server::hello(&mut client, &me, &device_name())?;
+    let mut report = Report {
+        device: me.clone(),
+        ..Report::default()
+    };
+    push(&mut store, &mut client, settings, &me, &mut report)?;
+    pull(&mut store, &mut client, settings, &me, &mut report)?;
+    report.behind = server::behind(&mut client, &me, pull_cursor(&store)?)?;
+    if report.pulled.deleted + report.pulled.updated > 0 {
+        // Forgotten or scrubbed elsewhere: leave no trace here either.
+        if let Err(e) = crate::store::forget::leave_no_trace(&store.conn) {
+            crate::logging::warn(format!("sync: old text may remain in free pages: {e:#}"));
+        }
+    } else {
+        store.checkpoint()?;
+    }
+    Ok(Some(report))
+}
+
+fn pull_cursor(store: &Store) -> Result<i64> {
+    Ok(local::state(&store.conn, "pull_seq")?
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0))
+}
+
+fn push(
+    store: &mut Store,
+    client: &mut postgres::Client,
+    settings: &Settings,
+    me: &str,
+    report: &mut Report,
+) -> Result<()> {
+    let size = batch_size();
+    let mut batches = 0;
+    for table in TABLES {
+        let cols = local::table_columns(&store.conn, table)?;
+        let mut after = 0;
+        loop {
+            let mut entries = local::queued(&store.conn, table, after, size)?;
+            if entries.is_empty() {
+                break;
+            }
+            let mut upserts = Vec::new();
+            let mut tombstones = Vec::new();
+            let mut foreign_gone = Vec::new();
+            let mut bytes = 0;
+            for (n, (id, _)) in entries.iter().enumerate() {
+                // Raw tool I/O rows can be large: a batch stops at a few megabytes.
+                if bytes > BATCH_BYTES {
+                    entries.truncate(n);
+                    break;
+                }
+                let (device, remote) = local::identity(&store.conn, me, table, *id)?;
+                match local::doc(&store.conn, me, table, &cols, *id)? {
+                    None => {
+                        if device != me {
+                            foreign_gone.push(*id);
+                        }
+                        tombstones.push((device, table.to_string(), remote));
+                    }
+                    Some(doc) if shared(settings, table, &doc.project) => {
+                        bytes += doc.text.len();
+                        upserts.push(server::Upsert {
+                            device,
+                            table: table.to_string(),
+                            id: remote,
+                            project: doc.project,
+                            doc: doc.text,
+                            hash: doc.hash,
+                        })
+                    }
+                    Some(_) => report.kept_local += 1,
+                }
+            }
+            after = entries.last().map_or(after, |e| e.0);
+            if !upserts.is_empty() || !tombstones.is_empty() {
+                report.server_changed += server::push(client, me, &upserts, &tombstones)?;
+                batches += 1;
+                abort_at("push", batches);
+            }
+            report.pushed += upserts.len();
+            report.tombstones += tombstones.len();
+            let tx = store
+                .conn
+                .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+            local::sent(&tx, table, &entries)?;
+            for id in foreign_gone {
+                tx.execute(
+                    "DELETE FROM sync_map WHERE tbl = ?1 AND local_id = ?2",
+                    rusqlite::params![table, id],
+                )?;
+            }
+            local::set_state(&tx, "last_push", &crate::clock::now_ms().to_string())?;
+            tx.commit()?;
+        }
+    }
+    Ok(())
+}
+
+fn pull(
+    store: &mut Store,
+    client: &mut postgres::Client,
+    settings: &Settings,
+    me: &str,
+    report: &mut Report,
+) -> Result<()> {
+    let size = batch_size() as i64;
+    let mut columns: HashMap<&'static str, Vec<String>> = HashMap::new();
+    for t in TABLES {
+        columns.insert(t, local::table_columns(&store.conn, t)?);
+    }
+    let mut batches = 0;
+    loop {
+        let cursor = pull_cursor(store)?;
+        let rows = server::pull(client, me, cursor, size)?;
+        let Some(last) = rows.last().map(|r| r.seq) else {
+            break;
+        };
+        let (wanted, unwanted): (Vec<_>, Vec<_>) = rows
+            .into_iter()
+            .map(|r| r.pulled)
+            .partition(|p| shared(settings, &p.table, &p.project));
+        let tx = store
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        // Another sync may have moved the cursor since it was read (the lock file makes that
+        // rare); the rows are then already here.
+        let now: i64 = local::state(&tx, "pull_seq")?
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(0);
+        if now != cursor {
+            continue;
+        }
+        let applied = local::apply(&tx, me, &wanted, &columns, crate::clock::now_ms())?;
+        batches += 1;
+        abort_at("pull", batches);
+        local::set_state(&tx, "pull_seq", &last.to_string())?;
+        local::set_state(&tx, "last_pull", &crate::clock::now_ms().to_string())?;
+        tx.commit()?;
+        let p = &mut report.pulled;
+        p.inserted += applied.inserted;
+        p.updated += applied.updated;
+        p.deleted += applied.deleted;
+        p.skipped += applied.skipped + unwanted.len();
+    }
+    Ok(())
+}
+
+/// `cmem sync init`: the server schema (and its row-level security).
+pub fn init(settings: &Settings) -> Result<(String, i32, i32)> {
+    let target = conn::parse(url(settings)?)?;
+    let mut client = conn::connect(&target)?;
+    let (before, after) = server::init(&mut client)?;
+    Ok((conn::describe(&target.config), before, after))
+}
+
+/// `cmem sync grant ROLE PROJECT`.
+pub fn grant(settings: &Settings, role: &str, project: &str) -> Result<()> {
+    let target = conn::parse(url(settings)?)?;
+    let mut client = conn::connect(&target)?;
+    server::check(&mut client)?;
+    server::grant(&mut client, role, project)
+}
+
+/// What `cmem sync status` shows.
+pub struct Status {
+    pub server: Option<String>,
+    pub device: Option<String>,
+    pub device_name: String,
+    pub last_push: Option<i64>,
+    pub last_pull: Option<i64>,
+    pub waiting: i64,
+    pub pulled_rows: i64,
+    /// Revisions of other devices on the server not pulled yet, or why the server could not
+    /// be asked.
+    pub behind: Option<Result<i64, String>>,
+}
+
+pub fn status(settings: &Settings, ask_server: bool) -> Result<Status> {
+    let store = open(settings)?;
+    let num = |k: &str| -> Result<Option<i64>> {
+        Ok(local::state(&store.conn, k)?.and_then(|v| v.parse().ok()))
+    };
+    let device = local::state(&store.conn, "device")?;
+    let mut st = Status {
+        server: settings.sync.url.as_deref().map(conn::redact),
+        device: device.clone(),
+        device_name: device_name(),
+        last_push: num("last_push")?,
+        last_pull: num("last_pull")?,
+        waiting: local::waiting(&store.conn)?,
+        pulled_rows: store
+            .conn
+            .query_row("SELECT COUNT(*) FROM sync_map", [], |r| r.get(0))?,
+        behind: None,
+    };
+    if ask_server && let Some(url) = settings.sync.url.as_deref() {
+        let cursor = pull_cursor(&store)?;
+        let me = device.unwrap_or_default();
+        st.behind = Some(
+            (|| -> Result<i64> {
+                let mut client = conn::connect(&conn::parse(url)?)?;
+                server::check(&mut client)?;
+                server::behind(&mut client, &me, cursor)
+            })()
+            .map_err(|e| format!("{e:#}")),
+        );
+    }
+    Ok(st)
+}

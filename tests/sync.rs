@@ -1,0 +1,901 @@
+//! `cmem sync` against a real PostgreSQL: a throw-away cluster per test (`initdb` + `pg_ctl` in a
+//! temp dir, Unix socket only, run as an unprivileged user when the tests run as root). Two data
+//! dirs stand for two machines.
+//!
+//! PostgreSQL's server binaries are looked up in `CMEM_TEST_PG_BIN`, then
+//! /usr/lib/postgresql/*/bin, then PATH; without them each test prints why and passes
+//! (.ci/run installs them, so CI always runs these).
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+use common::Env;
+use serde_json::{Value, json};
+
+const TEST_USER: &str = "cmemtest";
+
+struct Cluster {
+    dir: tempfile::TempDir,
+    bin: PathBuf,
+    /// The OS user the server runs as (`None`: this user).
+    run_as: Option<String>,
+    /// The database superuser.
+    superuser: String,
+    port: u16,
+    /// The server's options (`pg_ctl start -o`).
+    opts: String,
+}
+
+fn pg_bin() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("CMEM_TEST_PG_BIN") {
+        return Some(PathBuf::from(dir));
+    }
+    let mut versions: Vec<PathBuf> = std::fs::read_dir("/usr/lib/postgresql")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path().join("bin"))
+        .filter(|b| b.join("initdb").exists())
+        .collect();
+    versions.sort();
+    if let Some(b) = versions.pop() {
+        return Some(b);
+    }
+    std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .find(|p| p.join("initdb").exists() && p.join("pg_ctl").exists())
+    })
+}
+
+fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc::geteuid() == 0 }
+}
+
+fn run(cmd: &mut Command) -> Output {
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+impl Cluster {
+    /// A new cluster, or `None` (with a message) when PostgreSQL is not installed here.
+    fn start() -> Option<Cluster> {
+        Cluster::start_with(5432, |_| String::new())
+    }
+
+    /// `settings` gives extra server options, given the cluster's directory (already owned by
+    /// the server's user).
+    fn start_with(port: u16, settings: impl Fn(&std::path::Path) -> String) -> Option<Cluster> {
+        let Some(bin) = pg_bin() else {
+            eprintln!(
+                "SKIPPED: no PostgreSQL server binaries (initdb, pg_ctl): install the postgresql package (.ci/run does)"
+            );
+            return None;
+        };
+        let dir = tempfile::Builder::new()
+            .prefix("cmem-pg")
+            .tempdir()
+            .unwrap();
+        let (run_as, superuser) = if is_root() {
+            // initdb refuses to run as root. Tests start clusters in parallel: one creates the user.
+            static USER: std::sync::OnceLock<()> = std::sync::OnceLock::new();
+            USER.get_or_init(|| {
+                let exists = Command::new("id")
+                    .arg("-u")
+                    .arg(TEST_USER)
+                    .output()
+                    .unwrap();
+                if !exists.status.success() {
+                    run(Command::new("useradd").args(["--system", "--no-create-home", TEST_USER]));
+                }
+            });
+            run(Command::new("chown").arg(TEST_USER).arg(dir.path()));
+            (Some(TEST_USER.to_string()), TEST_USER.to_string())
+        } else {
+            let me = String::from_utf8(run(Command::new("id").arg("-un")).stdout).unwrap();
+            (None, me.trim().to_string())
+        };
+        // Without TCP the port only names the socket file in this private directory.
+        let mut c = Cluster {
+            dir,
+            bin,
+            run_as,
+            superuser,
+            port,
+            opts: String::new(),
+        };
+        let data = c.dir.path().join("data");
+        run(&mut c.pg_cmd(
+            "initdb",
+            &[
+                "-D",
+                data.to_str().unwrap(),
+                "-U",
+                &c.superuser,
+                "--auth=trust",
+                "--locale=C",
+                "-E",
+                "UTF8",
+                "--no-sync",
+            ],
+        ));
+        let extra = settings(c.dir.path());
+        let listen = if extra.contains("listen_addresses") {
+            String::new()
+        } else {
+            "-c listen_addresses=''".to_string()
+        };
+        let opts = format!(
+            "-k {} -p {} {listen} -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c shared_buffers=16MB -c max_connections=20 {extra}",
+            c.dir.path().display(),
+            c.port
+        );
+        c.opts = opts;
+        c.pg_ctl("start");
+        Some(c)
+    }
+
+    fn pg_ctl(&self, action: &str) {
+        let data = self.dir.path().join("data");
+        let log = self.dir.path().join("log");
+        run(&mut self.pg_cmd(
+            "pg_ctl",
+            &[
+                "-D",
+                data.to_str().unwrap(),
+                "-l",
+                log.to_str().unwrap(),
+                "-w",
+                "-m",
+                "fast",
+                "-o",
+                &self.opts,
+                action,
+            ],
+        ));
+    }
+
+    fn pg_cmd(&self, tool: &str, args: &[&str]) -> Command {
+        let exe = self.bin.join(tool);
+        match &self.run_as {
+            Some(user) => {
+                let mut c = Command::new("runuser");
+                c.arg("-u").arg(user).arg("--").arg(exe).args(args);
+                c
+            }
+            None => {
+                let mut c = Command::new(exe);
+                c.args(args);
+                c
+            }
+        }
+    }
+
+    fn url_as(&self, user: &str, db: &str) -> String {
+        format!(
+            "host={} port={} user={user} dbname={db} sslmode=disable",
+            self.dir.path().display(),
+            self.port
+        )
+    }
+
+    fn url(&self) -> String {
+        self.url_as(&self.superuser, "postgres")
+    }
+
+    fn client_as(&self, user: &str) -> postgres::Client {
+        postgres::Client::connect(&self.url_as(user, "postgres"), postgres::NoTls).unwrap()
+    }
+
+    fn client(&self) -> postgres::Client {
+        self.client_as(&self.superuser)
+    }
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        let data = self.dir.path().join("data");
+        let _ = self
+            .pg_cmd(
+                "pg_ctl",
+                &["-D", data.to_str().unwrap(), "-m", "immediate", "stop"],
+            )
+            .output();
+    }
+}
+
+/// `cmem` for a data dir with sync configured to share every project.
+fn cmem(env: &Env, url: &str) -> Command {
+    let mut c = env.cmd();
+    c.env("CMEM_SYNC_URL", url)
+        .env("CMEM_SYNC_PROJECTS", "*")
+        .env("CMEM_SYNC_RAW_TOOL_IO", "true");
+    c
+}
+
+fn ok(cmd: &mut Command) -> String {
+    String::from_utf8(run(cmd).stdout).unwrap()
+}
+
+fn sync(env: &Env, url: &str) -> String {
+    ok(cmem(env, url).arg("sync"))
+}
+
+fn sync_with(env: &Env, url: &str, vars: &[(&str, &str)]) -> String {
+    let mut c = cmem(env, url);
+    c.arg("sync").envs(vars.iter().copied());
+    ok(&mut c)
+}
+
+fn generate(env: &Env, n: usize, seed: u64) {
+    ok(env.cmd().args([
+        "dev",
+        "generate",
+        "--observations",
+        &n.to_string(),
+        "--seed",
+        &seed.to_string(),
+    ]));
+}
+
+const TABLES: [&str; 6] = [
+    "sessions",
+    "user_prompts",
+    "observations",
+    "session_summaries",
+    "tool_uses",
+    "work_state_entries",
+];
+
+fn counts(env: &Env) -> BTreeMap<&'static str, i64> {
+    TABLES.iter().map(|t| (*t, env.count(t))).collect()
+}
+
+/// The JSONL export with local ids taken out: ids dropped, references replaced by what they
+/// point at, lines sorted.
+fn export_without_ids(env: &Env) -> Vec<String> {
+    let out = ok(env.cmd().args(["export", "--format", "jsonl"]));
+    let rows: Vec<Value> = out
+        .lines()
+        .skip(1)
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let mut sessions = BTreeMap::new();
+    let mut observations = BTreeMap::new();
+    for r in &rows {
+        let id = r["row"]["id"].as_i64().unwrap();
+        match r["table"].as_str().unwrap() {
+            "sessions" => {
+                sessions.insert(id, r["row"]["content_session_id"].clone());
+            }
+            "observations" => {
+                observations.insert(id, json!([r["row"]["title"], r["row"]["created_at_epoch"]]));
+            }
+            _ => {}
+        }
+    }
+    let mut lines: Vec<String> = rows
+        .into_iter()
+        .map(|mut r| {
+            let row = r["row"].as_object_mut().unwrap();
+            row.remove("id");
+            if let Some(s) = row.get("session_id").and_then(Value::as_i64) {
+                row.insert("session_id".into(), sessions[&s].clone());
+            }
+            if let Some(o) = row.get("observation_id").and_then(Value::as_i64) {
+                row.insert("observation_id".into(), observations[&o].clone());
+            }
+            r.to_string()
+        })
+        .collect();
+    lines.sort();
+    lines
+}
+
+fn mcp_call(env: &Env, name: &str, args: Value) -> String {
+    let req = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                     "params": {"name": name, "arguments": args}});
+    let replies = env.mcp_serve(&common::jsonl(&[req.to_string()]));
+    let v: Value = serde_json::from_slice(&replies[0]).unwrap();
+    v["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+fn db_bytes(env: &Env) -> Vec<u8> {
+    let mut bytes = std::fs::read(env.db_path()).unwrap();
+    for ext in ["-wal", "-shm"] {
+        let mut p = env.db_path().into_os_string();
+        p.push(ext);
+        if let Ok(b) = std::fs::read(PathBuf::from(p)) {
+            bytes.extend(b);
+        }
+    }
+    bytes
+}
+
+fn contains(hay: &[u8], needle: &str) -> bool {
+    hay.windows(needle.len()).any(|w| w == needle.as_bytes())
+}
+
+#[test]
+fn two_devices_end_with_the_union_and_find_each_others_records() {
+    let Some(pg) = Cluster::start() else { return };
+    let url = pg.url();
+    let (a, b) = (Env::new(), Env::new());
+    generate(&a, 200, 1);
+    generate(&b, 200, 2);
+    mcp_call(
+        &a,
+        "save_memory",
+        json!({"title": "Zanzibar rollback plan", "text": "Roll the quokka service back with the zanzibar script."}),
+    );
+    let (ca, cb) = (counts(&a), counts(&b));
+
+    let init = ok(cmem(&a, &url).args(["sync", "init"]));
+    assert!(init.contains("version 0 -> 1"), "{init}");
+    for _ in 0..2 {
+        sync(&a, &url);
+        sync(&b, &url);
+    }
+    let expected: BTreeMap<_, _> = TABLES.iter().map(|t| (*t, ca[t] + cb[t])).collect();
+    assert_eq!(counts(&a), expected, "A holds the union");
+    assert_eq!(counts(&b), expected, "B holds the union");
+    assert_eq!(export_without_ids(&a), export_without_ids(&b));
+
+    // A third round moves nothing.
+    let again = sync(&b, &url);
+    assert!(
+        again.contains("0 new or changed") && again.contains("pulled 0 new"),
+        "{again}"
+    );
+
+    let found = mcp_call(&b, "mem_search", json!({"query": "zanzibar quokka"}));
+    assert!(found.contains("Zanzibar rollback plan"), "{found}");
+    let context = ok(b.cmd().arg("context"));
+    assert!(context.contains("Zanzibar rollback plan"), "{context}");
+    // The details say who wrote a pulled record (device name and database role).
+    let id_in = |env: &Env| -> i64 {
+        env.db()
+            .query_row(
+                "SELECT id FROM observations WHERE title = 'Zanzibar rollback plan'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap()
+    };
+    let there = mcp_call(&b, "get_observations", json!({"ids": [id_in(&b)]}));
+    assert!(
+        there.contains("shared by ") && there.contains(&format!("({})", pg.superuser)),
+        "{there}"
+    );
+    let here = mcp_call(&a, "get_observations", json!({"ids": [id_in(&a)]}));
+    assert!(
+        here.contains("Zanzibar") && !here.contains("shared by"),
+        "{here}"
+    );
+
+    // Links survive the new ids: every tool use points at an observation of its session.
+    let broken: i64 = b
+        .db()
+        .query_row(
+            "SELECT COUNT(*) FROM tool_uses t LEFT JOIN observations o ON o.id = t.observation_id
+             WHERE t.observation_id IS NOT NULL AND (o.id IS NULL OR o.session_id IS NOT t.session_id)",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(broken, 0);
+
+    let status = ok(cmem(&b, &url).args(["sync", "status"]));
+    assert!(
+        status.contains("waiting:   0 rows") && status.contains("0 rows to pull"),
+        "{status}"
+    );
+}
+
+#[test]
+fn forget_and_scrub_reach_the_other_device() {
+    let Some(pg) = Cluster::start() else { return };
+    let url = pg.url();
+    let (a, b) = (Env::new(), Env::new());
+    generate(&a, 16, 3);
+    mcp_call(
+        &a,
+        "save_memory",
+        json!({"title": "Marmoset deploy note", "text": "The marmoset token lives in vault."}),
+    );
+    mcp_call(
+        &a,
+        "save_memory",
+        json!({"title": "Capybara cache", "text": "Password is hunter2-capybara for staging."}),
+    );
+    ok(cmem(&a, &url).args(["sync", "init"]));
+    sync(&a, &url);
+    sync(&b, &url);
+    assert!(contains(&db_bytes(&b), "Marmoset deploy note"));
+    assert!(contains(&db_bytes(&b), "hunter2-capybara"));
+
+    let id: i64 = a
+        .db()
+        .query_row(
+            "SELECT id FROM observations WHERE title = 'Marmoset deploy note'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    ok(a.cmd().args(["forget", &id.to_string()]));
+    ok(a.cmd().args(["scrub", "hunter2-capybara"]));
+    let out = sync(&a, &url);
+    assert!(out.contains("1 deletion"), "{out}");
+    let out = sync(&b, &url);
+    assert!(
+        out.contains("1 removed") && out.contains("1 changed"),
+        "{out}"
+    );
+
+    let bytes = db_bytes(&b);
+    assert!(
+        !contains(&bytes, "Marmoset deploy note"),
+        "forgotten on A, gone from B's files"
+    );
+    assert!(
+        !contains(&bytes, "hunter2-capybara"),
+        "scrubbed on A, gone from B's files"
+    );
+    assert_eq!(
+        b.count_where("observations", "narrative LIKE '%[SCRUBBED]%'"),
+        1
+    );
+    // Nor does the server keep it.
+    let mut server = pg.client();
+    let left: i64 = server
+        .query_one(
+            "SELECT COUNT(*) FROM cmem.rows WHERE doc::text LIKE '%hunter2-capybara%' OR doc::text LIKE '%Marmoset deploy%'",
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(left, 0);
+}
+
+/// Kills syncs at 24 points (an abort right after the server committed a push batch, inside a
+/// pull's transaction, and real `kill -9` after random delays); the next runs finish the job
+/// with nothing twice and nothing missing.
+#[test]
+fn syncs_killed_anywhere_resume_without_duplicates_or_losses() {
+    let Some(pg) = Cluster::start() else { return };
+    let url = pg.url();
+    let (a, b) = (Env::new(), Env::new());
+    generate(&a, 120, 4);
+    generate(&b, 120, 5);
+    ok(cmem(&a, &url).args(["sync", "init"]));
+    let mut kills = 0;
+    let mut killed = |env: &Env, spec: &str| {
+        let out = cmem(env, &url)
+            .arg("sync")
+            .env("CMEM_SYNC_BATCH", "7")
+            .env("CMEM_SYNC_ABORT", spec)
+            .output()
+            .unwrap();
+        // A sync with fewer batches than N left finishes normally.
+        if !out.status.success() {
+            kills += 1;
+        }
+    };
+    // Pushes first: a run told to die in its pull finishes its push.
+    for n in 1..=6 {
+        killed(&a, &format!("push:{n}"));
+        killed(&b, &format!("push:{n}"));
+    }
+    for n in 1..=4 {
+        killed(&a, &format!("pull:{n}"));
+        killed(&b, &format!("pull:{n}"));
+    }
+    let mut seed = 0x9e37_79b9_u64;
+    for i in 0..8 {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        let env = if i % 2 == 0 { &a } else { &b };
+        if i == 4 {
+            // New rows while syncs keep dying.
+            generate(env, 40, 7);
+        }
+        let mut child = cmem(env, &url)
+            .arg("sync")
+            .env("CMEM_SYNC_BATCH", "5")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(20 + seed % 300));
+        let _ = child.kill(); // SIGKILL
+        if child.wait().unwrap().code().is_none() {
+            kills += 1;
+        }
+    }
+    assert!(kills >= 20, "only {kills} syncs were killed");
+    let (ca, cb) = (counts(&a), counts(&b));
+    for _ in 0..2 {
+        sync(&a, &url);
+        sync(&b, &url);
+    }
+    let (ca2, cb2) = (counts(&a), counts(&b));
+    assert_eq!(ca2, cb2, "both hold the same rows");
+    for t in TABLES {
+        assert!(ca2[t] >= ca[t] && cb2[t] >= cb[t]);
+    }
+    assert_eq!(export_without_ids(&a), export_without_ids(&b));
+    let dup: i64 = b
+        .db()
+        .query_row(
+            "SELECT COUNT(*) FROM (SELECT content_session_id, tool_use_id FROM tool_uses GROUP BY 1, 2 HAVING COUNT(*) > 1)",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(dup, 0);
+    let mut server = pg.client();
+    let on_server: i64 = server
+        .query_one("SELECT COUNT(*) FROM cmem.rows WHERE NOT deleted", &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(
+        on_server,
+        ca2.values().sum::<i64>(),
+        "the server holds each row once"
+    );
+}
+
+#[test]
+fn an_unreachable_server_fails_fast_with_one_line_and_hooks_do_not_notice() {
+    let env = Env::new();
+    // Accepts connections (the kernel's backlog) and never answers: the worst case.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!(
+        "postgres://me@127.0.0.1:{}/cmem?sslmode=disable",
+        silent.local_addr().unwrap().port()
+    );
+    let started = Instant::now();
+    let out = cmem(&env, &url).arg("sync").output().unwrap();
+    let took = started.elapsed();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(
+        err.contains("cannot reach the sync server 127.0.0.1:"),
+        "{err}"
+    );
+    assert!(took < Duration::from_secs(8), "took {took:?}");
+
+    // Nothing listening at all.
+    let closed = format!("host={} port=1 user=me", env.root().display());
+    let out = cmem(&env, &closed).arg("sync").output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        err.contains("cannot reach the sync server") && err.contains("check"),
+        "{err}"
+    );
+
+    // A hook with the same settings answers as always and opens no connection.
+    let mut hook = cmem(&env, &url);
+    hook.args(["hook", "session-start"]);
+    let answer = common::run_with_stdin(
+        &mut hook,
+        env.payload(
+            "s1",
+            json!({"hook_event_name": "SessionStart", "source": "startup"}),
+        )
+        .to_string()
+        .as_bytes(),
+    );
+    common::assert_fail_open("session-start", &answer);
+}
+
+#[test]
+fn a_role_granted_one_project_never_sees_another() {
+    let Some(pg) = Cluster::start() else { return };
+    let mut admin = pg.client();
+    admin
+        .batch_execute("CREATE ROLE carol LOGIN; CREATE ROLE dave LOGIN;")
+        .unwrap();
+    let a = Env::new();
+    generate(&a, 24, 6); // acme-api, orbit-web and cmem
+    ok(cmem(&a, &pg.url()).args(["sync", "init"]));
+    sync(&a, &pg.url());
+    ok(cmem(&a, &pg.url()).args(["sync", "grant", "carol", "acme-api"]));
+
+    // Carol's own connection, a hand-written query: only acme-api.
+    let mut carol = pg.client_as("carol");
+    let projects: Vec<String> = carol
+        .query("SELECT DISTINCT project FROM cmem.rows ORDER BY 1", &[])
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    assert_eq!(projects, vec!["acme-api"]);
+    let other: i64 = carol
+        .query_one(
+            "SELECT COUNT(*) FROM cmem.rows WHERE project <> 'acme-api'",
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(other, 0);
+    // Nor can she write into another project.
+    let err = carol
+        .execute(
+            "INSERT INTO cmem.rows (device, tbl, local_id, project, doc, hash, writer)
+             VALUES ('x', 'observations', 1, 'orbit-web', '{}', 'h', 'x')",
+            &[],
+        )
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("row-level security")
+            || format!("{err:?}").contains("row-level security"),
+        "{err:?}"
+    );
+
+    // Carol's cmem pulls acme-api only; dave, granted nothing, gets nothing and is told why.
+    let c = Env::new();
+    sync(&c, &pg.url_as("carol", "postgres"));
+    let projects: Vec<String> = c.rows(
+        "SELECT DISTINCT project FROM observations ORDER BY 1",
+        |r| r.get(0),
+    );
+    assert_eq!(projects, vec!["acme-api"]);
+    // A machine that excludes a project from its memory takes none of it from others.
+    let e = Env::new();
+    let out = sync_with(&e, &pg.url(), &[("CMEM_EXCLUDED_PROJECTS", "orbit-*")]);
+    assert!(out.contains("skipped"), "{out}");
+    let projects: Vec<String> = e.rows(
+        "SELECT DISTINCT project FROM observations ORDER BY 1",
+        |r| r.get(0),
+    );
+    assert_eq!(projects, vec!["acme-api", "cmem"]);
+    let d = Env::new();
+    let out = cmem(&d, &pg.url_as("dave", "postgres"))
+        .arg("sync")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("cmem sync grant"), "{err}");
+}
+
+#[test]
+fn a_session_end_syncs_in_the_background_at_most_once_a_minute() {
+    let Some(pg) = Cluster::start() else { return };
+    let url = pg.url();
+    let a = Env::new();
+    generate(&a, 8, 8);
+    ok(cmem(&a, &url).args(["sync", "init"]));
+    let session_end = || {
+        let mut hook = cmem(&a, &url);
+        hook.args(["hook", "session-end"]);
+        let payload = a.payload(
+            "s-auto",
+            json!({"hook_event_name": "SessionEnd", "reason": "exit"}),
+        );
+        let out = common::run_with_stdin(&mut hook, payload.to_string().as_bytes());
+        common::assert_fail_open("session-end", &out);
+    };
+    let mut server = pg.client();
+    let on_server = |server: &mut postgres::Client| -> i64 {
+        server
+            .query_one("SELECT COUNT(*) FROM cmem.rows", &[])
+            .unwrap()
+            .get(0)
+    };
+    session_end();
+    let started = Instant::now();
+    while on_server(&mut server) == 0 && started.elapsed() < Duration::from_secs(30) {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(
+        on_server(&mut server) > 0,
+        "the background sync pushed nothing"
+    );
+    let stamp = a.data_dir().join("sync.auto");
+    let first = std::fs::metadata(&stamp).unwrap().modified().unwrap();
+    std::thread::sleep(Duration::from_millis(20));
+    session_end();
+    assert_eq!(
+        std::fs::metadata(&stamp).unwrap().modified().unwrap(),
+        first,
+        "a second session end within a minute starts no second sync"
+    );
+}
+
+#[test]
+fn tls_require_and_verify_full_with_a_root_certificate_and_a_pgpass_password() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let Some(pg) = Cluster::start_with(port, |dir| {
+        let (cert, key) = (dir.join("server.crt"), dir.join("server.key"));
+        // A CA, and a certificate it signs for localhost (rustls rejects a CA certificate
+        // used as the server's own).
+        let ext = dir.join("ext.cnf");
+        std::fs::write(
+            &ext,
+            "subjectAltName=DNS:localhost\nbasicConstraints=CA:FALSE\n",
+        )
+        .unwrap();
+        let p = |name: &str| dir.join(name).to_str().unwrap().to_string();
+        let steps: [Vec<String>; 3] = [
+            [
+                "req",
+                "-x509",
+                "-newkey",
+                "rsa:2048",
+                "-nodes",
+                "-days",
+                "2",
+                "-subj",
+                "/CN=cmem test CA",
+            ]
+            .iter()
+            .map(|s| s.to_string())
+            .chain(["-keyout".into(), p("ca.key"), "-out".into(), p("ca.crt")])
+            .collect(),
+            [
+                "req",
+                "-newkey",
+                "rsa:2048",
+                "-nodes",
+                "-subj",
+                "/CN=localhost",
+            ]
+            .iter()
+            .map(|s| s.to_string())
+            .chain([
+                "-keyout".into(),
+                p("server.key"),
+                "-out".into(),
+                p("server.csr"),
+            ])
+            .collect(),
+            ["x509", "-req", "-days", "2", "-CAcreateserial"]
+                .iter()
+                .map(|s| s.to_string())
+                .chain([
+                    "-in".into(),
+                    p("server.csr"),
+                    "-CA".into(),
+                    p("ca.crt"),
+                    "-CAkey".into(),
+                    p("ca.key"),
+                    "-out".into(),
+                    p("server.crt"),
+                    "-extfile".into(),
+                    p("ext.cnf"),
+                ])
+                .collect(),
+        ];
+        for args in steps {
+            let made = Command::new("openssl")
+                .args(&args)
+                .output()
+                .expect("openssl (installed with PostgreSQL's ssl-cert)");
+            assert!(
+                made.status.success(),
+                "{}",
+                String::from_utf8_lossy(&made.stderr)
+            );
+        }
+        let hba = dir.join("data/pg_hba.conf");
+        // The socket is for the test's own admin connection; TCP needs TLS and a password.
+        std::fs::write(
+            &hba,
+            "local all all trust\nhostnossl all all all reject\nhostssl all all all scram-sha-256\n",
+        )
+        .unwrap();
+        if is_root() {
+            run(Command::new("chown").arg(TEST_USER).arg(&cert).arg(&key));
+        }
+        run(Command::new("chmod").arg("600").arg(&key));
+        format!(
+            "-c listen_addresses=127.0.0.1 -c ssl=on -c ssl_cert_file={} -c ssl_key_file={}",
+            cert.display(),
+            key.display()
+        )
+    }) else {
+        return;
+    };
+    let ca = pg.dir.path().join("ca.crt");
+    let user = &pg.superuser;
+    let env = Env::new();
+    let url = |host: &str, mode: &str| {
+        format!(
+            "postgres://{user}@{host}:{port}/postgres?sslmode={mode}&sslrootcert={}",
+            ca.display()
+        )
+    };
+    pg.client()
+        .batch_execute(&format!("ALTER ROLE {user} PASSWORD 'pw-from-pgpass'"))
+        .unwrap();
+    let out = cmem(&env, &url("localhost", "require"))
+        .arg("sync")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("check the user and password"), "{err}");
+    // The password comes from ~/.pgpass, as with libpq.
+    std::fs::write(
+        env.home().join(".pgpass"),
+        format!("# host:port:db:user:password\nlocalhost:{port}:postgres:{user}:pw-from-pgpass\n"),
+    )
+    .unwrap();
+    ok(cmem(&env, &url("localhost", "require")).args(["sync", "init"]));
+    let out = sync(&env, &url("localhost", "verify-full"));
+    assert!(out.contains("pulled 0 new"), "{out}");
+    // The server refuses TCP without TLS, so the syncs above were encrypted.
+    let out = cmem(&env, &url("localhost", "disable"))
+        .arg("sync")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no encryption"));
+    // The certificate names localhost, not 127.0.0.1; and without sslrootcert it is unknown.
+    let out = cmem(&env, &url("127.0.0.1", "verify-full"))
+        .arg("sync")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let plain = format!("postgres://{user}@localhost:{port}/postgres?sslmode=verify-full");
+    let out2 = cmem(&env, &plain).arg("sync").output().unwrap();
+    assert_eq!(out2.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out2.stderr);
+    assert!(
+        err.contains("certificate") && err.contains("sslrootcert"),
+        "{err}"
+    );
+}
+
+#[test]
+fn work_done_while_the_server_is_down_waits_and_goes_when_it_is_back() {
+    let Some(pg) = Cluster::start() else { return };
+    let url = pg.url();
+    let a = Env::new();
+    ok(cmem(&a, &url).args(["sync", "init"]));
+    sync(&a, &url);
+    pg.pg_ctl("stop");
+    generate(&a, 16, 9);
+    let started = Instant::now();
+    let out = cmem(&a, &url).arg("sync").output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(err.contains("cannot reach the sync server"), "{err}");
+    assert!(started.elapsed() < Duration::from_secs(8));
+    let status = ok(cmem(&a, &url).args(["sync", "status"]));
+    assert!(
+        status.contains("on server: unknown: cannot reach"),
+        "{status}"
+    );
+    assert!(!status.contains("waiting:   0 rows"), "{status}");
+
+    pg.pg_ctl("start");
+    let out = sync(&a, &url);
+    let total: i64 = counts(&a).values().sum();
+    assert!(out.contains(&format!("pushed {total} rows")), "{out}");
+    assert!(ok(cmem(&a, &url).args(["sync", "status"])).contains("waiting:   0 rows"));
+}
