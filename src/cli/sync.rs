@@ -117,9 +117,15 @@ pub fn run(args: &SyncArgs) -> Result<ExitCode> {
             );
             println!("last push: {}", when(s.last_push));
             println!("last pull: {}", when(s.last_pull));
+            // The outbox holds every changed row; a push sends those of shared projects.
             println!(
-                "waiting:   {} to push",
-                plural(s.waiting as usize, "row", "rows")
+                "waiting:   {} changed since the last push{}",
+                plural(s.waiting as usize, "row", "rows"),
+                if settings.sync.projects.is_empty() {
+                    " (none goes: no project is shared)"
+                } else {
+                    " (those of shared projects go)"
+                }
             );
             println!(
                 "pulled:    {} from other devices",
