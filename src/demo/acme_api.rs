@@ -4,7 +4,7 @@
 //! decision; a bearer token in a bug report leads to redacted request logs; rotating refresh
 //! tokens are planned as tasks, one of them done.
 
-use super::script::{Project, Step, bash, edit, fails, read, session, turn, write};
+use super::script::{Project, Step, bash, edit, fails, read, resumed, session, turn, write};
 
 pub fn project() -> Project {
     Project {
@@ -98,7 +98,7 @@ pub fn project() -> Project {
                     ),
                 ],
             ),
-            session(
+            resumed(
                 12,
                 14,
                 10,

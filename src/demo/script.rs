@@ -71,6 +71,9 @@ pub struct Session {
     pub days_ago: i64,
     /// Start time that day, in minutes after midnight UTC.
     pub minute: i64,
+    /// `claude --continue`: the previous session goes on (same session id, so the same
+    /// to-do list).
+    pub resume: bool,
     pub turns: Vec<Turn>,
 }
 
@@ -123,7 +126,16 @@ pub fn session(days_ago: i64, hh: i64, mm: i64, turns: Vec<Turn>) -> Session {
     Session {
         days_ago,
         minute: hh * 60 + mm,
+        resume: false,
         turns,
+    }
+}
+
+/// The previous session, continued `days_ago` days before the demo's last day at `hh:mm`.
+pub fn resumed(days_ago: i64, hh: i64, mm: i64, turns: Vec<Turn>) -> Session {
+    Session {
+        resume: true,
+        ..session(days_ago, hh, mm, turns)
     }
 }
 
@@ -172,8 +184,12 @@ impl Project {
         let dir = project_dir(self.name);
         let midnight = end_ms.div_euclid(DAY_MS) * DAY_MS;
         let mut out = Vec::new();
+        let mut sid = String::new();
         for (s, session) in self.sessions.iter().enumerate() {
-            let sid = uuid(&format!("{}/session/{s}", self.name));
+            if !(session.resume && s > 0) {
+                sid = uuid(&format!("{}/session/{s}", self.name));
+            }
+            let source = if session.resume { "resume" } else { "startup" };
             let mut at = midnight - session.days_ago * DAY_MS + session.minute * 60_000;
             let base = json!({
                 "session_id": sid,
@@ -189,7 +205,7 @@ impl Project {
             };
             out.push(Event {
                 hook: "session-start",
-                payload: with(json!({"hook_event_name": "SessionStart", "source": "startup"})),
+                payload: with(json!({"hook_event_name": "SessionStart", "source": source})),
                 at_ms: at,
             });
             for (t, turn) in session.turns.iter().enumerate() {
