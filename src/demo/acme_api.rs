@@ -123,6 +123,11 @@ pub fn project() -> Project {
                     turn(
                         "The doc comment is the contract: fix the code, not the test.",
                         vec![
+                            fails(
+                                "cargo test auth::jwt",
+                                "See the failure again",
+                                "running 7 tests\ntest auth::jwt::tests::refresh_only_in_the_last_fifth_of_life ... FAILED\ntest auth::jwt::tests::sign_then_verify ... ok\n...\nfailures:\n    auth::jwt::tests::refresh_only_in_the_last_fifth_of_life\n\ntest result: FAILED. 6 passed; 1 failed; 0 ignored; finished in 0.02s",
+                            ),
                             Step::Grep("REFRESH_WINDOW"),
                             edit(
                                 "src/auth/jwt.rs",

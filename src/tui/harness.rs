@@ -158,7 +158,7 @@ impl Harness {
             &self.store.conn,
             crate::demo::PROJECT,
             "Read",
-            "verify_signature(token",
+            "verify_signature(jwt",
         )?
         .context("the demo has no Read of verify_signature")
     }
