@@ -545,10 +545,10 @@ fn projects_scope_and_filters() {
     let all: i64 = conn
         .query_row("SELECT COUNT(*) FROM observations", [], |r| r.get(0))
         .unwrap();
-    assert_eq!(h.app.top().total.unwrap().0 as i64, all);
+    assert_eq!(h.app.top().total.unwrap().0, all);
     h.keys("f").unwrap();
     assert_eq!(h.app.obs_type.map(|t| t.id()), Some("bugfix"));
-    let bugfixes = h.app.top().total.unwrap().0 as i64;
+    let bugfixes = h.app.top().total.unwrap().0;
     assert!(bugfixes > 0 && bugfixes < all);
     assert_eq!(h.app.top().total.unwrap().1, 0, "summaries have no type");
     h.keys("c").unwrap();
