@@ -6,7 +6,9 @@
 //! 1. faces: `cli` (the dispatcher, may call the other faces), then `hook`, `mcp`, `tui`
 //!    (which never call each other);
 //! 2. tools the faces call: `sync` (PostgreSQL; only `cli` may import it, so no hook reaches
-//!    it), `demo` and `eval` (search quality), then `synth` (the demo data set is synthesised);
+//!    it), `demo` (replays scripted sessions through `hook`, the one import up, allowed in
+//!    `tests/layers.rs`) and `eval` (search quality), then `synth` (synthetic data for
+//!    benchmarks and property tests);
 //! 3. `observe` (the observers), `disclosure` (`mem_search`'s steps);
 //! 4. `view` (every text and document), then `code` (tree-sitter; returns data the view renders);
 //! 5. `store` (SQLite; knows no rendering and no face);
@@ -14,8 +16,7 @@
 //!    `privacy`, `text`, `clock`, `paths`, `logging`, `jsonfix`, `signals`, `names`, `embed`
 //!    (the sentence-embedding model).
 //!
-//! Inside a layer only the order written holds (`cli` → `hook`, `demo` → `synth`, `view` →
-//! `code`): `hook`, `mcp` and `tui` do not import each other, nor do `observe` and `disclosure`.
+//! Inside a layer only the order written holds (`cli` → `hook`, `view` → `code`): `hook`, `mcp` and `tui` do not import each other, nor do `observe` and `disclosure`.
 //! Two files of one module do not import each other either (a `mod.rs` and the files it
 //! declares are one unit).
 pub mod cli;

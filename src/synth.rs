@@ -1,4 +1,5 @@
-//! Synthetic memory for tests, benchmarks and the demo: realistic observations, summaries,
+//! Synthetic memory for tests and benchmarks (`cmem dev generate`; the demo is scripted sessions
+//! replayed through the hooks, `src/demo/`): realistic observations, summaries,
 //! prompts, tool uses and work state across projects, reproducible from a seed.
 
 use anyhow::Result;
@@ -162,8 +163,8 @@ fn observation(
     let symbol = *rng.pick(symbols);
     let topic = *rng.pick(p.topics);
     let command = *rng.pick(p.commands);
-    // A wide vocabulary draws names from its own generator, so the narrow data set (the demo,
-    // golden files) stays exactly what it was.
+    // A wide vocabulary draws names from its own generator, so the narrow data set (golden files,
+    // property tests) stays exactly what it was.
     let (file, symbol, topic) = match wide {
         Some(w) => w.names(),
         None => (file.to_string(), symbol.to_string(), topic.to_string()),
@@ -459,7 +460,7 @@ pub struct Plan {
     pub days: i64,
     /// Restrict to these built-in project shapes (empty: all three).
     pub projects: Vec<String>,
-    /// Draw names from a large vocabulary (benchmarks); the default keeps the small demo one.
+    /// Draw names from a large vocabulary (benchmarks); the default keeps the small one.
     pub wide: bool,
 }
 

@@ -163,7 +163,7 @@ fn claude_md_touches_only_its_section_and_is_idempotent() {
     let created = std::fs::read_to_string(root.join("migrations/CLAUDE.md")).unwrap();
     assert!(created.starts_with("<cmem-context>\n") && created.ends_with("</cmem-context>\n"));
     assert!(
-        created.contains("**migrations/0007_orders.sql**"),
+        created.contains("**migrations/0008_refresh_tokens.sql**"),
         "{created}"
     );
 }

@@ -39,7 +39,7 @@ fn kinds(h: &Harness) -> Vec<LayerKind> {
 fn drill_down_and_back_up() {
     let mut h = open("default", 100, 30);
     assert_eq!(kinds(&h), vec![LayerKind::Index]);
-    assert!(h.app.top().total.unwrap().0 > 50);
+    assert!(h.app.top().total.unwrap().0 > 20);
     assert!(matches!(
         h.app.top().selected_target(),
         Some(Target::Record(..))
@@ -529,7 +529,7 @@ fn projects_scope_and_filters() {
         panic!("no switcher")
     };
     assert_eq!(list.len(), 3);
-    assert!(list.iter().all(|p| p.observations > 50));
+    assert!(list.iter().all(|p| p.observations >= 5), "{list:?}");
     let target = list.iter().position(|p| p.name == "orbit-web").unwrap();
     for _ in 0..target {
         h.keys("j").unwrap();
@@ -541,11 +541,15 @@ fn projects_scope_and_filters() {
     assert_eq!(h.app.scope, Scope::Group);
     h.keys("S").unwrap();
     assert_eq!(h.app.scope, Scope::All);
-    assert_eq!(h.app.top().total.unwrap().0, 270);
+    let conn = rusqlite::Connection::open(demo_db()).unwrap();
+    let all: i64 = conn
+        .query_row("SELECT COUNT(*) FROM observations", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(h.app.top().total.unwrap().0, all);
     h.keys("f").unwrap();
     assert_eq!(h.app.obs_type.map(|t| t.id()), Some("bugfix"));
     let bugfixes = h.app.top().total.unwrap().0;
-    assert!(bugfixes > 0 && bugfixes < 270);
+    assert!(bugfixes > 0 && bugfixes < all);
     assert_eq!(h.app.top().total.unwrap().1, 0, "summaries have no type");
     h.keys("c").unwrap();
     assert_eq!(h.app.concept, Some("how-it-works"));
@@ -584,7 +588,7 @@ fn help_copy_edit_delete_theme_refresh_quit() {
     h.type_text(&obs.to_string());
     h.keys("enter e").unwrap();
     assert!(
-        matches!(h.app.effects.last(), Some(Effect::Edit(p)) if p.ends_with("src/auth/token.rs"))
+        matches!(h.app.effects.last(), Some(Effect::Edit(p)) if p.ends_with("src/auth/jwt.rs"))
     );
     let before = h.app.theme.name.clone();
     h.keys("T").unwrap();
@@ -726,12 +730,13 @@ fn delete_and_scrub_change_the_database() {
     h.keys("/").unwrap();
     h.type_text("pool");
     h.keys("enter j j j").unwrap();
-    let at = h.app.top().cursor;
+    // Counted in items: a day heading that slides up into the row is skipped, not selected.
+    let at = h.app.top().item_number();
     assert!(at >= 3, "{at}");
     h.keys("d y").unwrap();
     assert!(h.app.status.as_ref().unwrap().0.starts_with("deleted "));
     assert!(h.app.top().filter.is_some());
-    let now = h.app.top().cursor;
+    let now = h.app.top().item_number();
     assert!(now + 1 >= at && now <= at, "cursor {at} → {now}");
 
     // A record deleted elsewhere: the row still goes, and the browser says so.

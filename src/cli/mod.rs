@@ -62,7 +62,7 @@ enum Command {
     Config(config_cmd::ConfigArgs),
     /// Browse the memory in the terminal, layer by layer (index → timeline → detail → raw)
     Tui(tui::TuiArgs),
-    /// Open the browser on a demo data set (3 projects, 270 observations; your memory is untouched)
+    /// Open the browser on a demo memory: scripted sessions on 3 projects, as the hooks and the observer record them (your memory is untouched)
     Demo(tui::DemoArgs),
     /// Folded structure of a source file: symbols, line ranges, signatures (tree-sitter)
     Outline(code::OutlineArgs),

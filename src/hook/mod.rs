@@ -115,7 +115,14 @@ pub fn run(event_arg: &str) -> ! {
             ));
             None
         }
-        Some(event) => match handle(event, &settings, busy_deadline) {
+        Some(event) => match read_stdin().and_then(|bytes| {
+            let call = Call {
+                now_ms: clock::now_ms(),
+                deadline: busy_deadline,
+                observe_budget: OBSERVE_BUDGET,
+            };
+            handle(event, &bytes, &settings, &call)
+        }) {
             Ok(out) => out,
             Err(e) => {
                 logging::error(format!("{e:#}"));
@@ -148,31 +155,46 @@ fn read_stdin() -> Result<Vec<u8>> {
     Ok(bytes)
 }
 
-/// Handles one event; `Ok(None)` means "answer no-op".
-fn handle(event: HookEvent, settings: &Settings, deadline: Instant) -> Result<Option<String>> {
-    let bytes = read_stdin()?;
-    let payload = Payload::parse(&bytes).context("invalid hook payload")?;
+/// The time of one hook call and how long it may take: a real hook's are the clock and its
+/// deadline; the demo builder replays scripted sessions at their own times, without a hurry.
+pub struct Call {
+    pub now_ms: i64,
+    /// Database waits give up here.
+    pub deadline: Instant,
+    /// How long observing the turns this event closes may take.
+    pub observe_budget: Duration,
+}
+
+/// Handles one event's payload (the bytes a hook reads from stdin) as `cmem hook <event>`
+/// does; `Ok(None)` means "answer no-op". Fails only where the hook logs and answers no-op.
+pub fn handle(
+    event: HookEvent,
+    bytes: &[u8],
+    settings: &Settings,
+    call: &Call,
+) -> Result<Option<String>> {
+    let deadline = call.deadline;
+    let payload = Payload::parse(bytes).context("invalid hook payload")?;
     match event {
-        HookEvent::SessionStart => {
-            session_start::answer(&payload, settings, deadline).context("session-start")
-        }
+        HookEvent::SessionStart => session_start::answer(&payload, settings, deadline, call.now_ms)
+            .context("session-start"),
         HookEvent::PreToolUse => {
             read_gate::answer(&payload, settings, deadline).context("pre-tool-use (read gate)")
         }
         _ => {
             let end_cwd = (event == HookEvent::SessionEnd).then(|| capture::event_cwd(&payload));
-            match capture::build(event, payload, settings, clock::now_ms())
+            match capture::build(event, payload, settings, call.now_ms)
                 .context("invalid hook payload")?
             {
                 Ok(capture) => {
-                    let store = persist(capture, settings, deadline);
+                    let store = persist(capture, settings, deadline, call.now_ms);
                     // These events close a turn (the next prompt closes one left open).
                     let closes_turn = matches!(
                         event,
                         HookEvent::Stop | HookEvent::SessionEnd | HookEvent::UserPromptSubmit
                     );
                     if let Some(store) = store.filter(|_| closes_turn) {
-                        observe_closed_turns(store, settings, deadline);
+                        observe_closed_turns(store, settings, call);
                     }
                     if let Some(cwd) = end_cwd {
                         kept::refresh(&cwd, settings);
@@ -190,7 +212,7 @@ fn handle(event: HookEvent, settings: &Settings, deadline: Instant) -> Result<Op
 
 /// Runs the rule-based observer over the turns that just closed (and any left waiting), then
 /// starts the external observer in the background when one is configured. Never fails the hook.
-fn observe_closed_turns(mut store: Store, settings: &Settings, deadline: Instant) {
+fn observe_closed_turns(mut store: Store, settings: &Settings, call: &Call) {
     if !settings.observer.rules {
         return;
     }
@@ -198,9 +220,9 @@ fn observe_closed_turns(mut store: Store, settings: &Settings, deadline: Instant
     // while observing was off) is worked off a slice at a time, never at the hook's expense.
     let limits = crate::observe::Limits {
         max_turns: 8,
-        until: Some(deadline.min(Instant::now() + OBSERVE_BUDGET)),
+        until: Some(call.deadline.min(Instant::now() + call.observe_budget)),
     };
-    match crate::observe::observe_pending(&mut store, limits, clock::now_ms()) {
+    match crate::observe::observe_pending(&mut store, limits, call.now_ms) {
         Ok(r) if r.turns > 0 => {
             logging::debug(format!(
                 "observed {} turn(s): {} observation(s), {} summary(ies)",
@@ -224,9 +246,9 @@ fn observe_closed_turns(mut store: Store, settings: &Settings, deadline: Instant
 
 /// Writes a capture (after any spooled ones), or spools it when the database is unavailable.
 /// Returns the open store when the capture was written.
-fn persist(capture: Capture, settings: &Settings, deadline: Instant) -> Option<Store> {
+fn persist(capture: Capture, settings: &Settings, deadline: Instant, now_ms: i64) -> Option<Store> {
     let data_dir = settings.data_dir();
-    match spool::line(&capture, clock::now_ms()) {
+    match spool::line(&capture, now_ms) {
         Ok(line) => deadline::set_pending(line),
         Err(e) => logging::warn(format!("cannot prepare the spool line: {e:#}")),
     }

@@ -7,13 +7,17 @@ use serde_json::json;
 
 use super::capture;
 use super::payload::Payload;
-use crate::clock;
 use crate::config::Settings;
 use crate::project;
 use crate::store::Wait;
 use crate::view::context;
 
-pub fn answer(payload: &Payload, settings: &Settings, deadline: Instant) -> Result<Option<String>> {
+pub fn answer(
+    payload: &Payload,
+    settings: &Settings,
+    deadline: Instant,
+    now: i64,
+) -> Result<Option<String>> {
     payload.validate()?;
     let cwd = capture::event_cwd(payload);
     if let Some(skip) = capture::capture_disabled(&cwd, settings) {
@@ -28,7 +32,6 @@ pub fn answer(payload: &Payload, settings: &Settings, deadline: Instant) -> Resu
         data_dir.display()
     );
     let db = settings.db_path();
-    let now = clock::now_ms();
     let wait = Wait::Until(deadline);
     let ctx = context::from_db(&db, wait, &keys, &settings.context, now, false)?;
     if ctx.over_budget {

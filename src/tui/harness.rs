@@ -158,7 +158,7 @@ impl Harness {
             &self.store.conn,
             crate::demo::PROJECT,
             "Read",
-            "verify_signature(token",
+            "verify_signature(jwt",
         )?
         .context("the demo has no Read of verify_signature")
     }
@@ -198,14 +198,14 @@ pub fn screenshot_plan(obs_with_code: i64) -> Vec<(String, &'static str, u16, u1
             "default",
             140,
             40,
-            "s 'connection enter".into(),
+            "s 'deadlock enter".into(),
         ),
         (
             "09-fuzzy-filter".into(),
             "default",
             140,
             40,
-            "/ 'tokrefresh".into(),
+            "/ 'refresh".into(),
         ),
         ("10-projects".into(), "default", 140, 40, "p".into()),
         ("11-theme-light".into(), "light", 140, 40, "j j j".into()),

@@ -1,0 +1,93 @@
+//! `cmem demo --no-tui`: the demo memory is what `cmem hook …` writes for the scripted sessions,
+//! and it is the same bytes every time it is built.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::Env;
+
+/// The demo's end time (2026-11-30 16:00 UTC).
+const NOW: i64 = 1_796_054_400_000;
+
+/// Builds the demo with its cache in `cache` and returns its data dir.
+fn build_demo(env: &Env, cache: &Path) -> PathBuf {
+    let out = env
+        .cmd()
+        .env("CMEM_NOW_MS", NOW.to_string())
+        .env("XDG_CACHE_HOME", cache)
+        .args(["demo", "--no-tui", "--reset"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let db = String::from_utf8(out.stdout).unwrap();
+    assert!(db.trim().starts_with(&cache.to_string_lossy().into_owned()));
+    Path::new(db.trim()).parent().unwrap().to_path_buf()
+}
+
+fn export(env: &Env, data: &Path) -> Vec<u8> {
+    let out = env
+        .cmd()
+        .env("CMEM_NOW_MS", NOW.to_string())
+        .env("CMEM_DATA_DIR", data)
+        .args(["export", "--format", "jsonl"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+#[test]
+fn rebuilding_the_demo_gives_byte_identical_exports() {
+    let env = Env::new();
+    let first = export(&env, &build_demo(&env, &env.root().join("cache-a")));
+    let again = export(&env, &build_demo(&env, &env.root().join("cache-a")));
+    let elsewhere = export(&env, &build_demo(&env, &env.root().join("cache-b")));
+    let text = String::from_utf8_lossy(&first);
+    assert!(text.lines().count() > 150, "{} lines", text.lines().count());
+    assert!(text.contains("Changed Pool::release in src/db/pool.rs"));
+    assert!(first == again, "a rebuild in the same place differs");
+    assert!(first == elsewhere, "a build in another cache dir differs");
+}
+
+/// The demo builder calls the hook handler in-process; spawning `cmem hook <event>` for every
+/// scripted payload, at its time, must store exactly the same memory.
+#[test]
+fn the_demo_is_what_the_hook_binary_writes_for_the_scripts() {
+    let env = Env::new();
+    let demo = export(&env, &build_demo(&env, &env.root().join("cache")));
+
+    let mut events = Vec::new();
+    for project in cmem::demo::projects() {
+        events.extend(project.payloads(NOW).unwrap());
+    }
+    events.sort_by_key(|e| e.at_ms);
+    assert!(events.len() > 100, "{} events", events.len());
+    for e in &events {
+        let out = common::run_with_stdin(
+            env.cmd()
+                .env("CMEM_NOW_MS", e.at_ms.to_string())
+                .args(["hook", e.hook]),
+            e.payload.to_string().as_bytes(),
+        );
+        assert!(out.status.success() && out.stderr.is_empty(), "{}", e.hook);
+    }
+    let replayed = export(&env, &env.data_dir());
+    assert!(
+        demo == replayed,
+        "{}",
+        cmem::cli::jsonfile::unified_diff(
+            &String::from_utf8_lossy(&demo),
+            &String::from_utf8_lossy(&replayed),
+            "export"
+        )
+    );
+}
