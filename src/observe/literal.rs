@@ -128,7 +128,9 @@ fn line_change(old: &str, new: &str) -> Option<(String, String)> {
     };
     let (o, n) = (side(&a, old, a0, a1), side(&b, new, b0, b1));
     let short = |s: &str| s.chars().count() <= MAX_SIDE;
-    (short(&o) && short(&n)).then_some((o, n))
+    // A redacted secret replaced by another says nothing quotable (`[REDACTED:…]` markers).
+    let redacted = |s: &str| s.contains("[REDACTED");
+    (short(&o) && short(&n) && !redacted(old) && !redacted(new)).then_some((o, n))
 }
 
 /// What one edit replaced, when it is one small change: the differing lines of `old` and
@@ -242,6 +244,11 @@ mod tests {
             None
         );
         assert_eq!(pair("a\nb", "a\nb\nc"), None);
+        assert_eq!(
+            pair("KEY=[REDACTED:stripe-key]", "KEY=[REDACTED:api-key]"),
+            None,
+            "redaction markers are no literal"
+        );
         assert_eq!(
             pair("x = 1", &format!("x = {}", "9".repeat(40))),
             None,

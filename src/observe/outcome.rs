@@ -399,6 +399,22 @@ pub fn result_line(output: &str) -> Option<String> {
     Some(clip(&one_line(line), 160))
 }
 
+static COUNT: LazyLock<AsciiRegex> = LazyLock::new(|| {
+    AsciiRegex::new(r"\b[0-9]+ (?:passed|failed|failing|errors?|skipped|tests?)\b")
+});
+
+/// The counts of a summary line, for a title with no room for the whole line
+/// (`test result: ok. 6 passed; 0 failed; 0 ignored; …` → `6 passed`): the counts that are
+/// not zero, at most two.
+pub fn counts(summary: &str) -> Option<String> {
+    let found: Vec<&str> = COUNT
+        .find_iter(summary)
+        .filter(|c| !c.starts_with("0 "))
+        .take(2)
+        .collect();
+    (!found.is_empty()).then(|| found.join(", "))
+}
+
 /// A test summary line only (never an arbitrary last line).
 pub fn summary_line(output: &str) -> Option<String> {
     SUMMARY_LINE
@@ -410,6 +426,19 @@ pub fn summary_line(output: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_keep_what_is_not_zero() {
+        assert_eq!(
+            counts("test result: ok. 6 passed; 0 failed; 0 ignored; finished in 0.01s").as_deref(),
+            Some("6 passed")
+        );
+        assert_eq!(
+            counts("Tests: 1 failed, 3 passed, 4 total").as_deref(),
+            Some("1 failed, 3 passed")
+        );
+        assert_eq!(counts("all good"), None);
+    }
 
     #[test]
     fn classifies_commands() {

@@ -167,15 +167,27 @@ fn without_interjection(text: &str) -> String {
     text.to_string()
 }
 
+/// The first word lowered when it is an ordinary capitalised word (`A session start …`,
+/// `Requests …`); a name or an acronym (`STRICT_TLS`, `CI`, `PoolConfig`, `I`) keeps its case.
 fn lower_first(text: &str) -> String {
-    let mut c = text.chars();
-    match (c.next(), c.clone().next()) {
-        // `STRICT_TLS`, `CI`: an acronym or a name keeps its case.
-        (Some(f), Some(n)) if f.is_uppercase() && n.is_lowercase() => {
-            f.to_lowercase().chain(c).collect()
+    let first = text.split_whitespace().next().unwrap_or("");
+    let mut chars = first.chars();
+    let ordinary = match chars.next() {
+        Some(f) if f.is_uppercase() => {
+            let rest: Vec<char> = chars.collect();
+            rest.iter()
+                .all(|c| c.is_lowercase() || !c.is_alphanumeric())
+                && !(rest.is_empty() && f == 'I')
         }
-        _ => text.to_string(),
+        _ => false,
+    };
+    if !ordinary {
+        return text.to_string();
     }
+    let mut c = text.chars();
+    c.next()
+        .map(|f| f.to_lowercase().chain(c).collect())
+        .unwrap_or_default()
 }
 
 /// `title` with `why` after what changed and before how it was checked (a `; `check``
@@ -390,6 +402,14 @@ mod tests {
         assert_eq!(
             why("CI is red on clippy. Fix it.", None).as_deref(),
             Some("CI is red on clippy")
+        );
+        assert_eq!(
+            why("A session start was rejected. Fix it.", None).as_deref(),
+            Some("a session start was rejected")
+        );
+        assert_eq!(
+            why("PoolConfig grew a field. Fix it.", None).as_deref(),
+            Some("PoolConfig grew a field")
         );
         assert_eq!(why("Fix the parser.", Some("Fixed it.")), None);
         assert_eq!(why("Why is it slow?", None), None);

@@ -302,12 +302,17 @@ pub fn commands(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
         let class = outcome::classify(&sh.command);
         // Each title form is tried with the command whole, shortened and dropped: the
         // outcome after it is worth more than the command's arguments.
-        let titled = |with: &dyn Fn(&str) -> String, without: String| {
+        // `first` are the forms to try before any shortening of the command: the command
+        // names what was checked (`cargo test auth::jwt`), worth more than a long output line.
+        let titled_first = |first: Vec<String>, with: &dyn Fn(&str) -> String, without: String| {
             let mut forms: Vec<String> = [40, 24, 0]
                 .iter()
                 .map(|&n| with(&outcome::show_command(&sh.command, n)))
                 .collect();
             forms.insert(0, with(&shown));
+            for (i, f) in first.into_iter().enumerate() {
+                forms.insert(1 + i, f);
+            }
             forms.push(without);
             // When nothing fits whole, the program's name stays and the outcome is shortened.
             let program = outcome::show_command(&sh.command, 0);
@@ -315,6 +320,9 @@ pub fn commands(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
                 forms.push(with(&program));
             }
             fitting_title(forms)
+        };
+        let titled = |with: &dyn Fn(&str) -> String, without: String| {
+            titled_first(Vec::new(), with, without)
         };
         let mut d = if sh.interrupted {
             let title = titled(
@@ -324,8 +332,14 @@ pub fn commands(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
             Draft::new(ObsType::Discovery, title).concepts(&["gotcha"])
         } else if !ok {
             let line = outcome::error_line(&sh.output);
+            let failing = outcome::failing_tests(&sh.output);
             let title = match (&line, class) {
-                (Some(l), CommandClass::Check) => titled(
+                (Some(l), CommandClass::Check) => titled_first(
+                    if failing.is_empty() {
+                        Vec::new()
+                    } else {
+                        vec![format!("`{shown}` fails: {}", fit_list(&failing, 40))]
+                    },
                     &|c| format!("`{c}` fails: {l}"),
                     format!("A check fails: {l}"),
                 ),
@@ -341,7 +355,10 @@ pub fn commands(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
             match class {
                 CommandClass::Check => {
                     let title = match outcome::summary_line(&sh.output) {
-                        Some(s) => titled(
+                        Some(s) => titled_first(
+                            outcome::counts(&s)
+                                .map(|n| vec![format!("`{shown}` passes ({n})")])
+                                .unwrap_or_default(),
                             &|c| format!("`{c}` passes: {s}"),
                             format!("A check passes: {s}"),
                         ),
