@@ -587,7 +587,8 @@ fn secret_kind(name: &str) -> &'static str {
 /// Values that are obviously not secrets (`token=$TOKEN`, `password: <redacted>`, `****`).
 fn looks_like_placeholder(value: &str) -> bool {
     let v = value.trim_matches(|c| c == '"' || c == '\'');
-    v.starts_with('$')
+    looks_like_code(v)
+        || v.starts_with('$')
         || v.starts_with("${")
         || v.starts_with('<')
         || v.chars()
@@ -596,6 +597,26 @@ fn looks_like_placeholder(value: &str) -> bool {
             v.to_ascii_lowercase().as_str(),
             "none" | "null" | "true" | "false" | "undefined" | "string" | "str" | "redacted"
         )
+}
+
+/// A value that is source code, not a credential: a reference or a type after a name such as
+/// `token: &str`, `token: Option<String>`, `tokens: Vec<u8>`, a path (`TokenError::Malformed`,
+/// `auth::token::tests`, `serde_json::from_str(…)`).
+fn looks_like_code(v: &str) -> bool {
+    const TYPES: &[&str] = &[
+        "str", "String", "bool", "boolean", "number", "string", "u8", "u16", "u32", "u64",
+        "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize", "f32", "f64", "any",
+        "unknown",
+    ];
+    const GENERICS: &[&str] = &[
+        "Option<", "Vec<", "Result<", "Box<", "Arc<", "Rc<", "HashMap<", "BTreeMap<", "Cow<",
+    ];
+    let bare = v.trim_end_matches([',', ';', ')', '>', '{', '}']);
+    v.starts_with('&')
+        || v.starts_with(':')
+        || v.contains("::")
+        || TYPES.contains(&bare)
+        || GENERICS.iter().any(|g| v.starts_with(g))
 }
 
 /// Tag stripping plus redaction: what every stored text goes through.
@@ -824,6 +845,30 @@ mod tests {
             "a basic understanding of it",
         ] {
             assert_eq!(redact(text), text);
+        }
+    }
+
+    #[test]
+    fn code_that_names_a_token_is_no_secret() {
+        for text in [
+            "pub fn refresh(token: &str, now: u64) -> bool {",
+            "fn sign(token: Option<String>, key: &[u8])",
+            "Err(TokenError::Malformed) => 401,",
+            "test auth::token::tests::refresh_only_in_the_window ... ok",
+            "let claims: TokenClaims = serde_json::from_str(&body)?;",
+            "use headers::{Authorization, authorization::Bearer};",
+            "interface Session { token: string; expires: number }",
+        ] {
+            assert_eq!(redact(text), text, "{text}");
+        }
+        // The same names with a value are still secrets.
+        for text in [
+            "token: ghp_abcdefghijklmnopqrstuvwxyz0123",
+            "password: Hunter2-Capybara",
+            "api_key = \"sk_live_0123456789abcdef\"",
+            "Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.abc.def",
+        ] {
+            assert!(redact(text).contains("[REDACTED:"), "{text}");
         }
     }
 
