@@ -604,12 +604,19 @@ fn looks_like_placeholder(value: &str) -> bool {
 /// `auth::token::tests`, `serde_json::from_str(…)`).
 fn looks_like_code(v: &str) -> bool {
     const TYPES: &[&str] = &[
-        "str", "String", "bool", "boolean", "number", "string", "u8", "u16", "u32", "u64",
-        "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize", "f32", "f64", "any",
-        "unknown",
+        "str", "String", "bool", "boolean", "number", "string", "u8", "u16", "u32", "u64", "u128",
+        "usize", "i8", "i16", "i32", "i64", "i128", "isize", "f32", "f64", "any", "unknown",
     ];
     const GENERICS: &[&str] = &[
-        "Option<", "Vec<", "Result<", "Box<", "Arc<", "Rc<", "HashMap<", "BTreeMap<", "Cow<",
+        "Option<",
+        "Vec<",
+        "Result<",
+        "Box<",
+        "Arc<",
+        "Rc<",
+        "HashMap<",
+        "BTreeMap<",
+        "Cow<",
     ];
     let bare = v.trim_end_matches([',', ';', ')', '>', '{', '}']);
     v.starts_with('&')

@@ -338,7 +338,15 @@ pub fn commands(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
                     if failing.is_empty() {
                         Vec::new()
                     } else {
-                        vec![format!("`{shown}` fails: {}", fit_list(&failing, 40))]
+                        // A test named by its path, else by its own name (`tests::x` → `x`).
+                        let short: Vec<String> = failing
+                            .iter()
+                            .map(|t| t.rsplit("::").next().unwrap_or(t).to_string())
+                            .collect();
+                        vec![
+                            format!("`{shown}` fails: {}", fit_list(&failing, 40)),
+                            format!("`{shown}` fails: {}", fit_list(&short, 40)),
+                        ]
                     },
                     &|c| format!("`{c}` fails: {l}"),
                     format!("A check fails: {l}"),
