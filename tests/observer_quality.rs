@@ -267,68 +267,10 @@ fn derive_edit_response(v: &mut Value, original: &Value) {
     }
 }
 
-/// Hunks with three lines of context around each change, like the captures (a line diff by
-/// longest common subsequence; removed lines before added ones).
+/// Hunks with three lines of context around each change, like the captures: the same diff
+/// the demo's scripted sessions use.
 fn structured_patch(before: &str, after: &str) -> Value {
-    const CONTEXT: usize = 3;
-    let old: Vec<&str> = before.lines().collect();
-    let new: Vec<&str> = after.lines().collect();
-    let (n, m) = (old.len(), new.len());
-    let mut lcs = vec![vec![0usize; m + 1]; n + 1];
-    for i in (0..n).rev() {
-        for j in (0..m).rev() {
-            lcs[i][j] = if old[i] == new[j] {
-                lcs[i + 1][j + 1] + 1
-            } else {
-                lcs[i + 1][j].max(lcs[i][j + 1])
-            };
-        }
-    }
-    let mut ops: Vec<(char, &str)> = Vec::new();
-    let (mut i, mut j) = (0, 0);
-    while i < n || j < m {
-        if i < n && j < m && old[i] == new[j] {
-            ops.push((' ', old[i]));
-            i += 1;
-            j += 1;
-        } else if i < n && (j == m || lcs[i + 1][j] >= lcs[i][j + 1]) {
-            ops.push(('-', old[i]));
-            i += 1;
-        } else {
-            ops.push(('+', new[j]));
-            j += 1;
-        }
-    }
-    let changes: Vec<usize> = (0..ops.len()).filter(|&k| ops[k].0 != ' ').collect();
-    let mut groups: Vec<(usize, usize)> = Vec::new();
-    for &k in &changes {
-        match groups.last_mut() {
-            Some((_, last)) if k - *last <= 2 * CONTEXT => *last = k,
-            _ => groups.push((k, k)),
-        }
-    }
-    let hunks: Vec<Value> = groups
-        .iter()
-        .map(|&(first, last)| {
-            let start = first.saturating_sub(CONTEXT);
-            let end = (last + CONTEXT + 1).min(ops.len());
-            let count = |range: &[(char, &str)], side: char| {
-                range
-                    .iter()
-                    .filter(|(c, _)| *c == ' ' || *c == side)
-                    .count()
-            };
-            let hunk = &ops[start..end];
-            json!({
-                "oldStart": count(&ops[..start], '-') + 1,
-                "oldLines": count(hunk, '-'),
-                "newStart": count(&ops[..start], '+') + 1,
-                "newLines": count(hunk, '+'),
-                "lines": hunk.iter().map(|(c, l)| format!("{c}{l}")).collect::<Vec<_>>(),
-            })
-        })
-        .collect();
-    Value::Array(hunks)
+    cmem::demo::script::structured_patch(before, after)
 }
 
 fn event_of(fixture: &str) -> &'static str {
