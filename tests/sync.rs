@@ -899,3 +899,36 @@ fn work_done_while_the_server_is_down_waits_and_goes_when_it_is_back() {
     assert!(out.contains(&format!("pushed {total} rows")), "{out}");
     assert!(ok(cmem(&a, &url).args(["sync", "status"])).contains("waiting:   0 rows"));
 }
+
+/// `cmem doctor` says whether memory is shared from local state only (it never connects; `cmem
+/// sync status` asks the server), and never shows the password.
+#[test]
+fn doctor_tells_the_sync_state_without_asking_the_server() {
+    let env = Env::new();
+    let off = env.cmd().args(["doctor", "--init"]).output().unwrap();
+    let text = String::from_utf8_lossy(&off.stdout).to_string();
+    assert!(
+        text.lines()
+            .any(|l| l.contains("sync") && l.contains("off: memory stays on this machine")),
+        "{text}"
+    );
+    let on = env
+        .cmd()
+        .args(["doctor"])
+        .env(
+            "CMEM_SYNC_URL",
+            "postgres://alice:hunter2@10.255.255.1:5432/cmem",
+        )
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&on.stdout).to_string();
+    let line = text
+        .lines()
+        .find(|l| l.contains(" sync "))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        line.contains("10.255.255.1") && line.contains("never pushed"),
+        "{line}"
+    );
+    assert!(!text.contains("hunter2"), "{text}");
+}

@@ -71,6 +71,7 @@ pub fn run(args: &DoctorArgs) -> Result<ExitCode> {
     let data_dir = loaded.data_dir();
     check_data_dir(&mut r, &data_dir, args.init);
     check_database(&mut r, &loaded.db_path(), args.init, loaded.search.semantic);
+    check_sync(&mut r, &loaded);
     check_spool(&mut r, &data_dir);
     check_disk(&mut r, &data_dir);
     check_install(&mut r)?;
@@ -186,7 +187,47 @@ fn check_database(r: &mut Report, path: &Path, init: bool, semantic: bool) {
     check_search(r, &store, semantic);
 }
 
-/// Turns an observer died on: they are skipped until the user asks for another try.
+/// Whether this data dir shares memory, from local state only: the doctor never waits for a
+/// server (`cmem sync status` asks it).
+fn check_sync(r: &mut Report, settings: &config::Settings) {
+    if settings.sync.url.is_none() {
+        return r.line(
+            Status::Ok,
+            "sync",
+            "off: memory stays on this machine ([sync] url or CMEM_SYNC_URL shares it, see `cmem sync`)",
+        );
+    }
+    if !settings.db_path().exists() {
+        return r.line(Status::Ok, "sync", "on, nothing recorded yet");
+    }
+    match crate::sync::status(settings, false) {
+        Ok(st) => {
+            let shared = if settings.sync.projects.is_empty() {
+                "no project shared yet ([sync] projects)".to_string()
+            } else {
+                format!("sharing {}", settings.sync.projects.join(", "))
+            };
+            let pushed = match st.last_push {
+                Some(ms) => format!("last push {}", crate::clock::format_utc_iso(ms)),
+                None => "never pushed".to_string(),
+            };
+            r.line(
+                Status::Ok,
+                "sync",
+                format!(
+                    "{} ({shared}); {pushed}, {} changed since; `cmem sync status` asks the server",
+                    st.server.unwrap_or_default(),
+                    crate::text::plural(st.waiting as usize, "row", "rows")
+                ),
+            );
+            if settings.sync.projects.is_empty() {
+                r.hint("list the projects to share in [sync] projects (globs); nothing is shared by default");
+            }
+        }
+        Err(e) => r.line(Status::Warn, "sync", format!("{e:#}")),
+    }
+}
+
 /// Which search cmem runs: by meaning and words, or words only, and why.
 fn check_search(r: &mut Report, store: &Store, semantic: bool) {
     if !semantic {
@@ -228,6 +269,7 @@ fn check_search(r: &mut Report, store: &Store, semantic: bool) {
     );
 }
 
+/// Turns an observer died on: they are skipped until the user asks for another try.
 fn check_quarantine(r: &mut Report, store: &Store) {
     const SHOWN: usize = 10;
     let turns = match store::quarantine::list(&store.conn) {
