@@ -26,7 +26,20 @@ pub struct Filter {
     pub projects: Vec<String>,
 }
 
-fn table_columns(conn: &Connection, table: &str) -> Result<Vec<String>> {
+/// `VERB INTO table ("a", "b") VALUES (?1, ?2)` for these columns (`VERB`: `INSERT`,
+/// `INSERT OR IGNORE`).
+pub fn insert_sql<'a>(verb: &str, table: &str, columns: impl Iterator<Item = &'a str>) -> String {
+    let cols: Vec<String> = columns.map(|k| format!("\"{k}\"")).collect();
+    let marks: Vec<String> = (1..=cols.len()).map(|i| format!("?{i}")).collect();
+    format!(
+        "{verb} INTO {table} ({}) VALUES ({})",
+        cols.join(", "),
+        marks.join(", ")
+    )
+}
+
+/// The columns of `table`, in order.
+pub fn table_columns(conn: &Connection, table: &str) -> Result<Vec<String>> {
     let mut stmt = conn.prepare(&format!("PRAGMA table_info({table})"))?;
     let cols = stmt
         .query_map([], |r| r.get::<_, String>(1))?
@@ -34,7 +47,8 @@ fn table_columns(conn: &Connection, table: &str) -> Result<Vec<String>> {
     Ok(cols)
 }
 
-fn to_json(v: Sql) -> Value {
+/// A SQLite value as JSON (a blob as lossy UTF-8 text): how exports and sync carry a column.
+pub fn to_json(v: Sql) -> Value {
     match v {
         Sql::Null => Value::Null,
         Sql::Integer(i) => json!(i),
@@ -44,7 +58,8 @@ fn to_json(v: Sql) -> Value {
     }
 }
 
-fn to_sql(v: &Value) -> Sql {
+/// A JSON value as SQLite stores it (a bool as 0/1, an array or object as its JSON text).
+pub fn to_sql(v: &Value) -> Sql {
     match v {
         Value::Null => Sql::Null,
         Value::Bool(b) => Sql::Integer(i64::from(*b)),
@@ -280,17 +295,8 @@ pub fn import(store: &mut Store, input: &mut dyn BufRead, dry_run: bool) -> Resu
                 if !id_free {
                     row.retain(|(k, _)| k != "id");
                 }
-                let cols = row
-                    .iter()
-                    .map(|(k, _)| format!("\"{k}\""))
-                    .collect::<Vec<_>>()
-                    .join(", ");
-                let marks = (1..=row.len())
-                    .map(|i| format!("?{i}"))
-                    .collect::<Vec<_>>()
-                    .join(", ");
                 tx.execute(
-                    &format!("INSERT INTO {table} ({cols}) VALUES ({marks})"),
+                    &insert_sql("INSERT", table, row.iter().map(|(k, _)| k.as_str())),
                     params_from_iter(row.iter().map(|(_, v)| v)),
                 )
                 .with_context(|| format!("line {}: cannot insert into {table}", n + 2))?;

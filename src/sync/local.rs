@@ -9,6 +9,7 @@ use rusqlite::{Connection, OptionalExtension, Transaction, params, params_from_i
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
+use crate::store::jsonl::{insert_sql, to_json, to_sql};
 use crate::store::transfer::TABLES;
 
 /// Columns holding another table's local id: rewritten to a global `device:id` on the way out
@@ -129,37 +130,6 @@ pub fn identity(conn: &Connection, me: &str, table: &str, id: i64) -> Result<(St
         .query_row(params![table, id], |r| Ok((r.get(0)?, r.get(1)?)))
         .optional()?
         .unwrap_or_else(|| (me.to_string(), id)))
-}
-
-pub fn table_columns(conn: &Connection, table: &str) -> Result<Vec<String>> {
-    let mut stmt = conn.prepare(&format!("PRAGMA table_info({table})"))?;
-    let cols = stmt
-        .query_map([], |r| r.get::<_, String>(1))?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
-    Ok(cols)
-}
-
-fn to_json(v: Sql) -> Value {
-    match v {
-        Sql::Null => Value::Null,
-        Sql::Integer(i) => Value::from(i),
-        Sql::Real(f) => Value::from(f),
-        Sql::Text(s) => Value::String(s),
-        Sql::Blob(b) => Value::String(String::from_utf8_lossy(&b).into_owned()),
-    }
-}
-
-fn to_sql(v: &Value) -> Sql {
-    match v {
-        Value::Null => Sql::Null,
-        Value::Bool(b) => Sql::Integer(i64::from(*b)),
-        Value::Number(n) => match n.as_i64() {
-            Some(i) => Sql::Integer(i),
-            None => Sql::Real(n.as_f64().unwrap_or(0.0)),
-        },
-        Value::String(s) => Sql::Text(s.clone()),
-        other => Sql::Text(other.to_string()),
-    }
 }
 
 /// A row ready to push: its project (what sharing and row-level security go by), the
@@ -470,17 +440,10 @@ pub fn apply(
 
 /// `INSERT OR IGNORE`: false when a unique index already holds the row.
 fn insert(tx: &Transaction, table: &str, row: &[(String, Sql)]) -> Result<bool> {
-    let cols = row
-        .iter()
-        .map(|(k, _)| format!("\"{k}\""))
-        .collect::<Vec<_>>()
-        .join(", ");
-    let marks = (1..=row.len())
-        .map(|i| format!("?{i}"))
-        .collect::<Vec<_>>()
-        .join(", ");
-    let mut stmt = tx.prepare_cached(&format!(
-        "INSERT OR IGNORE INTO {table} ({cols}) VALUES ({marks})"
+    let mut stmt = tx.prepare_cached(&insert_sql(
+        "INSERT OR IGNORE",
+        table,
+        row.iter().map(|(k, _)| k.as_str()),
     ))?;
     let n = stmt
         .execute(params_from_iter(row.iter().map(|(_, v)| v)))

@@ -177,7 +177,7 @@ fn push(
     let size = batch_size();
     let mut batches = 0;
     for table in TABLES {
-        let cols = local::table_columns(&store.conn, table)?;
+        let cols = crate::store::jsonl::table_columns(&store.conn, table)?;
         let mut after = 0;
         loop {
             let mut entries = local::queued(&store.conn, table, after, size)?;
@@ -251,7 +251,7 @@ fn pull(
     let size = batch_size() as i64;
     let mut columns: HashMap<&'static str, Vec<String>> = HashMap::new();
     for t in TABLES {
-        columns.insert(t, local::table_columns(&store.conn, t)?);
+        columns.insert(t, crate::store::jsonl::table_columns(&store.conn, t)?);
     }
     let mut batches = 0;
     loop {
