@@ -181,6 +181,21 @@ pub fn clip(text: &str, max: usize) -> String {
     out
 }
 
+/// How many items `a` and `b` share at their start and, after that, at their end (never
+/// overlapping): what is left between is what changed.
+pub fn common_ends<T>(a: &[T], b: &[T], same: impl Fn(&T, &T) -> bool) -> (usize, usize) {
+    let prefix = a.iter().zip(b).take_while(|(x, y)| same(x, y)).count();
+    let max_suffix = a.len().min(b.len()) - prefix;
+    let suffix = a
+        .iter()
+        .rev()
+        .zip(b.iter().rev())
+        .take(max_suffix)
+        .take_while(|(x, y)| same(x, y))
+        .count();
+    (prefix, suffix)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -99,15 +99,7 @@ pub fn parse_pair(lang: Lang, old: &str, new: &str) -> Option<(Tree, Tree)> {
     parser.set_language(&lang.grammar()).ok()?;
     let old_tree = run(&mut parser, lang, old, None)?;
     let (a, b) = (old.as_bytes(), new.as_bytes());
-    let prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
-    let max_suffix = a.len().min(b.len()) - prefix;
-    let suffix = a
-        .iter()
-        .rev()
-        .zip(b.iter().rev())
-        .take(max_suffix)
-        .take_while(|(x, y)| x == y)
-        .count();
+    let (prefix, suffix) = crate::text::common_ends(a, b, |x, y| x == y);
     let mut edited = old_tree.clone();
     edited.edit(&tree_sitter::InputEdit {
         start_byte: prefix,

@@ -3,6 +3,8 @@
 //! `Math.floor` → `Math.round`, `verify` → `verify_signature`). This is what a reader of a
 //! title wants from a one-token change, where a line count says nothing.
 
+use crate::text::common_ends;
+
 /// Longest side (characters) worth quoting in a title.
 const MAX_SIDE: usize = 30;
 
@@ -95,16 +97,7 @@ fn scan(line: &str, from: usize, keep: impl Fn(char) -> bool) -> usize {
 /// The changed part of one line pair, as (old, new) text from the lines themselves.
 fn line_change(old: &str, new: &str) -> Option<(String, String)> {
     let (a, b) = (tokens(old), tokens(new));
-    let same = |x: &Token, y: &Token| x.text == y.text;
-    let prefix = a.iter().zip(&b).take_while(|(x, y)| same(x, y)).count();
-    let max_suffix = a.len().min(b.len()) - prefix;
-    let suffix = a
-        .iter()
-        .rev()
-        .zip(b.iter().rev())
-        .take(max_suffix)
-        .take_while(|(x, y)| same(x, y))
-        .count();
+    let (prefix, suffix) = common_ends(&a, &b, |x, y| x.text == y.text);
     let (mut a0, a1) = (prefix, a.len() - suffix);
     let (mut b0, b1) = (prefix, b.len() - suffix);
     // An insertion or a deletion has no before → after to show.
@@ -138,15 +131,7 @@ fn line_change(old: &str, new: &str) -> Option<(String, String)> {
 pub fn changed(old: &str, new: &str) -> Option<(String, String)> {
     let a: Vec<&str> = old.lines().map(str::trim).collect();
     let b: Vec<&str> = new.lines().map(str::trim).collect();
-    let prefix = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
-    let max_suffix = a.len().min(b.len()) - prefix;
-    let suffix = a
-        .iter()
-        .rev()
-        .zip(b.iter().rev())
-        .take(max_suffix)
-        .take_while(|(x, y)| x == y)
-        .count();
+    let (prefix, suffix) = common_ends(&a, &b, |x, y| x == y);
     let (a, b) = (&a[prefix..a.len() - suffix], &b[prefix..b.len() - suffix]);
     if a.is_empty() || a.len() != b.len() || a.len() > 4 {
         return None;
