@@ -46,6 +46,7 @@ pub fn run(args: &ObserveArgs) -> Result<ExitCode> {
     let r = observe::observe_pending(
         &mut store,
         observe::Limits::unlimited(),
+        &crate::view::context::active_mode(&settings.context),
         crate::clock::now_ms(),
     )?;
     store.checkpoint()?;

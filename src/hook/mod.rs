@@ -222,7 +222,8 @@ fn observe_closed_turns(mut store: Store, settings: &Settings, call: &Call) {
         max_turns: 8,
         until: Some(call.deadline.min(Instant::now() + call.observe_budget)),
     };
-    match crate::observe::observe_pending(&mut store, limits, call.now_ms) {
+    let mode = crate::view::context::active_mode(&settings.context);
+    match crate::observe::observe_pending(&mut store, limits, &mode, call.now_ms) {
         Ok(r) if r.turns > 0 => {
             logging::debug(format!(
                 "observed {} turn(s): {} observation(s), {} summary(ies)",

@@ -26,6 +26,7 @@ use std::time::Instant;
 use anyhow::Result;
 use rusqlite::Connection;
 
+use crate::model::mode::Mode;
 use crate::model::{ObservationBody, SummaryBody, work_state};
 use crate::store::observations::{self, NewObservation};
 use crate::store::quarantine::Observer;
@@ -195,10 +196,15 @@ pub fn new_summary(
 }
 
 /// Observes one turn: stores its observations and summary and marks it observed.
-pub fn observe_turn(conn: &Connection, turn: &TurnRow, now_ms: i64) -> Result<(usize, usize)> {
+/// `mode` decides the stored types (the rules decide in `code` types; see `Mode::rule_type`).
+pub fn observe_turn(
+    conn: &Connection,
+    turn: &TurnRow,
+    mode: &Mode,
+    now_ms: i64,
+) -> Result<(usize, usize)> {
     test_fault(turn);
     let a = analyze(conn, turn)?;
-    let mode = crate::model::mode::active();
     let mut stored = 0;
     for d in &a.drafts {
         let mut body = d.body();
@@ -224,7 +230,12 @@ pub fn observe_turn(conn: &Connection, turn: &TurnRow, now_ms: i64) -> Result<(u
 ///
 /// A turn that killed an earlier attempt (see `attempt`) or panics now is quarantined and the
 /// run goes on with the next one: one bad turn never stops the observing of later ones.
-pub fn observe_pending(store: &mut Store, limits: Limits, now_ms: i64) -> Result<Report> {
+pub fn observe_pending(
+    store: &mut Store,
+    limits: Limits,
+    mode: &Mode,
+    now_ms: i64,
+) -> Result<Report> {
     let mut report = Report::default();
     let pending = turns::unobserved(&store.conn, limits.max_turns.min(10_000))?;
     for turn in pending {
@@ -246,7 +257,7 @@ pub fn observe_pending(store: &mut Store, limits: Limits, now_ms: i64) -> Result
                 if !turns::is_unobserved(tx, turn.id)? {
                     return Ok(None);
                 }
-                observe_turn(tx, &turn, now_ms).map(Some)
+                observe_turn(tx, &turn, mode, now_ms).map(Some)
             })
         }));
         let done = match result {
