@@ -159,7 +159,11 @@ pub fn arrow(old: &str, new: &str) -> String {
     if plain(old) && plain(new) {
         format!("{old} \u{2192} {new}")
     } else {
-        format!("`{old}` \u{2192} `{new}`")
+        format!(
+            "{} \u{2192} {}",
+            super::draft::code(old, MAX_SIDE),
+            super::draft::code(new, MAX_SIDE)
+        )
     }
 }
 
