@@ -48,6 +48,11 @@ impl FileChange {
         }
     }
 
+    /// What changed for a title, fullest first: with more symbols, fewer, then the path alone.
+    pub fn names(&self) -> [String; 3] {
+        [self.what(30), self.what(16), self.path.clone()]
+    }
+
     pub fn fact(&self) -> String {
         let mut f = if self.created {
             format!(
@@ -151,26 +156,15 @@ pub fn change_titles(change: &FileChange, verb: &str) -> Vec<String> {
         if let Some(forms) = renamed(change) {
             out.extend(forms.into_iter().map(|f| format!("Renamed {f}")));
         }
-        for symbols in [30, 16, 0] {
-            let what = if symbols == 0 {
-                change.path.clone()
-            } else {
-                change.what(symbols)
-            };
-            out.push(format!("{what}: {arrow}"));
-        }
+        out.extend(change.names().iter().map(|what| format!("{what}: {arrow}")));
     }
-    for symbols in [30, 16, 0] {
-        let what = if symbols == 0 {
-            change.path.clone()
-        } else {
-            change.what(symbols)
-        };
-        out.push(format!(
-            "{verb} {what} ({})",
-            delta(change.added, change.removed)
-        ));
-    }
+    let size = delta(change.added, change.removed);
+    out.extend(
+        change
+            .names()
+            .iter()
+            .map(|what| format!("{verb} {what} ({size})")),
+    );
     out
 }
 

@@ -162,11 +162,11 @@ pub fn fixes(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
                             .into_iter()
                             .map(|f| format!("Fixed by renaming {f}"))
                             .collect(),
-                        None => vec![
-                            format!("Fixed {}: {arrow}", first.what(30)),
-                            format!("Fixed {}: {arrow}", first.what(16)),
-                            format!("Fixed {}: {arrow}", first.path),
-                        ],
+                        None => first
+                            .names()
+                            .iter()
+                            .map(|what| format!("Fixed {what}: {arrow}"))
+                            .collect(),
                     };
                     let mut forms: Vec<String> = [40, 24, 0]
                         .iter()
