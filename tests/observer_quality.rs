@@ -612,6 +612,10 @@ struct Tally {
     whole_chars: usize,
     statements: usize,
     stated: usize,
+    /// Facts a naive memory would carry: the prompt as the title (its first 80 characters, also
+    /// the index row) and the last message as the subtitle (its first 200).
+    base_title: usize,
+    base_row: usize,
 }
 
 impl Tally {
@@ -630,6 +634,8 @@ impl Tally {
         self.whole_repeated += t.whole_repeated;
         self.whole_chars += t.whole_chars;
         self.statements += t.statements;
+        self.base_title += t.base_title;
+        self.base_row += t.base_row;
         self.stated += t.stated;
     }
 }
@@ -654,10 +660,15 @@ fn measure(name: &str, turn: &Turn, out: &Outcome) -> (Tally, String) {
             })
         })
         .collect();
+    let first = |s: &str, n: usize| one_line_text(s).chars().take(n).collect::<String>();
+    let naive_title = first(&turn.prompt, 80);
+    let naive_subtitle = first(&turn.last_message, 200);
     let mut missing = Vec::new();
     for f in &turn.required_facts {
         let head = f.found_in(&heads);
         let row = f.found_in(&rows);
+        t.base_title += usize::from(f.found_in(&[&naive_title, &naive_subtitle]));
+        t.base_row += usize::from(f.found_in(&[&naive_title]));
         t.facts += 1;
         t.in_title += usize::from(head);
         t.in_row += usize::from(row);
@@ -838,6 +849,20 @@ fn at_most(x: f64) -> String {
     format!("\u{2264} {}", pct(x))
 }
 
+/// One line, runs of whitespace as one space.
+fn one_line_text(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The naive memory's figures from the same run, beside cmem's.
+fn baseline_line(all: &Tally) -> String {
+    format!(
+        "baseline, same run (the prompt as title and row, the last message as subtitle): {} in title + subtitle, {} in the row\n",
+        pct(share(all.base_title, all.facts)),
+        pct(share(all.base_row, all.facts))
+    )
+}
+
 fn figures_table(figures: &[(&str, String, String, bool)]) -> String {
     let mut text = format!("\n{:<36} {:>8} {:>10}  met\n", "measure", "value", "target");
     for (label, value, target, met) in figures {
@@ -880,6 +905,7 @@ fn observer_quality_on_the_fixture_turns() {
         "({} of {} facts in title + subtitle, {} in the row; repetition is measured on the memory part of the text, from the first day heading on)\n",
         all.in_title, all.facts, all.in_row,
     ));
+    text.push_str(&baseline_line(&all));
     text.push_str("\ninformation only (no target):\n");
     text.push_str(&format!(
         "  next-step and outcome statements in the session-start text: {} of {} ({})\n",
@@ -930,6 +956,7 @@ fn observer_quality_on_the_held_out_turns() {
         "({} of {} facts in title + subtitle, {} in the row; targets are the in-repo set's, not asserted here)\n",
         all.in_title, all.facts, all.in_row,
     ));
+    text.push_str(&baseline_line(&all));
     text.push_str(&format!(
         "  next-step and outcome statements in the session-start text: {} of {} ({})\n",
         all.stated,
