@@ -8,28 +8,13 @@ use std::process::Command;
 
 use common::Env;
 
-/// The demo's end time (fixed, so the data set and every time in it are too).
-const NOW: &str = "1796054400000";
-
 fn golden(name: &str, actual: &str) {
     common::context_golden(name, actual);
 }
 
 /// Builds the demo database and returns its data dir.
 fn demo(env: &Env) -> PathBuf {
-    let out = env
-        .cmd()
-        .env("CMEM_NOW_MS", NOW)
-        .args(["demo", "--no-tui"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let db = String::from_utf8(out.stdout).unwrap();
-    Path::new(db.trim()).parent().unwrap().to_path_buf()
+    env.build_demo(None)
 }
 
 fn cmem(env: &Env, data: &Path, cwd: &Path, args: &[&str]) -> String {

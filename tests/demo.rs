@@ -7,26 +7,13 @@ use std::path::{Path, PathBuf};
 
 use common::Env;
 
-/// The demo's end time (2026-11-30 16:00 UTC).
-const NOW: i64 = 1_796_054_400_000;
+const NOW: i64 = common::DEMO_NOW;
 
 /// Builds the demo with its cache in `cache` and returns its data dir.
 fn build_demo(env: &Env, cache: &Path) -> PathBuf {
-    let out = env
-        .cmd()
-        .env("CMEM_NOW_MS", NOW.to_string())
-        .env("XDG_CACHE_HOME", cache)
-        .args(["demo", "--no-tui", "--reset"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let db = String::from_utf8(out.stdout).unwrap();
-    assert!(db.trim().starts_with(&cache.to_string_lossy().into_owned()));
-    Path::new(db.trim()).parent().unwrap().to_path_buf()
+    let data = env.build_demo(Some(cache));
+    assert!(data.starts_with(cache), "{}", data.display());
+    data
 }
 
 fn export(env: &Env, data: &Path) -> Vec<u8> {

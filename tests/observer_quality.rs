@@ -970,23 +970,8 @@ fn observer_quality_on_the_held_out_turns() {
 /// renders it, at the demo's own "now".
 fn demo_context() -> String {
     let env = Env::new();
-    let now = "1796054400000";
-    let out = env
-        .cmd()
-        .env("CMEM_NOW_MS", now)
-        .args(["demo", "--no-tui"])
-        .output()
-        .expect("run cmem demo");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let db = String::from_utf8(out.stdout).unwrap();
-    let dir = std::path::Path::new(db.trim())
-        .parent()
-        .expect("the demo db is in a dir")
-        .to_path_buf();
+    let now = common::DEMO_NOW.to_string();
+    let dir = env.build_demo(None);
     let out = env
         .cmd()
         .env("CMEM_NOW_MS", now)

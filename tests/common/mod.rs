@@ -8,6 +8,9 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::{Value, json};
 
+/// The demo's end time (2026-11-30 16:00 UTC): the demo data set and every time in it are fixed.
+pub const DEMO_NOW: i64 = 1_796_054_400_000;
+
 pub struct Env {
     pub dir: tempfile::TempDir,
 }
@@ -101,6 +104,28 @@ impl Env {
             String::from_utf8_lossy(&out.stderr)
         );
         out
+    }
+
+    /// Builds the demo memory (`cmem demo --no-tui --reset`) at the demo's pinned end time,
+    /// with its cache in `cache` (default: this test's own), and returns its data dir.
+    pub fn build_demo(&self, cache: Option<&Path>) -> PathBuf {
+        let mut cmd = self.cmd();
+        cmd.env("CMEM_NOW_MS", DEMO_NOW.to_string())
+            .args(["demo", "--no-tui", "--reset"]);
+        if let Some(c) = cache {
+            cmd.env("XDG_CACHE_HOME", c);
+        }
+        let out = cmd.output().expect("run cmem demo");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let db = String::from_utf8(out.stdout).unwrap();
+        Path::new(db.trim())
+            .parent()
+            .expect("the demo db is in a dir")
+            .to_path_buf()
     }
 
     /// Runs `cmem ARGS…`, checks it succeeded, and returns its stdout.
