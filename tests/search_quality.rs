@@ -20,7 +20,7 @@ fn set(name: &str) -> std::path::PathBuf {
 #[test]
 fn the_original_tuning_queries_are_all_answered_in_the_top_three() {
     for project in ["shop.json", "infra.json"] {
-        let report = eval::run(&set("search-tuning").join(project)).unwrap();
+        let report = eval::run(&set("search-tuning").join(project), None).unwrap();
         let auto = report.figures("cmem auto", "all").unwrap();
         assert!(
             auto.recall3 >= 0.95,
@@ -33,7 +33,7 @@ fn the_original_tuning_queries_are_all_answered_in_the_top_three() {
 
 #[test]
 fn held_out_search_beats_the_bm25_baselines() {
-    let report = eval::run(&set("search-heldout")).unwrap();
+    let report = eval::run(&set("search-heldout"), None).unwrap();
     let auto = report.figures("cmem auto", "all").unwrap();
     assert!(auto.queries >= 120, "{} queries", auto.queries);
     for baseline in ["bm25 OR", "bm25 OR porter"] {

@@ -66,6 +66,10 @@ enum DevCommand {
         /// List the queries cmem auto does not fully answer in its top 3
         #[arg(long)]
         misses: bool,
+        /// Also write every record's text and every query's rankings (top 50 per system) to
+        /// this file as JSON lines, for experiments that fuse another ranking with cmem's
+        #[arg(long, value_name = "FILE")]
+        dump: Option<PathBuf>,
     },
     /// Print the token ids the embedding model reads for each line of stdin (one JSON array
     /// per line), to check the tokenizer against the reference implementation
@@ -138,7 +142,9 @@ pub fn run(args: &DevArgs) -> Result<ExitCode> {
             semantic,
         } => bench_search(db, project, *runs, query.as_deref(), *semantic),
         DevCommand::Screenshots { out } => super::tui::screenshots(out),
-        DevCommand::EvalSearch { sets, misses } => eval_search(sets, *misses),
+        DevCommand::EvalSearch { sets, misses, dump } => {
+            eval_search(sets, *misses, dump.as_deref())
+        }
         DevCommand::Tokens => {
             let model = crate::embed::load().context("the embedding model did not load")?;
             for line in std::io::stdin().lines() {
@@ -155,18 +161,26 @@ const EVAL_SETS: [&str; 2] = [
     "tests/fixtures/search-tuning",
 ];
 
-fn eval_search(sets: &[PathBuf], misses: bool) -> Result<ExitCode> {
+fn eval_search(sets: &[PathBuf], misses: bool, dump: Option<&std::path::Path>) -> Result<ExitCode> {
     let sets: Vec<PathBuf> = if sets.is_empty() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
         EVAL_SETS.iter().map(|s| root.join(s)).collect()
     } else {
         sets.to_vec()
     };
+    let mut dump = match dump {
+        Some(path) => Some(std::io::BufWriter::new(
+            std::fs::File::create(path)
+                .with_context(|| format!("cannot create {}", path.display()))?,
+        )),
+        None => None,
+    };
     for (i, set) in sets.iter().enumerate() {
         if i > 0 {
             println!();
         }
-        print!("{}", crate::eval::run(set)?.to_text(misses));
+        let dump_to = dump.as_mut().map(|w| w as &mut dyn std::io::Write);
+        print!("{}", crate::eval::run(set, dump_to)?.to_text(misses));
     }
     Ok(ExitCode::SUCCESS)
 }

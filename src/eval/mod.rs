@@ -8,6 +8,8 @@ pub mod metrics;
 
 use std::path::Path;
 
+use std::io::Write as _;
+
 use anyhow::{Context, Result};
 use serde_json::json;
 
@@ -18,6 +20,9 @@ use crate::store::search;
 use baseline::Baseline;
 use fixture::{Case, QUERY_KINDS};
 use metrics::Figures;
+
+/// How many records of each ranking `--dump` writes, enough for another ranking to fuse with.
+const DUMP_DEPTH: usize = 50;
 
 /// A way of ranking records for a query, best first.
 pub const SYSTEMS: [&str; 5] = [
@@ -37,7 +42,8 @@ pub struct Report {
 }
 
 /// Loads the set(s) at `path` into a throw-away store and scores every system on them.
-pub fn run(path: &Path) -> Result<Report> {
+/// With `dump`, every record and every query's rankings are also written there as JSON lines.
+pub fn run(path: &Path, mut dump: Option<&mut dyn std::io::Write>) -> Result<Report> {
     crate::embed::enable(); // mem_search as the MCP server runs it
     let sets = fixture::read(path)?;
     let dir = ScratchDir::new()?;
@@ -47,14 +53,46 @@ pub fn run(path: &Path) -> Result<Report> {
     let porter = Baseline::build(&loaded.docs, "porter unicode61")?;
     let mut per_system: Vec<Vec<(String, Figures)>> = vec![Vec::new(); SYSTEMS.len()];
     let mut misses = Vec::new();
+    let depth = if dump.is_some() { DUMP_DEPTH } else { 10 };
+    if let Some(out) = dump.as_mut() {
+        for d in &loaded.docs {
+            let line = json!({"set": path.display().to_string(), "record": d.kind.display_id(d.id),
+                "project": d.project, "text": d.text});
+            writeln!(out, "{line}").context("cannot write the dump")?;
+        }
+    }
     for case in &loaded.cases {
-        let rankings = [
-            auto(&store, case)?,
-            lexical(&store, case)?,
-            semantic(&store, case)?,
-            plain.search(&case.project, &case.query, 10)?,
-            porter.search(&case.project, &case.query, 10)?,
+        let mut rankings = [
+            auto(&store, case, depth)?,
+            lexical(&store, case, depth)?,
+            semantic(&store, case, depth)?,
+            plain.search(&case.project, &case.query, depth)?,
+            porter.search(&case.project, &case.query, depth)?,
         ];
+        if let Some(out) = dump.as_mut() {
+            let by_system: serde_json::Map<String, serde_json::Value> = SYSTEMS
+                .iter()
+                .zip(&rankings)
+                .map(|(name, ranked)| {
+                    (
+                        name.to_string(),
+                        json!(
+                            ranked
+                                .iter()
+                                .map(|(k, id)| k.display_id(*id))
+                                .collect::<Vec<_>>()
+                        ),
+                    )
+                })
+                .collect();
+            let line = json!({"set": path.display().to_string(), "query": case.query, "kind": case.kind,
+                "project": case.project, "expect": case.expect.iter().map(|(k, id)| k.display_id(*id)).collect::<Vec<_>>(),
+                "rankings": by_system});
+            writeln!(out, "{line}").context("cannot write the dump")?;
+        }
+        for ranked in rankings.iter_mut() {
+            ranked.truncate(10);
+        }
         for (i, ranked) in rankings.iter().enumerate() {
             let f = metrics::score(&case.expect, ranked);
             if i == 0 && f.recall3 < 1.0 {
@@ -127,7 +165,7 @@ fn parse_display_id(id: &str) -> Option<(Kind, i64)> {
 }
 
 /// mem_search in auto mode: its details first, then the rest of the ranking.
-fn auto(store: &Store, case: &Case) -> Result<Vec<(Kind, i64)>> {
+fn auto(store: &Store, case: &Case, depth: usize) -> Result<Vec<(Kind, i64)>> {
     let mut engine = Engine::new(vec![case.project.clone()])?;
     let reply = engine
         .call(
@@ -141,17 +179,17 @@ fn auto(store: &Store, case: &Case) -> Result<Vec<(Kind, i64)>> {
         .iter()
         .filter_map(|d| parse_display_id(&d.id))
         .collect();
-    for r in lexical(store, case)? {
+    for r in lexical(store, case, depth)? {
         if !ranked.contains(&r) {
             ranked.push(r);
         }
     }
-    ranked.truncate(10);
+    ranked.truncate(depth);
     Ok(ranked)
 }
 
 /// The records nearest in meaning, alone.
-fn semantic(store: &Store, case: &Case) -> Result<Vec<(Kind, i64)>> {
+fn semantic(store: &Store, case: &Case, depth: usize) -> Result<Vec<(Kind, i64)>> {
     let model = crate::embed::load().context("the embedding model did not load")?;
     crate::store::vectors::embed_missing(&store.conn, model, false)?;
     let Some(v) = model.embed(&case.query) else {
@@ -163,19 +201,19 @@ fn semantic(store: &Store, case: &Case) -> Result<Vec<(Kind, i64)>> {
         &v,
         std::slice::from_ref(&case.project),
         &[Kind::Observation, Kind::Summary, Kind::Prompt],
-        10,
+        depth,
     )?;
     Ok(near.into_iter().map(|(k, id, _)| (k, id)).collect())
 }
 
 /// `search::search`, the ranking the legacy tool, the TUI and step 1 share.
-fn lexical(store: &Store, case: &Case) -> Result<Vec<(Kind, i64)>> {
+fn lexical(store: &Store, case: &Case, depth: usize) -> Result<Vec<(Kind, i64)>> {
     let hits = search::search_with(
         &store.conn,
         &search::Query {
             text: Some(case.query.clone()),
             projects: vec![case.project.clone()],
-            limit: 10,
+            limit: depth,
             ..Default::default()
         },
         None,
