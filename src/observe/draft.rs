@@ -112,6 +112,14 @@ pub fn title_text(text: &str) -> String {
     clip_words(&flat(text), TITLE_MAX)
 }
 
+/// The first candidate that fits in a title whole, if one does.
+pub fn first_fitting(candidates: impl IntoIterator<Item = String>) -> Option<String> {
+    candidates
+        .into_iter()
+        .map(|c| flat(&c))
+        .find(|c| utf16_len(c) <= TITLE_MAX)
+}
+
 /// The first candidate that fits in a title, else the last one shortened: callers list the
 /// forms of a title from the fullest to the one with the least valuable parts dropped.
 pub fn fitting_title(candidates: impl IntoIterator<Item = String>) -> String {

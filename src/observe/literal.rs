@@ -127,12 +127,35 @@ fn line_change(old: &str, new: &str) -> Option<(String, String)> {
 }
 
 /// What one edit replaced, when it is one small change: the differing lines of `old` and
-/// `new` (common lines dropped) pair up one to one and each pair changes the same thing.
+/// `new` (common lines and comments dropped) pair up one to one and each pair changes the same
+/// thing; else the change to a function's signature, when the edit made one.
 pub fn changed(old: &str, new: &str) -> Option<(String, String)> {
-    let a: Vec<&str> = old.lines().map(str::trim).collect();
-    let b: Vec<&str> = new.lines().map(str::trim).collect();
-    let (prefix, suffix) = common_ends(&a, &b, |x, y| x == y);
-    let (a, b) = (&a[prefix..a.len() - suffix], &b[prefix..b.len() - suffix]);
+    let differing = |code_only: bool| {
+        let lines = |text: &str| -> Vec<String> {
+            text.lines()
+                .map(str::trim)
+                .filter(|l| !(code_only && is_comment(l)))
+                .map(str::to_string)
+                .collect()
+        };
+        let (a, b) = (lines(old), lines(new));
+        let (prefix, suffix) = common_ends(&a, &b, |x, y| x == y);
+        (
+            a[prefix..a.len() - suffix].to_vec(),
+            b[prefix..b.len() - suffix].to_vec(),
+        )
+    };
+    let (a, b) = differing(true);
+    same_change_on_every_line(&a, &b)
+        .or_else(|| signature_change(&a, &b))
+        // Lines that only look like comments (a Markdown heading or list item).
+        .or_else(|| {
+            let (a, b) = differing(false);
+            same_change_on_every_line(&a, &b)
+        })
+}
+
+fn same_change_on_every_line(a: &[String], b: &[String]) -> Option<(String, String)> {
     if a.is_empty() || a.len() != b.len() || a.len() > 4 {
         return None;
     }
@@ -145,6 +168,154 @@ pub fn changed(old: &str, new: &str) -> Option<(String, String)> {
         }
     }
     found
+}
+
+/// A whole-line comment: its wording says why, not what changed, so an edit that also
+/// rewords the comment above a constant still has one before → after.
+fn is_comment(line: &str) -> bool {
+    [
+        "//", "/*", "*/", "-- ", "<!--", ";;", "\"\"\"", "'''", "* ", "# ",
+    ]
+    .iter()
+    .any(|p| line.starts_with(p))
+        || matches!(line, "*" | "#" | "--")
+}
+
+/// Words that open a function definition, before its name (`pub async fn`, `func (s *Store)`,
+/// `export function`, `def`, `fun`); Java and C# methods open with a modifier instead.
+const DEFINES: &[&str] = &["fn", "func", "def", "fun", "function"];
+const MODIFIERS: &[&str] = &["public", "private", "protected", "internal", "static"];
+
+fn is_word_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// The name a line defines as a function, when it is a definition's first line.
+fn defined_name(line: &str) -> Option<&str> {
+    let open = line.find('(')?;
+    let first = line.split(|c| !is_word_char(c)).find(|w| !w.is_empty())?;
+    let head = line[..open].trim_end();
+    let keyword = head
+        .split(|c| !is_word_char(c))
+        .any(|w| DEFINES.contains(&w));
+    if !keyword && !MODIFIERS.contains(&first) {
+        return None;
+    }
+    let start = head.rfind(|c| !is_word_char(c)).map_or(0, |i| i + 1);
+    let name = &head[start..];
+    (!name.is_empty() && !DEFINES.contains(&name)).then_some(name)
+}
+
+/// Longest side of a signature change worth quoting (a parameter list is longer than a literal).
+const MAX_SIGNATURE_SIDE: usize = 45;
+
+/// The change an edit made to a function's signature line: a parameter or return type
+/// replaced (`status: string` → `status: OrderStatus`, `Invoice?` → `Result<Invoice>`), or a
+/// parameter added or removed (the whole parameter lists, `(id int64)` →
+/// `(ctx context.Context, id int64)`). The body's changes do not count against it: the
+/// signature is what callers see.
+fn signature_change(a: &[String], b: &[String]) -> Option<(String, String)> {
+    let (x, y) = a.iter().find_map(|x| {
+        let name = signature_name(x)?;
+        b.iter()
+            .find(|y| *y != x && signature_name(y) == Some(name))
+            .map(|y| (x.as_str(), y.as_str()))
+    })?;
+    let (ta, tb) = (tokens(x), tokens(y));
+    let (prefix, suffix) = common_ends(&ta, &tb, |p, q| p.text == q.text);
+    let (a1, b1) = (ta.len() - suffix, tb.len() - suffix);
+    let open = param_open(&ta)?;
+    let in_params = prefix > open && param_close(&ta, open).is_some_and(|c| a1 <= c + 1);
+    let inserted = prefix >= a1 || prefix >= b1;
+    let (o, n) = if in_params {
+        // The parameter that changed, or the whole list when one was added or removed.
+        (
+            params_span(x, &ta, prefix, a1, inserted)?,
+            params_span(y, &tb, prefix, b1, inserted)?,
+        )
+    } else if inserted {
+        return None;
+    } else {
+        (
+            x[ta[prefix].start..ta[a1 - 1].end].to_string(),
+            y[tb[prefix].start..tb[b1 - 1].end].to_string(),
+        )
+    };
+    let short = |s: &str| s.chars().count() <= MAX_SIGNATURE_SIDE;
+    let redacted = |s: &str| s.contains("[REDACTED");
+    (o != n && short(&o) && short(&n) && !redacted(&o) && !redacted(&n)).then_some((o, n))
+}
+
+/// The function a signature line defines, skipping a Go receiver (`func (s *Store) Get(`).
+fn signature_name(line: &str) -> Option<&str> {
+    match line.strip_prefix("func (") {
+        Some(rest) => {
+            let after = &rest[rest.find(')')? + 1..];
+            defined_name(&format!("func {}", after.trim_start()))
+                .and_then(|n| after.find(n).map(|i| &after[i..i + n.len()]))
+        }
+        None => defined_name(line),
+    }
+}
+
+/// The token index of the parameter list's `(` (after a Go receiver's).
+fn param_open(t: &[Token]) -> Option<usize> {
+    let first = t.iter().position(|k| k.text == "(")?;
+    if t.first().is_some_and(|k| k.text == "func") && first == 1 {
+        let close = param_close(t, first)?;
+        return t[close..]
+            .iter()
+            .position(|k| k.text == "(")
+            .map(|i| close + i);
+    }
+    Some(first)
+}
+
+/// The token index of the `)` that closes the `(` at `open`.
+fn param_close(t: &[Token], open: usize) -> Option<usize> {
+    let mut depth = 0;
+    for (i, k) in t.iter().enumerate().skip(open) {
+        match k.text {
+            "(" => depth += 1,
+            ")" => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// In a signature line's tokens, the text of the parameter holding tokens `from..to` (between
+/// the commas or parentheses around it), or with `whole` the parameter list with its
+/// parentheses.
+fn params_span(line: &str, t: &[Token], from: usize, to: usize, whole: bool) -> Option<String> {
+    let open = param_open(t)?;
+    let close = param_close(t, open)?;
+    if whole {
+        return Some(line[t[open].start..t[close].end].to_string());
+    }
+    let mut depth = 0;
+    let mut commas = Vec::new();
+    for (i, k) in t.iter().enumerate().take(close).skip(open + 1) {
+        match k.text {
+            "(" | "[" | "{" | "<" => depth += 1,
+            ")" | "]" | "}" | ">" => depth -= 1,
+            "," if depth == 0 => commas.push(i),
+            _ => {}
+        }
+    }
+    let start = commas
+        .iter()
+        .rev()
+        .find(|&&c| c < from)
+        .map_or(open, |&c| c)
+        + 1;
+    let end = commas.iter().find(|&&c| c >= to).map_or(close, |&c| c);
+    (start < end).then(|| line[t[start].start..t[end - 1].end].to_string())
 }
 
 /// `old → new` for a title: plain when both sides are one word or number, else each side in
@@ -161,8 +332,8 @@ pub fn arrow(old: &str, new: &str) -> String {
     } else {
         format!(
             "{} \u{2192} {}",
-            super::draft::code(old, MAX_SIDE),
-            super::draft::code(new, MAX_SIDE)
+            super::draft::code(old, MAX_SIGNATURE_SIDE),
+            super::draft::code(new, MAX_SIGNATURE_SIDE)
         )
     }
 }
@@ -254,11 +425,71 @@ mod tests {
             new in "(?s)[a-z0-9_ .:\"'`<>=!(){};\n\u{e9}\u{4e2d}-]{0,80}",
         ) {
             if let Some((o, n)) = changed(&old, &new) {
-                proptest::prop_assert!(o.chars().count() <= MAX_SIDE && n.chars().count() <= MAX_SIDE);
+                proptest::prop_assert!(o.chars().count() <= MAX_SIGNATURE_SIDE && n.chars().count() <= MAX_SIGNATURE_SIDE);
                 proptest::prop_assert!(old.contains(&o) && new.contains(&n));
                 proptest::prop_assert!(o != n);
             }
         }
+    }
+
+    #[test]
+    fn a_reworded_comment_does_not_hide_the_change() {
+        assert_eq!(
+            pair(
+                "# Two weeks, Django's default.\nSESSION_COOKIE_AGE = 1209600",
+                "# Eight hours (security review).\nSESSION_COOKIE_AGE = 28800"
+            ),
+            p("1209600", "28800")
+        );
+        assert_eq!(
+            pair(
+                "// old\nconst N: u32 = 3;",
+                "// new words\nconst N: u32 = 8;"
+            ),
+            p("3", "8")
+        );
+        assert_eq!(
+            pair("* Timeout: 30 s", "* Timeout: 300 s"),
+            p("30", "300"),
+            "a Markdown list item is no comment when nothing else changed"
+        );
+    }
+
+    #[test]
+    fn a_signature_change_is_shown_whatever_the_body_did() {
+        assert_eq!(
+            pair(
+                "func (s *Store) GetUser(id int64) (*User, error) {\n\trow := s.db.QueryRow(q, id)",
+                "func (s *Store) GetUser(ctx context.Context, id int64) (*User, error) {\n\trow := s.db.QueryRowContext(ctx, q, id)"
+            ),
+            p("(id int64)", "(ctx context.Context, id int64)")
+        );
+        assert_eq!(
+            pair(
+                "fun findInvoice(id: String): Invoice? =\n    try {\n        repo.byId(id)",
+                "fun findInvoice(id: String): Result<Invoice> =\n    try {\n        repo.byId(id)?.let { ok(it) }\n            ?: fail(id)"
+            ),
+            p("Invoice?", "Result<Invoice>")
+        );
+        assert_eq!(
+            pair(
+                "import { a, OrderFilter } from \"x\";\nexport function useOrders(status: string) {",
+                "import { a, OrderStatus } from \"x\";\nexport function useOrders(status: OrderStatus) {"
+            ),
+            p("status: string", "status: OrderStatus")
+        );
+        assert_eq!(
+            pair(
+                "pub fn open(path: &Path, mode: u32) -> File {\n    a()\n    b()",
+                "pub fn open(path: &Path, mode: Mode) -> File {\n    c()"
+            ),
+            p("mode: u32", "mode: Mode")
+        );
+        assert_eq!(
+            pair("let x = f(a);\nlet y = 2;", "let x = f(a, b);\nlet y = 3;"),
+            None,
+            "a call is no signature"
+        );
     }
 
     #[test]

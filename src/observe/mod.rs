@@ -91,23 +91,34 @@ fn place_of(turn: &TurnRow, tools: &[ToolRow]) -> Place {
     Place { root, cwd }
 }
 
-/// Open items of the session's to-do list, as `task (status)`.
-fn open_items(conn: &Connection, turn: &TurnRow) -> Result<Vec<String>> {
+/// Open items of the session's to-do list, as `task (status)`, and the tasks of those the turn
+/// itself wrote or changed.
+fn open_items(conn: &Connection, turn: &TurnRow) -> Result<(Vec<String>, Vec<String>)> {
     let list = todos::list_name(turn.session_request.as_deref(), &turn.content_session_id);
     let entries: Vec<_> =
         crate::store::work_state::entries(conn, std::slice::from_ref(&turn.project))?
             .into_iter()
             .filter(|e| e.list_name == list)
             .collect();
-    Ok(work_state::fold(&entries)
+    let lists = work_state::fold(&entries);
+    let open: Vec<_> = lists
         .iter()
         .flat_map(|l| l.tasks.iter())
         .filter(|t| !t.is_closed())
+        .collect();
+    let described = open
+        .iter()
         .map(|t| match t.status() {
             Some(s) if !s.is_empty() => format!("{} ({s})", t.key),
             _ => t.key.clone(),
         })
-        .collect())
+        .collect();
+    let this_turn = open
+        .iter()
+        .filter(|t| t.updated_at >= turn.created_at)
+        .map(|t| t.key.clone())
+        .collect();
+    Ok((described, this_turn))
 }
 
 /// Reads a turn's tool uses and runs the rules over them.
@@ -120,12 +131,15 @@ pub fn analyze(conn: &Connection, turn: &TurnRow) -> Result<Analysis> {
         events: &events,
         tools: &tools,
     });
+    let (open, planned) = open_items(conn, turn)?;
+    if let Some(plan) = rules::plan::plan(&turn.prompt_text, &drafts, &planned) {
+        drafts.insert(0, plan);
+    }
     words::give_voice(
         &mut drafts,
         &turn.prompt_text,
         turn.last_assistant_message.as_deref(),
     );
-    let open = open_items(conn, turn)?;
     let summary = summary::build(turn, &events, &drafts, &open);
     Ok(Analysis {
         tools,

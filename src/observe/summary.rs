@@ -66,7 +66,7 @@ pub fn before_next_steps(message: &str) -> String {
     kept.join("\n")
 }
 
-fn list_item(line: &str) -> Option<&str> {
+pub fn list_item(line: &str) -> Option<&str> {
     let t = line.trim();
     let item = t.strip_prefix(['-', '*', '+', '•']).map(str::trim_start);
     let numbered = t

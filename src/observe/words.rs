@@ -9,8 +9,9 @@ use crate::model::ObsType;
 
 /// Words kept of the request in a subtitle (its first sentence, usually the why).
 const REQUEST_WORDS: usize = 24;
-/// Words kept of the outcome in a subtitle.
-const OUTCOME_WORDS: usize = 40;
+/// Words kept of the last message in a subtitle: its first statements, lists included, which
+/// is where an assistant puts what it changed and why.
+const OUTCOME_WORDS: usize = 50;
 /// A work title that says why may run to this many units (the rules' part stays within
 /// `draft::TITLE_MAX`): the why is what lets a reader of the index decide to fetch it.
 pub const WHY_TITLE_MAX: usize = 110;
@@ -112,6 +113,87 @@ pub fn outcome(message: &str) -> Option<String> {
         out = format!("{out} {second}");
     }
     Some(out)
+}
+
+/// What the last message says before its next steps, as one line: paragraphs and list items
+/// joined (`; ` after an item), code blocks left out, at most `OUTCOME_WORDS` words.
+pub fn told(message: &str) -> Option<String> {
+    let body = before_next_steps(message);
+    let mut parts: Vec<String> = Vec::new();
+    let mut in_code = false;
+    for line in body.lines().map(str::trim) {
+        if line.starts_with("```") {
+            in_code = !in_code;
+            continue;
+        }
+        if in_code || line.is_empty() || is_small_talk(line) {
+            continue;
+        }
+        let (text, item) = match super::summary::list_item(line) {
+            Some(i) => (i, true),
+            None => (line, false),
+        };
+        if let Some(last) = parts.last_mut()
+            && item
+            && !last.ends_with(['.', ':', ';', '!', '?'])
+        {
+            last.push(';');
+        }
+        parts.push(text.to_string());
+    }
+    let line = flat(&parts.join(" "));
+    (!line.is_empty()).then(|| clip_at_words(&line, OUTCOME_WORDS))
+}
+
+/// Openings of an offer or a courtesy that closes a message ("Anything else?", "Let me know
+/// if …", "Want me to …?"): nothing a later session needs.
+const SMALL_TALK: &[&str] = &[
+    "anything else",
+    "let me know",
+    "want me to",
+    "do you want",
+    "would you like",
+    "should i ",
+    "shall i ",
+    "happy to",
+    "say go",
+    "say the word",
+    "feel free",
+    "hope this helps",
+];
+
+fn is_small_talk(line: &str) -> bool {
+    let lower = line.to_lowercase();
+    SMALL_TALK.iter().any(|s| lower.starts_with(s))
+}
+
+/// An opening that states a conclusion, which stands as a memory even when it names no file
+/// or symbol (`Recommendation: keep the systemd timers for now.`); the first ones are decisions.
+const CONCLUSIONS: &[&str] = &[
+    "recommendation",
+    "decision",
+    "decided",
+    "i recommend",
+    "i'd recommend",
+    "i would recommend",
+    "my recommendation",
+    "we should",
+    "verdict",
+    "conclusion",
+    "root cause",
+    "short answer",
+    "bottom line",
+    "tl;dr",
+];
+const DECISIONS: usize = 8;
+
+/// Which conclusion the outcome opens with, if any: `Some(true)` for a decision.
+fn concludes(outcome: &str) -> Option<bool> {
+    let lower = outcome.to_lowercase();
+    CONCLUSIONS
+        .iter()
+        .position(|c| lower.starts_with(c))
+        .map(|i| i < DECISIONS)
 }
 
 /// Why the work was done, in a few words: the problem the request states before asking
@@ -285,18 +367,26 @@ fn is_work(t: ObsType) -> bool {
 /// subagent's findings) is titled by its outcome, and the rules' title, which says how it was
 /// found, moves into the subtitle. A stated decision makes the observation a decision.
 pub fn give_voice(drafts: &mut [Draft], prompt: &str, last_message: Option<&str>) {
-    let Some(outcome) = last_message.and_then(outcome) else {
-        return;
-    };
     let changed = drafts.iter().any(|d| is_work(d.obs_type));
     let request = request(prompt);
     let Some(primary) = drafts.first_mut() else {
         return;
     };
-    if !grounded(&outcome, primary) {
+    let outcome = last_message
+        .and_then(outcome)
+        .filter(|o| grounded(o, primary) || concludes(o).is_some());
+    let Some(outcome) = outcome else {
+        // The last message says nothing of its own ("Done."); the request still says why.
+        if is_work(primary.obs_type)
+            && let Some(why) = why(prompt, None)
+        {
+            primary.title = with_why(&primary.title, &why);
+        }
         return;
-    }
-    let said = clip_at_words(&outcome, OUTCOME_WORDS);
+    };
+    let said = last_message
+        .and_then(told)
+        .unwrap_or_else(|| outcome.clone());
     let join = |what: &str| match &request {
         Some(r) => format!("{r} \u{2192} {what}"),
         None => what.to_string(),
@@ -310,10 +400,22 @@ pub fn give_voice(drafts: &mut [Draft], prompt: &str, last_message: Option<&str>
         }
     } else {
         let how = std::mem::take(&mut primary.title);
-        primary.title = clip_words(&without_interjection(&outcome), WHY_TITLE_MAX);
-        primary.subtitle = join(&how);
-        let lower = outcome.to_ascii_lowercase();
-        if lower.starts_with("decision") || lower.starts_with("decided") {
+        // The answer as far as the title holds it: a short first sentence goes on into the
+        // next one or the list it opens (`… has 4 call sites in 3 files: src/api/orders.ts; …`).
+        let answer = said.strip_prefix(outcome.as_str()).map_or(outcome.as_str(), |_| &said);
+        primary.title = clip_words(&without_interjection(answer), WHY_TITLE_MAX);
+        let covered = primary.title.trim_end_matches(" \u{2026}");
+        // The rest of what was said, then how it was found (the files it names).
+        let rest = said
+            .find(covered)
+            .map(|at| said[at + covered.len()..].trim())
+            .or_else(|| said.strip_prefix(outcome.as_str()).map(str::trim))
+            .filter(|r| r.split_whitespace().count() >= 3);
+        primary.subtitle = match rest {
+            Some(rest) => join(&format!("{rest} ({how})")),
+            None => join(&how),
+        };
+        if concludes(&outcome) == Some(true) {
             primary.obs_type = ObsType::Decision;
         }
     }

@@ -48,9 +48,16 @@ impl FileChange {
         }
     }
 
-    /// What changed for a title, fullest first: with more symbols, fewer, then the path alone.
-    pub fn names(&self) -> [String; 3] {
-        [self.what(30), self.what(16), self.path.clone()]
+    /// What changed for a title, fullest first: with more symbols, fewer, the symbols with the
+    /// file's name for a deep path (the symbol says more than the directories), then the path.
+    pub fn names(&self) -> Vec<String> {
+        let mut out = vec![self.what(30), self.what(16)];
+        let file = self.path.rsplit('/').next().unwrap_or(&self.path);
+        if !self.symbols.is_empty() && file != self.path {
+            out.push(format!("{} in {file}", fit_list(&self.symbols, 16)));
+        }
+        out.push(self.path.clone());
+        out
     }
 
     pub fn fact(&self) -> String {

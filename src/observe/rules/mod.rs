@@ -5,6 +5,7 @@
 mod agent;
 mod files;
 mod mcp;
+pub mod plan;
 mod search;
 mod security;
 mod shell;

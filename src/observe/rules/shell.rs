@@ -1,7 +1,7 @@
 //! Shell commands: a check that failed and later passed is a bugfix that takes in the edits
 //! made in between; other commands are remembered by what they did and how they ended.
 
-use super::super::draft::{Draft, code, fit_list, fitting_title};
+use super::super::draft::{Draft, code, first_fitting, fit_list, fitting_title};
 use super::super::event::{Event, Kind, Shell};
 use super::super::literal;
 use super::super::outcome::{self, CommandClass};
@@ -133,12 +133,31 @@ pub fn fixes(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
             })
             .collect();
         let cmd = outcome::show_command(&fail.command, 30);
+        // The tests that failed say what was broken better than the command that ran them.
+        let failing = outcome::failing_tests(&fail.output);
+        let tests = |max: usize| {
+            (!failing.is_empty()).then(|| {
+                let verb = if failing.len() == 1 { "passes" } else { "pass" };
+                (fit_list(&failing, max), verb)
+            })
+        };
         let mut d = if let Some(first) = changes.first() {
             let more = match changes.len() {
                 1 => String::new(),
                 2 => " +1 file".to_string(),
                 n => format!(" +{} files", n - 1),
             };
+            let by_tests = [(40, 30), (40, 16), (24, 16), (24, 0)]
+                .into_iter()
+                .filter_map(|(t, m)| {
+                    tests(t).map(|(t, _)| {
+                        format!(
+                            "Fixed failing {t} after editing {}{more}",
+                            file_label(first, m)
+                        )
+                    })
+                })
+                .collect::<Vec<_>>();
             let by_edit = fit_title(|c, m| match c {
                 Some(c) => format!(
                     "Fixed failing `{}` after editing {}{more}",
@@ -168,21 +187,24 @@ pub fn fixes(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
                             .map(|what| format!("Fixed {what}: {arrow}"))
                             .collect(),
                     };
-                    let mut forms: Vec<String> = [40, 24, 0]
+                    let mut forms: Vec<String> = [40, 24]
                         .iter()
-                        .map(|&n| {
-                            format!(
-                                "{}; `{}` passes",
-                                what[0],
-                                outcome::show_command(&passed.command, n)
-                            )
+                        .filter_map(|&n| {
+                            tests(n).map(|(t, verb)| format!("{}; {t} {verb}", what[0]))
                         })
                         .collect();
+                    forms.extend([40, 24, 0].iter().map(|&n| {
+                        format!(
+                            "{}; `{}` passes",
+                            what[0],
+                            outcome::show_command(&passed.command, n)
+                        )
+                    }));
                     forms.extend(what);
                     forms.push(by_edit);
                     fitting_title(forms)
                 }
-                _ => by_edit,
+                _ => first_fitting(by_tests).unwrap_or(by_edit),
             };
             Draft::new(ObsType::Bugfix, title)
                 .subtitle(format!(
@@ -217,7 +239,6 @@ pub fn fixes(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
                 .concepts(&["gotcha"])
         };
         d.fact(failure_fact(fail));
-        let failing = outcome::failing_tests(&fail.output);
         if !failing.is_empty() {
             d.fact(format!("Failing tests: {}", fit_list(&failing, 200)));
         }

@@ -1,0 +1,83 @@
+//! A turn that planned work instead of doing it ("plan it out first, don't start coding"):
+//! the steps it wrote to its to-do list are what a later session needs, with the goal from the
+//! request. Turns that also changed files are told by their changes.
+
+use super::super::draft::{Draft, clip_words, fit_list};
+use super::super::words::{WHY_TITLE_MAX, request};
+use super::asked;
+use crate::model::ObsType;
+
+/// Fewest open steps that make a plan (one is a reminder, not a plan).
+const MIN_STEPS: usize = 2;
+
+/// Longest list of steps in a subtitle (units).
+const STEPS_MAX: usize = 400;
+
+/// The plan a turn left in its to-do list (`steps`: the open items it wrote), when it changed
+/// nothing else.
+pub fn plan(prompt: &str, drafts: &[Draft], steps: &[String]) -> Option<Draft> {
+    let changed = drafts.iter().any(|d| {
+        matches!(
+            d.obs_type,
+            ObsType::Bugfix | ObsType::Feature | ObsType::Change | ObsType::Refactor
+        )
+    });
+    if changed || steps.len() < MIN_STEPS {
+        return None;
+    }
+    let goal = request(prompt).unwrap_or_else(|| fit_list(steps, 60));
+    let mut d = Draft::new(ObsType::Decision, "");
+    d.title = clip_words(
+        &format!("Plan ({} steps): {goal}", steps.len()),
+        WHY_TITLE_MAX,
+    );
+    let numbered: Vec<String> = steps
+        .iter()
+        .enumerate()
+        .map(|(i, s)| format!("{}. {s}", i + 1))
+        .collect();
+    let list = crate::text::one_line(&numbered.join("; "));
+    d.subtitle = clip_words(&list, STEPS_MAX);
+    for s in steps {
+        d.fact(format!("Planned: {s}"));
+    }
+    let narrative = format!("Planned {} steps: {list}.{}", steps.len(), asked(prompt));
+    Some(d.narrative(narrative))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_turn_that_only_planned_is_a_plan_with_its_goal_and_steps() {
+        let steps = vec![
+            "Set the cookie on /auth/login".to_string(),
+            "Add a CSRF check".to_string(),
+        ];
+        let d = plan(
+            "We're moving the token into an httpOnly cookie (XSS audit). Plan it first.",
+            &[Draft::new(ObsType::Discovery, "Read src/auth.ts")],
+            &steps,
+        )
+        .expect("a plan");
+        assert_eq!(d.obs_type, ObsType::Decision);
+        assert_eq!(
+            d.title,
+            "Plan (2 steps): We're moving the token into an httpOnly cookie (XSS audit)."
+        );
+        assert_eq!(
+            d.subtitle,
+            "1. Set the cookie on /auth/login; 2. Add a CSRF check"
+        );
+        assert!(
+            plan(
+                "x",
+                &[Draft::new(ObsType::Change, "a.rs: 1 \u{2192} 2")],
+                &steps
+            )
+            .is_none()
+        );
+        assert!(plan("x", &[], &steps[..1]).is_none(), "one step is no plan");
+    }
+}
