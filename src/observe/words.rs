@@ -402,7 +402,9 @@ pub fn give_voice(drafts: &mut [Draft], prompt: &str, last_message: Option<&str>
         let how = std::mem::take(&mut primary.title);
         // The answer as far as the title holds it: a short first sentence goes on into the
         // next one or the list it opens (`… has 4 call sites in 3 files: src/api/orders.ts; …`).
-        let answer = said.strip_prefix(outcome.as_str()).map_or(outcome.as_str(), |_| &said);
+        let answer = said
+            .strip_prefix(outcome.as_str())
+            .map_or(outcome.as_str(), |_| &said);
         primary.title = clip_words(&without_interjection(answer), WHY_TITLE_MAX);
         let covered = primary.title.trim_end_matches(" \u{2026}");
         // The rest of what was said, then how it was found (the files it names).
