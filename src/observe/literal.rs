@@ -98,11 +98,42 @@ fn scan(line: &str, from: usize, keep: impl Fn(char) -> bool) -> usize {
 fn line_change(old: &str, new: &str) -> Option<(String, String)> {
     let (a, b) = (tokens(old), tokens(new));
     let (prefix, suffix) = common_ends(&a, &b, |x, y| x.text == y.text);
-    let (mut a0, a1) = (prefix, a.len() - suffix);
-    let (mut b0, b1) = (prefix, b.len() - suffix);
-    // An insertion or a deletion has no before → after to show.
+    let (mut a0, mut a1) = (prefix, a.len() - suffix);
+    let (mut b0, mut b1) = (prefix, b.len() - suffix);
+    // An argument added or removed shows as the call before and after
+    // (`GetUser(id)` → `GetUser(r.Context(), id)`); other insertions have no before → after.
     if a0 >= a1 || b0 >= b1 {
-        return None;
+        let (x, y) = (enclosing_call(&a, a0)?, enclosing_call(&b, b0)?);
+        let (o, n) = (
+            old[a[x.0].start..a[x.1].end].to_string(),
+            new[b[y.0].start..b[y.1].end].to_string(),
+        );
+        let short = |s: &str| s.chars().count() <= MAX_SIGNATURE_SIDE;
+        let redacted = |s: &str| s.contains("[REDACTED");
+        return (short(&o) && short(&n) && !redacted(old) && !redacted(new)).then_some((o, n));
+    }
+    // An operator alone says little: `subtotal > 50` → `subtotal >= 50`, not `>` → `>=`, when
+    // its operands are one name or number each (a longer expression stays out of a title).
+    let simple = |t: &[Token], i: usize| {
+        matches!(t[i].class, Class::Word | Class::Number)
+            && !(i > 0 && matches!(t[i - 1].text, "." | "::"))
+            && !t
+                .get(i + 1)
+                .is_some_and(|k| matches!(k.text, "." | "::" | "("))
+    };
+    if a1 - a0 == 1
+        && b1 - b0 == 1
+        && a[a0].class == Class::Operator
+        && b[b0].class == Class::Operator
+        && a0 > 0
+        && a1 < a.len()
+        && simple(&a, a0 - 1)
+        && simple(&a, a1)
+    {
+        a0 -= 1;
+        b0 -= 1;
+        a1 += 1;
+        b1 += 1;
     }
     // `Math.floor` → `Math.round`, `Ordering::Less` → `Ordering::Greater`: a changed name is
     // shown with its type or module qualifier (a capitalised name before `.` or `::`), not
@@ -124,6 +155,37 @@ fn line_change(old: &str, new: &str) -> Option<(String, String)> {
     // A redacted secret replaced by another says nothing quotable (`[REDACTED:…]` markers).
     let redacted = |s: &str| s.contains("[REDACTED");
     (short(&o) && short(&n) && !redacted(old) && !redacted(new)).then_some((o, n))
+}
+
+/// The call around token `at` (its name through its closing parenthesis), as token indices.
+fn enclosing_call(t: &[Token], at: usize) -> Option<(usize, usize)> {
+    let mut depth = 0;
+    let open = (0..at.min(t.len())).rev().find(|&i| match t[i].text {
+        ")" => {
+            depth += 1;
+            false
+        }
+        "(" if depth == 0 => true,
+        "(" => {
+            depth -= 1;
+            false
+        }
+        _ => false,
+    })?;
+    let name = open.checked_sub(1).filter(|&i| t[i].class == Class::Word)?;
+    let mut depth = 0;
+    let close = (open..t.len()).find(|&i| match t[i].text {
+        "(" => {
+            depth += 1;
+            false
+        }
+        ")" => {
+            depth -= 1;
+            depth == 0
+        }
+        _ => false,
+    })?;
+    Some((name, close))
 }
 
 /// What one edit replaced, when it is one small change: the differing lines of `old` and
@@ -367,7 +429,24 @@ mod tests {
             p("\"warn\"", "\"info\"")
         );
         assert_eq!(pair("    30\n}", "    300\n}"), p("30", "300"));
-        assert_eq!(pair("if n > limit {", "if n >= limit {"), p(">", ">="));
+        assert_eq!(
+            pair("if n > limit {", "if n >= limit {"),
+            p("n > limit", "n >= limit")
+        );
+        assert_eq!(pair("x = a > (b)", "x = a >= (b)"), p(">", ">="));
+        assert_eq!(
+            pair("self.used > self.max {", "self.used >= self.max {"),
+            p(">", ">="),
+            "a qualified operand keeps the operator alone"
+        );
+        assert_eq!(
+            pair(
+                "u, err := h.store.GetUser(id)",
+                "u, err := h.store.GetUser(r.Context(), id)"
+            ),
+            p("GetUser(id)", "GetUser(r.Context(), id)")
+        );
+        assert_eq!(pair("f(a, b)", "f(a, b, c)"), p("f(a, b)", "f(a, b, c)"));
         assert_eq!(
             pair(
                 "return Math.floor(x * 100) / 100;",
@@ -398,7 +477,7 @@ mod tests {
 
     #[test]
     fn no_arrow_for_insertions_or_unrelated_changes() {
-        assert_eq!(pair("f(a, b)", "f(a, b, c)"), None);
+        assert_eq!(pair("a b", "a x b"), None);
         assert_eq!(
             pair("let a = 1;\nlet b = 2;", "let a = 3;\nlet b = 4;"),
             None
