@@ -275,7 +275,13 @@ fn lower_first(text: &str) -> String {
 /// `title` with `why` after what changed and before how it was checked (a `; `check``
 /// tail), within `WHY_TITLE_MAX`: the check goes first, then the why's last words.
 fn with_why(title: &str, why: &str) -> String {
-    let (head, check) = match title.find("; `") {
+    // The check tail: a quoted command, or the tests that now pass (`; auth::x passes`).
+    let tail = title.find("; `").or_else(|| {
+        title
+            .rfind("; ")
+            .filter(|_| title.ends_with(" passes") || title.ends_with(" pass"))
+    });
+    let (head, check) = match tail {
         Some(at) => (&title[..at], &title[at..]),
         None => (title, ""),
     };
@@ -523,6 +529,10 @@ mod tests {
                 "it broke"
             ),
             "Fixed f in a.rs: 1 \u{2192} 2 \u{2014} it broke; `cargo test` passes"
+        );
+        assert_eq!(
+            with_why("Fixed f in a.rs: 1 \u{2192} 2; t::f passes", "it broke"),
+            "Fixed f in a.rs: 1 \u{2192} 2 \u{2014} it broke; t::f passes"
         );
     }
 
