@@ -328,7 +328,7 @@ pub fn output_exit_code(output: &str) -> Option<i64> {
 
 static FAILING_TEST: LazyLock<AsciiRegex> = LazyLock::new(|| {
     AsciiRegex::new(
-        r"(?m)^(?:test ([^ \t\r\n]+) \.\.\. FAILED|--- FAIL: ([^ \t\r\n]+)|FAILED ([^ \t\r\n]+?)(?: - |$)|[ \t]*(?:✕|×) (.+)$|FAIL ([^ \t\r\n]+\.(?:test|spec)\.[^ \t\r\n]+))",
+        r"(?m)^(?:test ([^ \t\r\n]+) \.\.\. FAILED|--- FAIL: ([^ \t\r\n]+)|FAILED ([^ \t\r\n]+?)(?: - |$)|[ \t]*(?:✕|×) (.+)$|FAIL ([^ \t\r\n]+\.(?:test|spec)\.[^ \t\r\n]+)|([A-Za-z_][A-Za-z0-9_.$]* > [^\r\n]+?) FAILED[ \t]*$)",
     )
 });
 
@@ -355,7 +355,7 @@ static PY_EXCEPTION: LazyLock<AsciiRegex> = LazyLock::new(|| {
 pub fn failing_tests(output: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for c in FAILING_TEST.captures_iter(output) {
-        if let Some(name) = (1..=5).find_map(|i| c.get(i).copied().flatten()) {
+        if let Some(name) = (1..=6).find_map(|i| c.get(i).copied().flatten()) {
             let name = name.trim().to_string();
             if !out.contains(&name) {
                 out.push(name);
@@ -372,21 +372,89 @@ fn meaningful_lines(output: &str) -> impl Iterator<Item = &str> {
         .filter(|l| !l.is_empty() && exit_code(l).is_none())
 }
 
-/// The line that says what went wrong: a failing test, else the first error-looking line,
-/// else the last line of output.
+/// Lines a build driver prints when a step under it failed (`make: *** [lint] Error 1`,
+/// `> Task :test FAILED`): they say that something failed, not what.
+static WRAPPER_LINE: LazyLock<AsciiRegex> = LazyLock::new(|| {
+    AsciiRegex::new(
+        r"(?i)^(?:make(?:\[[0-9]+\])?: \*\*\*|> Task :|FAILURE: Build failed|BUILD FAILED|npm ERR! (?:code|errno|A complete log|Lifecycle|Failed at)|error: could not compile|error: Recipe .* failed|Error: Process completed with exit code|error Command failed with exit code|ELIFECYCLE|\* What went wrong|[0-9]+ tests? completed, [0-9]+ failed)",
+    )
+});
+
+/// A diagnostic's code: a linter's or compiler's rule id (`SC2086`, `TS2322`, `E0308`, `F401`).
+static DIAGNOSTIC_CODE: LazyLock<AsciiRegex> =
+    LazyLock::new(|| AsciiRegex::new(r"\b[A-Z]{1,3}[0-9]{3,4}\b"));
+
+/// A source file named in tool output (`src/a.ts(12,5)`, ` --> src/main.rs:4:5`,
+/// `In scripts/deploy.sh line 42:`), without its line and column.
+static SOURCE_PATH: LazyLock<AsciiRegex> = LazyLock::new(|| {
+    AsciiRegex::new(r"[A-Za-z0-9_.-]*(?:/[A-Za-z0-9_.-]+)*\.[A-Za-z][A-Za-z0-9]{0,4}\b")
+});
+
+/// The diagnostics of a linter's or compiler's output, as `CODE in path` (the path named on
+/// the diagnostic's line or the two lines before or after it), in order, each once, at most
+/// four: `SC2086 in scripts/deploy.sh, SC2164 in scripts/backup.sh`.
+pub fn diagnostics(output: &str) -> Option<String> {
+    let lines: Vec<&str> = output.lines().collect();
+    let mut out: Vec<String> = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let Some((code, _)) = DIAGNOSTIC_CODE.find(line) else {
+            continue;
+        };
+        let near = [i, i.wrapping_sub(1), i + 1, i.wrapping_sub(2), i + 2];
+        let path = near
+            .iter()
+            .filter_map(|&k| lines.get(k))
+            .flat_map(|l| SOURCE_PATH.find_iter(l))
+            .find(|p| p.contains('/') || p.matches('.').count() == 1 && !p.starts_with('.'));
+        let item = match path {
+            Some(p) => format!("{code} in {p}"),
+            None => code.to_string(),
+        };
+        if !out.contains(&item) {
+            out.push(item);
+        }
+        if out.len() == 4 {
+            break;
+        }
+    }
+    (!out.is_empty()).then(|| out.join(", "))
+}
+
+/// The line that says what went wrong: a failing test, else the diagnostics of a linter or
+/// compiler, else the first error-looking line that is not a build driver's wrapper, else the
+/// last line of output.
 pub fn error_line(output: &str) -> Option<String> {
     let traceback = output
         .contains("Traceback (most recent call last)")
         .then(|| PY_EXCEPTION.find_iter(output).last())
         .flatten();
+    let error_looking = |l: &&str| ERROR_LINE.is_match(l);
+    let first_error = || {
+        meaningful_lines(output)
+            .filter(|l| !WRAPPER_LINE.is_match(l))
+            .find(error_looking)
+            .or_else(|| meaningful_lines(output).find(error_looking))
+            .or_else(|| meaningful_lines(output).last())
+    };
+    // One diagnostic is best told by its own line (code, place and message); several, or one
+    // whose line says no more than its code, by the list.
+    let diagnosed = || {
+        let list = diagnostics(output)?;
+        let first_code = list.split(' ').next().unwrap_or("");
+        let several = list.contains(", ");
+        match first_error() {
+            Some(l) if !several && l.contains(first_code) => Some(l.to_string()),
+            _ => Some(list),
+        }
+    };
     let line = output
         .lines()
         .find(|l| FAILING_TEST.is_match(l))
-        .map(str::trim)
-        .or(traceback)
-        .or_else(|| meaningful_lines(output).find(|l| ERROR_LINE.is_match(l)))
-        .or_else(|| meaningful_lines(output).last())?;
-    Some(clip(&one_line(line), 160))
+        .map(|l| l.trim().to_string())
+        .or(traceback.map(str::to_string))
+        .or_else(diagnosed)
+        .or_else(|| first_error().map(str::to_string))?;
+    Some(clip(&one_line(&line), 160))
 }
 
 /// The line that says how a passing command went: a test summary, else the last line.
@@ -458,6 +526,24 @@ mod tests {
         assert_eq!(command_key("cd /x && cargo test"), "cargo test");
         assert_eq!(command_key("npm run test -- -u"), "npm run test");
         assert_eq!(command_key("pytest tests/a.py -k x"), "pytest");
+    }
+
+    #[test]
+    fn several_diagnostics_are_listed_and_wrapper_lines_skipped() {
+        let shellcheck = "In scripts/deploy.sh line 42:\nrsync -az $H:/srv/\n ^--^ SC2086 (info): Double quote.\n\nIn scripts/backup.sh line 17:\ncd $D\n^--^ SC2164 (warning): Use cd || exit.\n\nmake: *** [Makefile:31: lint] Error 1";
+        assert_eq!(
+            error_line(shellcheck).unwrap(),
+            "SC2086 in scripts/deploy.sh, SC2164 in scripts/backup.sh"
+        );
+        let tsc = "src/hooks/useOrders.ts(12,5): error TS2322: Type 'string' is not assignable to type 'OrderStatus'.";
+        assert_eq!(error_line(tsc).unwrap(), tsc, "one diagnostic keeps its own line");
+        let gradle = "> Task :test FAILED\n\nInvoiceServiceTest > findInvoice times out FAILED\n    java.net.SocketTimeoutException at InvoiceServiceTest.kt:57\n\nFAILURE: Build failed with an exception.";
+        assert_eq!(failing_tests(gradle), vec!["InvoiceServiceTest > findInvoice times out"]);
+        assert_eq!(
+            error_line("make: *** [Makefile:9: build] Error 2\ncc: fatal error: no input files").unwrap(),
+            "cc: fatal error: no input files"
+        );
+        assert_eq!(diagnostics("all 3 files checked, 0 problems"), None);
     }
 
     #[test]
