@@ -536,11 +536,19 @@ mod tests {
             "SC2086 in scripts/deploy.sh, SC2164 in scripts/backup.sh"
         );
         let tsc = "src/hooks/useOrders.ts(12,5): error TS2322: Type 'string' is not assignable to type 'OrderStatus'.";
-        assert_eq!(error_line(tsc).unwrap(), tsc, "one diagnostic keeps its own line");
-        let gradle = "> Task :test FAILED\n\nInvoiceServiceTest > findInvoice times out FAILED\n    java.net.SocketTimeoutException at InvoiceServiceTest.kt:57\n\nFAILURE: Build failed with an exception.";
-        assert_eq!(failing_tests(gradle), vec!["InvoiceServiceTest > findInvoice times out"]);
         assert_eq!(
-            error_line("make: *** [Makefile:9: build] Error 2\ncc: fatal error: no input files").unwrap(),
+            error_line(tsc).unwrap(),
+            tsc,
+            "one diagnostic keeps its own line"
+        );
+        let gradle = "> Task :test FAILED\n\nInvoiceServiceTest > findInvoice times out FAILED\n    java.net.SocketTimeoutException at InvoiceServiceTest.kt:57\n\nFAILURE: Build failed with an exception.";
+        assert_eq!(
+            failing_tests(gradle),
+            vec!["InvoiceServiceTest > findInvoice times out"]
+        );
+        assert_eq!(
+            error_line("make: *** [Makefile:9: build] Error 2\ncc: fatal error: no input files")
+                .unwrap(),
             "cc: fatal error: no input files"
         );
         assert_eq!(diagnostics("all 3 files checked, 0 problems"), None);

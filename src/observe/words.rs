@@ -273,13 +273,17 @@ fn lower_first(text: &str) -> String {
 }
 
 /// `title` with `why` after what changed and before how it was checked (a `; `check``
-/// tail), within `WHY_TITLE_MAX`: the check goes first, then the why's last words.
+/// tail), within `WHY_TITLE_MAX`: the check goes first; a why that would still be cut leaves
+/// the title as it was when it has a check, else loses its last words.
 fn with_why(title: &str, why: &str) -> String {
-    // The check tail: a quoted command, or the tests that now pass (`; auth::x passes`).
+    // The check tail: a quoted command, or the tests that now pass (`; auth::x passes`) or
+    // the diagnostics now gone (`; TS2322 resolved`).
     let tail = title.find("; `").or_else(|| {
-        title
-            .rfind("; ")
-            .filter(|_| title.ends_with(" passes") || title.ends_with(" pass"))
+        title.rfind("; ").filter(|_| {
+            [" passes", " pass", " resolved"]
+                .iter()
+                .any(|v| title.ends_with(v))
+        })
     });
     let (head, check) = match tail {
         Some(at) => (&title[..at], &title[at..]),
@@ -293,6 +297,10 @@ fn with_why(title: &str, why: &str) -> String {
     let without_check = format!("{head} \u{2014} {why}");
     if fits(&without_check) {
         return without_check;
+    }
+    // A why cut short says less than the tests or codes a check names.
+    if !check.is_empty() {
+        return title.to_string();
     }
     clip_words(&without_check, WHY_TITLE_MAX)
 }

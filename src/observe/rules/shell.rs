@@ -135,11 +135,29 @@ pub fn fixes(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
         let cmd = outcome::show_command(&fail.command, 30);
         // The tests that failed say what was broken better than the command that ran them.
         let failing = outcome::failing_tests(&fail.output);
-        let tests = |max: usize| {
-            (!failing.is_empty()).then(|| {
-                let verb = if failing.len() == 1 { "passes" } else { "pass" };
-                (fit_list(&failing, max), verb)
+        // Else the linter's or compiler's codes it reported (`TS2322`), when it had any.
+        let codes: Vec<String> = outcome::diagnostics(&fail.output)
+            .map(|d| {
+                d.split(", ")
+                    .filter_map(|item| item.split(' ').next())
+                    .map(str::to_string)
+                    .fold(Vec::new(), |mut acc, c| {
+                        if !acc.contains(&c) {
+                            acc.push(c);
+                        }
+                        acc
+                    })
             })
+            .unwrap_or_default();
+        let tests = |max: usize| {
+            if !failing.is_empty() {
+                let verb = if failing.len() == 1 { "passes" } else { "pass" };
+                Some((fit_list(&failing, max), verb))
+            } else if !codes.is_empty() {
+                Some((fit_list(&codes, max), "resolved"))
+            } else {
+                None
+            }
         };
         let mut d = if let Some(first) = changes.first() {
             let more = match changes.len() {
