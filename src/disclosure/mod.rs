@@ -4,9 +4,10 @@
 //! from step 1, step 3 the details of ids chosen from step 2. What was disclosed is kept
 //! server-side behind an opaque cursor, so a caller cannot skip a step, select an id it was
 //! never shown, or change the query halfway. `mode: "auto"` runs the same steps in one call,
-//! ranking with FTS5 bm25.
+//! with the shared ranking, and details the piece of work the best hit belongs to (`work`).
 
 pub mod cursors;
+mod work;
 
 use anyhow::Result;
 use rusqlite::Connection;
@@ -596,17 +597,13 @@ impl Engine {
             },
         )
         .map_err(retrieval)?;
-        let mut chosen: Vec<Disclosed> = hits
-            .iter()
-            .filter(|h| h.row.kind != Kind::Prompt)
-            .filter(|h| {
-                context
-                    .iter()
-                    .any(|c| (c.kind, c.id) == (h.row.kind, h.row.id))
-            })
-            .take(options.max_details)
-            .map(|h| disclosed(&h.row))
-            .collect();
+        // The details cover the piece of work the best hit belongs to (see `work`).
+        let summary = closing_summary(conn, &hits).map_err(retrieval)?;
+        let mut chosen: Vec<Disclosed> =
+            work::details(&hits, summary.as_ref(), options.max_details)
+                .into_iter()
+                .map(disclosed)
+                .collect();
         if chosen.is_empty() {
             chosen = anchors
                 .iter()
@@ -626,6 +623,23 @@ impl Engine {
         phases.push("selected details");
         details_reply(conn, &chosen, &options, Some(phases)).map_err(retrieval)
     }
+}
+
+/// The summary of the best hit's turn, when the best hit is an observation of a session.
+fn closing_summary(conn: &Connection, hits: &[search::Hit]) -> Result<Option<IndexRow>> {
+    let Some(top) = hits.iter().find(|h| h.row.kind != Kind::Prompt) else {
+        return Ok(None);
+    };
+    let (Kind::Observation, Some(session)) = (top.row.kind, top.row.session_id) else {
+        return Ok(None);
+    };
+    Ok(summaries::closing(conn, session, top.row.created_at)?
+        .filter(|s| s.project.eq_ignore_ascii_case(&top.row.project))
+        .map(|s| {
+            let mut row = timeline::summary_row(&s);
+            row.title = row_title(&row.title);
+            row
+        }))
 }
 
 fn disclosed(r: &IndexRow) -> Disclosed {
@@ -777,5 +791,81 @@ mod tests {
             .unwrap();
         assert_eq!(reply.reason, Some(Reason::NoResults));
         assert!(reply.continuation.is_none());
+    }
+
+    #[test]
+    fn auto_details_hold_the_best_hits_summary_before_partial_matches_elsewhere() {
+        use crate::model::{ObservationBody, SummaryBody};
+        use crate::store::observations::{NewObservation, insert};
+        use crate::store::summaries::NewSummary;
+        let dir = tempfile::tempdir().unwrap();
+        let store = crate::store::Store::open(&dir.path().join("t.db")).unwrap();
+        let c = &store.conn;
+        let session = |key: &str| {
+            c.execute(
+                "INSERT INTO sessions (content_session_id, project, started_at_epoch, status)
+                 VALUES (?1, 'p', 1, 'completed')",
+                [key],
+            )
+            .unwrap();
+            c.last_insert_rowid()
+        };
+        let obs = |session: i64, title: &str, at: i64| {
+            insert(
+                c,
+                &NewObservation {
+                    session_id: Some(session),
+                    project: "p".into(),
+                    body: ObservationBody {
+                        obs_type: "bugfix".into(),
+                        title: Some(title.into()),
+                        ..Default::default()
+                    },
+                    created_at: at,
+                    source: "t".into(),
+                    ..Default::default()
+                },
+            )
+            .unwrap()
+            .unwrap()
+        };
+        let (work, other) = (session("work"), session("other"));
+        let fix = obs(work, "ECONNRESET on pool reconnect handled", 10);
+        // The summary tells the same work in other words: no term of the query.
+        let summary = summaries::insert(
+            c,
+            &NewSummary {
+                session_id: Some(work),
+                project: "p".into(),
+                body: SummaryBody {
+                    request: Some("checkout fails after a database restart".into()),
+                    completed: Some("the client now waits and tries again".into()),
+                    ..Default::default()
+                },
+                created_at: 20,
+                source: "t".into(),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        // Near-duplicates of another session that hold one word of the query.
+        obs(other, "reconnect button styling", 30);
+        obs(other, "reconnect banner copy", 31);
+        let mut engine = Engine::new(vec!["p".into()]).unwrap();
+        let reply = engine
+            .call(
+                Some(c),
+                &serde_json::json!({"mode": "auto", "query": "ECONNRESET reconnect", "maxDetails": 2}),
+                100,
+            )
+            .unwrap();
+        let ids: Vec<&str> = reply.details.iter().map(|d| d.id.as_str()).collect();
+        assert_eq!(
+            ids,
+            vec![
+                Kind::Observation.display_id(fix).as_str(),
+                Kind::Summary.display_id(summary).as_str()
+            ]
+        );
     }
 }

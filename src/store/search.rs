@@ -50,6 +50,9 @@ pub struct Query {
 pub struct Hit {
     pub row: IndexRow,
     pub rank: f64,
+    /// The share of the query's term weight (IDF) the record holds: 1 when it holds every
+    /// term, 0 when only its meaning matched or the search had no text.
+    pub cover: f64,
 }
 
 struct Sql {
@@ -253,7 +256,7 @@ fn search_text(conn: &Connection, q: &Query, kind: Kind, plan: &Plan) -> Result<
     let want = q.limit + q.offset;
     let mut hits: Vec<Hit> = Vec::new();
     let mut seen: std::collections::HashSet<i64> = std::collections::HashSet::new();
-    let mut read = |expr: &str, before: i64| -> Result<Vec<(i64, f64)>> {
+    let mut read = |expr: &str, before: i64| -> Result<Vec<(i64, f64, f64)>> {
         let rows = window
             .query_map(rusqlite::params![expr, before], |r| {
                 Ok((
@@ -265,7 +268,7 @@ fn search_text(conn: &Connection, q: &Query, kind: Kind, plan: &Plan) -> Result<
             .collect::<rusqlite::Result<Vec<_>>>()?;
         Ok(rows
             .into_iter()
-            .map(|(id, bm25, cover)| (id, plan.score(-bm25, cover)))
+            .map(|(id, bm25, cover)| (id, plan.score(-bm25, cover), cover))
             .collect())
     };
     let mut before = i64::MAX;
@@ -288,11 +291,12 @@ fn search_text(conn: &Connection, q: &Query, kind: Kind, plan: &Plan) -> Result<
         for chunk in candidates.chunks(want.max(50)) {
             let ids: Vec<i64> = chunk.iter().map(|c| c.0).collect();
             let rows = rows_by_ids(conn, q, kind, &ids)?;
-            for (id, score) in chunk {
+            for (id, score, cover) in chunk {
                 if let Some(row) = rows.iter().find(|r| r.id == *id) {
                     hits.push(Hit {
                         row: row.clone(),
                         rank: -score,
+                        cover: *cover,
                     });
                 }
             }
@@ -433,6 +437,7 @@ fn search_rows(conn: &Connection, q: &Query, kind: Kind) -> Result<Vec<Hit>> {
         Ok(Hit {
             row: row_of(kind, r)?,
             rank: 0.0,
+            cover: 0.0,
         })
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
@@ -583,6 +588,10 @@ fn hybrid(
     for (rank, (kind, id, _)) in semantic.iter().enumerate() {
         add(*kind, *id, SEMANTIC_WEIGHT / (FUSION_K + rank as f64 + 1.0));
     }
+    let covers: Vec<(Kind, i64, f64)> = lexical
+        .iter()
+        .map(|h| (h.row.kind, h.row.id, h.cover))
+        .collect();
     let mut rows: Vec<IndexRow> = lexical.into_iter().map(|h| h.row).collect();
     for kind in &kinds {
         let missing: Vec<i64> = semantic
@@ -596,9 +605,14 @@ fn hybrid(
         .into_iter()
         .filter_map(|(kind, id, score)| {
             let row = rows.iter().find(|r| (r.kind, r.id) == (kind, id))?;
+            let cover = covers
+                .iter()
+                .find(|c| (c.0, c.1) == (kind, id))
+                .map_or(0.0, |c| c.2);
             Some(Hit {
                 row: row.clone(),
                 rank: -score,
+                cover,
             })
         })
         .collect();

@@ -53,6 +53,18 @@ pub fn by_ids(conn: &Connection, ids: &[i64]) -> Result<Vec<Summary>> {
     )
 }
 
+/// The summary that closes the turn a record made at `at` in `session` belongs to: the
+/// session's first summary written at or after it (a turn's summary follows its observations),
+/// else the session's last one.
+pub fn closing(conn: &Connection, session: i64, at: i64) -> Result<Option<Summary>> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM session_summaries WHERE session_id = ?1
+         ORDER BY created_at_epoch < ?2, abs(created_at_epoch - ?2), id LIMIT 1"
+    ))?;
+    let mut rows = stmt.query_map(params![session, at], from_row)?;
+    Ok(rows.next().transpose()?)
+}
+
 /// What a new summary is made of (observers, imports, the generator).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct NewSummary {
@@ -89,4 +101,44 @@ pub fn insert(conn: &Connection, s: &NewSummary) -> Result<i64> {
         s.source,
     ])?;
     Ok(conn.last_insert_rowid())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Store;
+
+    #[test]
+    fn the_closing_summary_is_the_first_at_or_after_a_record_else_the_last() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("t.db")).unwrap();
+        let c = &store.conn;
+        c.execute(
+            "INSERT INTO sessions (content_session_id, project, started_at_epoch, status)
+             VALUES ('s', 'p', 1, 'completed')",
+            [],
+        )
+        .unwrap();
+        let session = c.last_insert_rowid();
+        let at = |t: i64| {
+            insert(
+                c,
+                &NewSummary {
+                    session_id: Some(session),
+                    project: "p".into(),
+                    created_at: t,
+                    source: "t".into(),
+                    ..Default::default()
+                },
+            )
+            .unwrap()
+        };
+        let (first, second, third) = (at(40), at(60), at(90));
+        let closing_id = |t| closing(c, session, t).unwrap().map(|s| s.id);
+        assert_eq!(closing_id(50), Some(second)); // the turn's own summary, not a later one
+        assert_eq!(closing_id(60), Some(second));
+        assert_eq!(closing_id(10), Some(first));
+        assert_eq!(closing_id(95), Some(third)); // the turn has none yet: the session's last
+        assert_eq!(closing(c, session + 1, 50).unwrap(), None);
+    }
 }
