@@ -67,6 +67,12 @@ const IMPERATIVE: &[&str] = &[
     "write",
 ];
 
+/// Words that open a reply to the agent ("looks good, commit it"), which states no problem.
+const APPROVAL: &[&str] = &[
+    "alright", "awesome", "cool", "good", "great", "lgtm", "looks", "nice", "ok", "okay",
+    "perfect", "sounds", "sure", "thanks", "thank", "yep", "yes",
+];
+
 /// The sentences of `text` (one paragraph), split after `.`, `!` or `?` followed by a space,
 /// never inside a code span or a quote (`Host: example.com:8080`), a path or a number.
 pub fn sentences(text: &str) -> Vec<String> {
@@ -213,7 +219,9 @@ pub fn why(prompt: &str, outcome: Option<&str>) -> Option<String> {
                 .unwrap_or("")
                 .trim_matches(|c: char| !c.is_alphanumeric())
                 .to_ascii_lowercase();
-            !s.ends_with('?') && !IMPERATIVE.contains(&first.as_str())
+            !s.ends_with('?')
+                && !IMPERATIVE.contains(&first.as_str())
+                && !APPROVAL.contains(&first.as_str())
         });
     let led_to = || {
         let o = outcome?;
@@ -531,6 +539,11 @@ mod tests {
         );
         assert_eq!(why("Fix the parser.", Some("Fixed it.")), None);
         assert_eq!(why("Why is it slow?", None), None);
+        assert_eq!(
+            why("looks good, commit it", None),
+            None,
+            "an approval is no why"
+        );
         assert_eq!(
             with_why(
                 "Fixed f in a.rs: 1 \u{2192} 2; `cargo test` passes",

@@ -415,7 +415,12 @@ pub fn commands(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
                 }
                 CommandClass::Mutate => {
                     let title = match commit_message(&sh.command) {
-                        Some(msg) => format!("Committed: {msg}"),
+                        Some(msg) => match commit_of(&sh.output) {
+                            Some((branch, hash)) => {
+                                format!("Committed {hash} on {branch}: {msg}")
+                            }
+                            None => format!("Committed: {msg}"),
+                        },
                         None => titled(&|c| format!("Ran `{c}`"), "Ran a command".into()),
                     };
                     Draft::new(ObsType::Change, title).concepts(&["what-changed"])
@@ -468,9 +473,34 @@ fn commit_message(command: &str) -> Option<String> {
     super::super::draft::first_line(&msg, 70)
 }
 
+/// The branch and short hash git prints for a new commit (`[main 7c41e9a] fix: …`), which
+/// find the commit again later.
+fn commit_of(output: &str) -> Option<(&str, &str)> {
+    let line = output.lines().find(|l| l.starts_with('['))?;
+    let inside = &line[1..line.find(']')?];
+    let (branch, hash) = inside.rsplit_once(' ')?;
+    let branch = branch.trim_end_matches(" (root-commit)").trim();
+    let hex = hash.len() >= 7 && hash.chars().all(|c| c.is_ascii_hexdigit());
+    (hex && !branch.is_empty() && !branch.contains(' ')).then_some((branch, hash))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn commits_are_found_by_branch_and_hash() {
+        assert_eq!(
+            commit_of("[main 7c41e9a] fix: x\n 3 files changed"),
+            Some(("main", "7c41e9a"))
+        );
+        assert_eq!(
+            commit_of("[feat/a (root-commit) 0123abc] first"),
+            Some(("feat/a", "0123abc"))
+        );
+        assert_eq!(commit_of("nothing to commit, working tree clean"), None);
+        assert_eq!(commit_of("[warn] not a commit"), None);
+    }
 
     #[test]
     fn commit_messages() {
