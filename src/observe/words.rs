@@ -15,6 +15,9 @@ const OUTCOME_WORDS: usize = 50;
 /// A work title that says why may run to this many units (the rules' part stays within
 /// `draft::TITLE_MAX`): the why is what lets a reader of the index decide to fetch it.
 pub const WHY_TITLE_MAX: usize = 110;
+/// A turn that changed nothing is titled by its answer, and the answer is the memory: a row
+/// that holds it spares a later agent the fetch, so it may run longer than a work title.
+pub const ANSWER_TITLE_MAX: usize = 140;
 /// Words kept of a why in a title.
 const WHY_WORDS: usize = 10;
 
@@ -427,7 +430,7 @@ pub fn give_voice(drafts: &mut [Draft], prompt: &str, last_message: Option<&str>
         let answer = said
             .strip_prefix(outcome.as_str())
             .map_or(outcome.as_str(), |_| &said);
-        primary.title = clip_words(&without_interjection(answer), WHY_TITLE_MAX);
+        primary.title = clip_words(&without_interjection(answer), ANSWER_TITLE_MAX);
         let covered = primary.title.trim_end_matches(" \u{2026}");
         // The rest of what was said, then how it was found (the files it names).
         let rest = said
@@ -569,7 +572,7 @@ mod tests {
             let mut d = vec![Draft::new(ObsType::Discovery, "Read src/a_b.rs")];
             d[0].read("src/a_b.rs");
             give_voice(&mut d, &prompt, Some(&format!("src/a_b.rs {said}")));
-            proptest::prop_assert!(crate::model::utf16_len(&d[0].title) <= WHY_TITLE_MAX + 2);
+            proptest::prop_assert!(crate::model::utf16_len(&d[0].title) <= ANSWER_TITLE_MAX + 2);
             proptest::prop_assert!(!d[0].title.contains('\n') && !d[0].subtitle.contains('\n'));
             let mut w = vec![Draft::new(ObsType::Change, "f in a.rs: 1 \u{2192} 2")];
             give_voice(&mut w, &prompt, Some(&said));
