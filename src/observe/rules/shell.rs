@@ -1,13 +1,15 @@
 //! Shell commands: a check that failed and later passed is a bugfix that takes in the edits
 //! made in between; other commands are remembered by what they did and how they ended.
 
-use super::super::draft::{Draft, code, first_fitting, fit_list, fitting_title};
+use super::super::draft::{Draft, clip_words, code, first_fitting, fit_list, fitting_title};
 use super::super::event::{Event, Kind, Shell};
 use super::super::literal;
 use super::super::outcome::{self, CommandClass};
+use super::super::words::WHY_TITLE_MAX;
 use super::files::{self, FileChange, edit_of, file_change, group_edits};
 use super::{Claims, TurnInput, asked};
 use crate::model::ObsType;
+use crate::text::plural;
 
 fn shell(e: &Event) -> Option<&Shell> {
     match &e.kind {
@@ -414,16 +416,31 @@ pub fn commands(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
                     Draft::new(ObsType::Discovery, title).concepts(&["how-it-works"])
                 }
                 CommandClass::Mutate => {
-                    let title = match commit_message(&sh.command) {
-                        Some(msg) => match commit_of(&sh.output) {
+                    let commit = commit_message(&sh.command).map(|msg| {
+                        let files = files_changed(&sh.output)
+                            .map(|n| format!(" ({})", plural(n, "file", "files")))
+                            .unwrap_or_default();
+                        match commit_of(&sh.output) {
                             Some((branch, hash)) => {
-                                format!("Committed {hash} on {branch}: {msg}")
+                                format!("Committed {hash} on {branch}{files}: {msg}")
                             }
-                            None => format!("Committed: {msg}"),
-                        },
-                        None => titled(&|c| format!("Ran `{c}`"), "Ran a command".into()),
-                    };
-                    Draft::new(ObsType::Change, title).concepts(&["what-changed"])
+                            None => format!("Committed{files}: {msg}"),
+                        }
+                    });
+                    match commit {
+                        // The commit message is the author's own title for the work: kept
+                        // whole as far as a why-long title allows.
+                        Some(title) => {
+                            let mut d = Draft::new(ObsType::Change, "");
+                            d.title = clip_words(&title, WHY_TITLE_MAX);
+                            d.concepts(&["what-changed"])
+                        }
+                        None => Draft::new(
+                            ObsType::Change,
+                            titled(&|c| format!("Ran `{c}`"), "Ran a command".into()),
+                        )
+                        .concepts(&["what-changed"]),
+                    }
                 }
                 _ => {
                     let title = match &result {
@@ -470,7 +487,18 @@ fn commit_message(command: &str) -> Option<String> {
         q @ ('"' | '\'') => rest[1..].split(q).next()?.to_string(),
         _ => rest.split_whitespace().next()?.to_string(),
     };
-    super::super::draft::first_line(&msg, 70)
+    super::super::draft::first_line(&msg, WHY_TITLE_MAX)
+}
+
+/// How many files a commit changed, from git's `3 files changed, …` line.
+fn files_changed(output: &str) -> Option<usize> {
+    output.lines().find_map(|l| {
+        let l = l.trim();
+        let (n, rest) = l.split_once(' ')?;
+        (rest.starts_with("file changed") || rest.starts_with("files changed"))
+            .then(|| n.parse().ok())
+            .flatten()
+    })
 }
 
 /// The branch and short hash git prints for a new commit (`[main 7c41e9a] fix: …`), which
@@ -499,6 +527,11 @@ mod tests {
             Some(("feat/a", "0123abc"))
         );
         assert_eq!(commit_of("nothing to commit, working tree clean"), None);
+        assert_eq!(
+            files_changed("[main 1a] x\n 3 files changed, 41 insertions(+)"),
+            Some(3)
+        );
+        assert_eq!(files_changed("[main 1a] x\n 1 file changed"), Some(1));
         assert_eq!(commit_of("[warn] not a commit"), None);
     }
 
