@@ -609,7 +609,7 @@ fn commits_and_other_changes_by_command() {
     let o = one(&env, "commit");
     assert_eq!(o.obs_type, "change");
     assert_eq!(
-        o.title, "Committed 1a2b3c4 on main: Raise the refresh window to 300 s",
+        o.title, "Committed 1a2b3c4 on main (1 file): Raise the refresh window to 300 s",
         "the hash git printed finds the commit again"
     );
 }
