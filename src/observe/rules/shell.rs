@@ -416,12 +416,16 @@ pub fn commands(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
                     Draft::new(ObsType::Discovery, title).concepts(&["how-it-works"])
                 }
                 CommandClass::Mutate => {
-                    let commit = commit_message(&sh.command).map(|msg| {
+                    // The message as given on the command line, else as git printed it (a
+                    // revert, a cherry-pick, a commit whose message came from an editor).
+                    let message = commit_message(&sh.command)
+                        .or_else(|| commit_of(&sh.output).map(|c| c.2.to_string()));
+                    let commit = message.map(|msg| {
                         let files = files_changed(&sh.output)
                             .map(|n| format!(" ({})", plural(n, "file", "files")))
                             .unwrap_or_default();
                         match commit_of(&sh.output) {
-                            Some((branch, hash)) => {
+                            Some((branch, hash, _)) => {
                                 format!("Committed {hash} on {branch}{files}: {msg}")
                             }
                             None => format!("Committed{files}: {msg}"),
@@ -501,15 +505,17 @@ fn files_changed(output: &str) -> Option<usize> {
     })
 }
 
-/// The branch and short hash git prints for a new commit (`[main 7c41e9a] fix: …`), which
-/// find the commit again later.
-fn commit_of(output: &str) -> Option<(&str, &str)> {
+/// The branch, short hash and message git prints for a new commit (`[main 7c41e9a] fix: …`),
+/// which find the commit again later.
+fn commit_of(output: &str) -> Option<(&str, &str, &str)> {
     let line = output.lines().find(|l| l.starts_with('['))?;
-    let inside = &line[1..line.find(']')?];
-    let (branch, hash) = inside.rsplit_once(' ')?;
+    let close = line.find(']')?;
+    let (branch, hash) = line[1..close].rsplit_once(' ')?;
     let branch = branch.trim_end_matches(" (root-commit)").trim();
+    let message = line[close + 1..].trim();
     let hex = hash.len() >= 7 && hash.chars().all(|c| c.is_ascii_hexdigit());
-    (hex && !branch.is_empty() && !branch.contains(' ')).then_some((branch, hash))
+    (hex && !branch.is_empty() && !branch.contains(' ') && !message.is_empty())
+        .then_some((branch, hash, message))
 }
 
 #[cfg(test)]
@@ -520,11 +526,17 @@ mod tests {
     fn commits_are_found_by_branch_and_hash() {
         assert_eq!(
             commit_of("[main 7c41e9a] fix: x\n 3 files changed"),
-            Some(("main", "7c41e9a"))
+            Some(("main", "7c41e9a", "fix: x"))
         );
         assert_eq!(
             commit_of("[feat/a (root-commit) 0123abc] first"),
-            Some(("feat/a", "0123abc"))
+            Some(("feat/a", "0123abc", "first"))
+        );
+        assert_eq!(
+            commit_of("[main 3f2e1d0] Revert \"feat: strict cookies\"\n 2 files changed")
+                .map(|c| c.2),
+            Some("Revert \"feat: strict cookies\""),
+            "a revert's message comes from git's output"
         );
         assert_eq!(commit_of("nothing to commit, working tree clean"), None);
         assert_eq!(
