@@ -362,7 +362,7 @@ fn a_check_that_fails_then_passes_after_an_edit_is_a_bugfix() {
     );
     assert_eq!(
         fix.subtitle,
-        "`cargo test auth::` failed, then passed after refresh_window in src/auth.rs changed."
+        "make the auth tests pass \u{2192} `cargo test auth::` failed, then passed after refresh_window in src/auth.rs changed.",
     );
     assert_eq!(
         fix.facts,

@@ -328,7 +328,7 @@ pub fn output_exit_code(output: &str) -> Option<i64> {
 
 static FAILING_TEST: LazyLock<AsciiRegex> = LazyLock::new(|| {
     AsciiRegex::new(
-        r"(?m)^(?:test ([^ \t\r\n]+) \.\.\. FAILED|--- FAIL: ([^ \t\r\n]+)|FAILED ([^ \t\r\n]+?)(?: - |$)|[ \t]*(?:✕|×) (.+)$|FAIL ([^ \t\r\n]+\.(?:test|spec)\.[^ \t\r\n]+)|([A-Za-z_][A-Za-z0-9_.$]* > [^\r\n]+?) FAILED[ \t]*$)",
+        r"(?m)^(?:test ([^ \t\r\n]+) \.\.\. FAILED|--- FAIL: ([^ \t\r\n]+)|FAILED ([^ \t\r\n]+?)(?: - |$)|[ \t]*(?:✕|×) (.+)$|FAIL ([^ \t\r\n]+\.(?:test|spec)\.[^ \t\r\n]+)|([A-Za-z_][A-Za-z0-9_.$]* > [^\r\n]+?) FAILED[ \t]*$|[ \t]+[0-9]+\) test ([^\r\n]+?) \([A-Za-z0-9_.]+\)[ \t]*$)",
     )
 });
 
@@ -355,7 +355,7 @@ static PY_EXCEPTION: LazyLock<AsciiRegex> = LazyLock::new(|| {
 pub fn failing_tests(output: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for c in FAILING_TEST.captures_iter(output) {
-        if let Some(name) = (1..=6).find_map(|i| c.get(i).copied().flatten()) {
+        if let Some(name) = (1..=7).find_map(|i| c.get(i).copied().flatten()) {
             let name = name.trim().to_string();
             if !out.contains(&name) {
                 out.push(name);

@@ -374,8 +374,13 @@ fn grounded(outcome: &str, draft: &Draft) -> bool {
         .split(|c: char| c.is_whitespace() || matches!(c, '(' | ')' | ',' | ';' | '`' | '\'' | '"'))
         .filter(|w| is_name(w))
         .map(|w| {
-            w.trim_matches(|c: char| !(c.is_alphanumeric() || c == '_'))
-                .to_lowercase()
+            let w = w.trim_matches(|c: char| !(c.is_alphanumeric() || c == '_'));
+            // `src/config/flags.ts:11` is the file the turn read, at a line.
+            let w = match w.split_once(':') {
+                Some((path, line)) if line.chars().all(|c| c.is_ascii_digit() || c == ':') => path,
+                _ => w,
+            };
+            w.to_lowercase()
         })
         .any(|w| seen.contains(&w))
 }
@@ -397,21 +402,29 @@ pub fn give_voice(drafts: &mut [Draft], prompt: &str, last_message: Option<&str>
     let Some(primary) = drafts.first_mut() else {
         return;
     };
-    let outcome = last_message
-        .and_then(outcome)
-        .filter(|o| grounded(o, primary) || concludes(o).is_some());
+    // Whether the message speaks of this turn's work is judged on what it says up front, not
+    // on its first sentence alone ("Added `scripts/backup.sh`:" names the file; a list follows).
+    let said = last_message.and_then(told);
+    let outcome = last_message.and_then(outcome).filter(|o| {
+        concludes(o).is_some() || said.as_deref().is_some_and(|s| grounded(s, primary))
+    });
     let Some(outcome) = outcome else {
-        // The last message says nothing of its own ("Done."); the request still says why.
-        if is_work(primary.obs_type)
-            && let Some(why) = why(prompt, None)
-        {
-            primary.title = with_why(&primary.title, &why);
+        // The last message says nothing of its own ("All set."); the request still says why,
+        // and for work asked for in so many words, what.
+        if is_work(primary.obs_type) {
+            if let Some(why) = why(prompt, None) {
+                primary.title = with_why(&primary.title, &why);
+            } else if let Some(r) = &request {
+                primary.subtitle = if primary.subtitle.is_empty() {
+                    r.clone()
+                } else {
+                    format!("{r} \u{2192} {}", primary.subtitle)
+                };
+            }
         }
         return;
     };
-    let said = last_message
-        .and_then(told)
-        .unwrap_or_else(|| outcome.clone());
+    let said = said.unwrap_or_else(|| outcome.clone());
     let join = |what: &str| match &request {
         Some(r) => format!("{r} \u{2192} {what}"),
         None => what.to_string(),

@@ -372,6 +372,13 @@ pub fn commands(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
             );
             Draft::new(ObsType::Discovery, title).concepts(&["gotcha"])
         } else if !ok {
+            // A check that failed more than once in the turn failed again after whatever was
+            // tried between: the reader needs to know it is still broken.
+            let fails = if events.len() > 1 {
+                "still fails"
+            } else {
+                "fails"
+            };
             let line = outcome::error_line(&sh.output);
             let failing = outcome::failing_tests(&sh.output);
             let title = match (&line, class) {
@@ -385,12 +392,12 @@ pub fn commands(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
                             .map(|t| t.rsplit("::").next().unwrap_or(t).to_string())
                             .collect();
                         vec![
-                            format!("`{shown}` fails: {}", fit_list(&failing, 40)),
-                            format!("`{shown}` fails: {}", fit_list(&short, 40)),
+                            format!("`{shown}` {fails}: {}", fit_list(&failing, 40)),
+                            format!("`{shown}` {fails}: {}", fit_list(&short, 40)),
                         ]
                     },
-                    &|c| format!("`{c}` fails: {l}"),
-                    format!("A check fails: {l}"),
+                    &|c| format!("`{c}` {fails}: {l}"),
+                    format!("A check {fails}: {l}"),
                 ),
                 (Some(l), _) => titled(
                     &|c| format!("`{c}` failed: {l}"),
