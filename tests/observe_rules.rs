@@ -743,7 +743,10 @@ fn todo_tools_feed_the_work_state_and_the_summary() {
     // A turn that only wrote its to-do list is a plan: its goal, then its steps.
     let plan = one(&env, "todo");
     assert_eq!(plan.obs_type, "decision");
-    assert_eq!(plan.title, "Plan (2 steps): build the parser");
+    assert_eq!(
+        plan.title,
+        "Plan (2 steps): build the parser \u{2014} 1. Write the parser; 2. Add tests"
+    );
     assert_eq!(plan.subtitle, "1. Write the parser; 2. Add tests");
     let rows: Vec<(String, String)> = env.rows(
         "SELECT list_name, fields FROM work_state_entries ORDER BY id",

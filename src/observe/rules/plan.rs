@@ -3,7 +3,7 @@
 //! request. Turns that also changed files are told by their changes.
 
 use super::super::draft::{Draft, clip_words, fit_list};
-use super::super::words::{WHY_TITLE_MAX, request};
+use super::super::words::{ANSWER_TITLE_MAX, WHY_TITLE_MAX, request};
 use super::asked;
 use crate::model::ObsType;
 
@@ -25,18 +25,27 @@ pub fn plan(prompt: &str, drafts: &[Draft], steps: &[String]) -> Option<Draft> {
     if changed || steps.len() < MIN_STEPS {
         return None;
     }
-    let goal = request(prompt).unwrap_or_else(|| fit_list(steps, 60));
-    let mut d = Draft::new(ObsType::Decision, "");
-    d.title = clip_words(
-        &format!("Plan ({} steps): {goal}", steps.len()),
-        WHY_TITLE_MAX,
-    );
     let numbered: Vec<String> = steps
         .iter()
         .enumerate()
         .map(|(i, s)| format!("{}. {s}", i + 1))
         .collect();
     let list = crate::text::one_line(&numbered.join("; "));
+    // Like an answer, a plan is the memory itself: its row holds the goal, then as many of
+    // the steps as fit.
+    let goal = request(prompt).unwrap_or_else(|| fit_list(steps, 60));
+    let mut d = Draft::new(ObsType::Decision, "");
+    let head = format!("Plan ({} steps): {goal}", steps.len());
+    d.title = if crate::model::utf16_len(&head) < WHY_TITLE_MAX {
+        let gap = if head.ends_with(['.', '!', '?']) {
+            " "
+        } else {
+            " \u{2014} "
+        };
+        clip_words(&format!("{head}{gap}{list}"), ANSWER_TITLE_MAX)
+    } else {
+        clip_words(&head, WHY_TITLE_MAX)
+    };
     d.subtitle = clip_words(&list, STEPS_MAX);
     for s in steps {
         d.fact(format!("Planned: {s}"));
@@ -64,7 +73,7 @@ mod tests {
         assert_eq!(d.obs_type, ObsType::Decision);
         assert_eq!(
             d.title,
-            "Plan (2 steps): We're moving the token into an httpOnly cookie (XSS audit)."
+            "Plan (2 steps): We're moving the token into an httpOnly cookie (XSS audit). 1. Set the cookie on /auth/login; 2. Add a CSRF check"
         );
         assert_eq!(
             d.subtitle,
