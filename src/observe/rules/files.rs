@@ -175,9 +175,45 @@ pub fn change_titles(change: &FileChange, verb: &str) -> Vec<String> {
     out
 }
 
-/// What all `edits` replaced, when they replaced the same small thing.
+/// Whether an edit only adds or removes imports: the consequence of a change made in
+/// another edit of the file, not a change of its own.
+fn only_imports(e: &FileEdit) -> bool {
+    let is_import = |l: &str| {
+        let l = l.trim();
+        ["import ", "use ", "from ", "#include", "require ", "using "]
+            .iter()
+            .any(|k| l.starts_with(k))
+            || l == "import ("
+            || l == ")"
+            // A Go import block's line is a quoted path, maybe with an alias.
+            || (l.ends_with('"') && l.split_whitespace().count() <= 2 && l.contains('"'))
+    };
+    let old: Vec<&str> = e.old_snippet.lines().collect();
+    let new: Vec<&str> = e.new_snippet.lines().collect();
+    let changed = new
+        .iter()
+        .filter(|l| !old.contains(l))
+        .chain(old.iter().filter(|l| !new.contains(l)));
+    let mut any = false;
+    for l in changed {
+        if !is_import(l) {
+            return false;
+        }
+        any = true;
+    }
+    any
+}
+
+/// What all `edits` replaced, when they replaced the same small thing (edits that only
+/// touch imports aside).
 fn literal_of(edits: &[&FileEdit]) -> Option<(String, String)> {
     let mut found: Option<(String, String)> = None;
+    let own: Vec<&&FileEdit> = edits.iter().filter(|e| !only_imports(e)).collect();
+    let edits: Vec<&&FileEdit> = if own.is_empty() {
+        edits.iter().collect()
+    } else {
+        own
+    };
     for e in edits {
         let change = match &e.line_swap {
             Some((o, n)) if e.old_snippet.is_empty() => literal::changed(o, n),
@@ -460,5 +496,46 @@ pub fn capitalize(text: &str) -> String {
     match c.next() {
         Some(f) => f.to_uppercase().chain(c).collect(),
         None => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn edit(old: &str, new: &str) -> FileEdit {
+        FileEdit {
+            path: "internal/billing/invoice.go".into(),
+            old_snippet: old.into(),
+            new_snippet: new.into(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn an_import_added_for_a_change_does_not_hide_it() {
+        let import = edit(
+            "import (\n\t\"encoding/json\"",
+            "import (\n\t\"context\"\n\t\"encoding/json\"",
+        );
+        let signature = edit(
+            "func (c *Client) FetchInvoice(id string) (*Invoice, error) {",
+            "func (c *Client) FetchInvoice(ctx context.Context, id string) (*Invoice, error) {",
+        );
+        assert!(only_imports(&import));
+        assert!(!only_imports(&signature));
+        assert_eq!(
+            literal_of(&[&import, &signature]),
+            Some((
+                "FetchInvoice(id string)".to_string(),
+                "FetchInvoice(ctx context.Context, id string)".to_string()
+            ))
+        );
+        let other = edit("x := 1", "x := 2");
+        assert_eq!(
+            literal_of(&[&other, &signature]),
+            None,
+            "two changes of their own"
+        );
     }
 }
