@@ -240,6 +240,14 @@ pub fn why(prompt: &str, outcome: Option<&str>) -> Option<String> {
         .map(|w| lower_first(&clip_at_words(&w, WHY_WORDS)))
 }
 
+/// Whether a work title tells only which file changed and by how many lines.
+fn says_only_size(title: &str) -> bool {
+    title.ends_with(')')
+        && title
+            .rfind(" (+")
+            .is_some_and(|at| title[at..].contains('\u{2212}'))
+}
+
 /// `Yes: all 45 tests pass` → `All 45 tests pass`: an answer's opening word is no title.
 fn without_interjection(text: &str) -> String {
     for opener in ["yes", "no", "done", "ok", "okay", "sure", "right", "so"] {
@@ -431,10 +439,17 @@ pub fn give_voice(drafts: &mut [Draft], prompt: &str, last_message: Option<&str>
     };
     if changed || primary.obs_type == ObsType::Decision {
         primary.subtitle = join(&said);
-        if is_work(primary.obs_type)
-            && let Some(why) = why(prompt, Some(&outcome))
-        {
-            primary.title = with_why(&primary.title, &why);
+        if is_work(primary.obs_type) {
+            match why(prompt, Some(&outcome)) {
+                Some(why) => primary.title = with_why(&primary.title, &why),
+                // A title that can only give a file and its size (`Changed a.cs (+6 −4)`)
+                // takes what the message says came of it instead.
+                None if says_only_size(&primary.title) => {
+                    let what = lower_first(&without_interjection(&said));
+                    primary.title = with_why(&primary.title, &what);
+                }
+                None => {}
+            }
         }
     } else {
         let how = std::mem::take(&mut primary.title);
@@ -591,6 +606,26 @@ mod tests {
             give_voice(&mut w, &prompt, Some(&said));
             proptest::prop_assert!(crate::model::utf16_len(&w[0].title) <= WHY_TITLE_MAX + 2);
         }
+    }
+
+    #[test]
+    fn a_title_of_only_a_size_takes_what_came_of_the_change() {
+        let mut d = vec![Draft::new(
+            ObsType::Change,
+            "Changed src/Pay.cs (+6 \u{2212}4)",
+        )];
+        d[0].modified("src/Pay.cs");
+        give_voice(
+            &mut d,
+            "can you review Pay for thread safety?",
+            Some("Done. `_fxCache` in src/Pay.cs is a ConcurrentDictionary now."),
+        );
+        assert_eq!(
+            d[0].title,
+            "Changed src/Pay.cs (+6 \u{2212}4) \u{2014} `_fxCache` in src/Pay.cs is a ConcurrentDictionary now."
+        );
+        assert!(says_only_size("Changed a.rs (+1 \u{2212}0)"));
+        assert!(!says_only_size("a.rs: 1 \u{2192} 2"));
     }
 
     #[test]
