@@ -97,6 +97,18 @@ fn scan(line: &str, from: usize, keep: impl Fn(char) -> bool) -> usize {
 /// The changed part of one line pair, as (old, new) text from the lines themselves.
 fn line_change(old: &str, new: &str) -> Option<(String, String)> {
     let (a, b) = (tokens(old), tokens(new));
+    // The same token replaced at several places in the line (`min(8, "at least 8 chars")`):
+    // one change, shown once.
+    if a.len() == b.len() {
+        let mut pairs = a.iter().zip(&b).filter(|(x, y)| x.text != y.text);
+        if let Some((x, y)) = pairs.next()
+            && pairs.clone().count() > 0
+            && pairs.all(|(p, q)| p.text == x.text && q.text == y.text)
+            && matches!(x.class, Class::Number | Class::Word)
+        {
+            return Some((x.text.to_string(), y.text.to_string()));
+        }
+    }
     let (prefix, suffix) = common_ends(&a, &b, |x, y| x.text == y.text);
     let (mut a0, mut a1) = (prefix, a.len() - suffix);
     let (mut b0, mut b1) = (prefix, b.len() - suffix);
@@ -434,6 +446,22 @@ mod tests {
             p("n > limit", "n >= limit")
         );
         assert_eq!(pair("x = a > (b)", "x = a >= (b)"), p(">", ">="));
+        assert_eq!(
+            pair(
+                "password: z.string().min(8, \"at least 8 characters\"),",
+                "password: z.string().min(12, \"at least 12 characters\"),"
+            ),
+            p(
+                "8, \"at least 8 characters\"",
+                "12, \"at least 12 characters\""
+            ),
+            "a number inside a string is part of the string token"
+        );
+        assert_eq!(
+            pair("retry(3, 3)", "retry(5, 5)"),
+            p("3", "5"),
+            "the same replacement twice is one change"
+        );
         assert_eq!(
             pair("self.used > self.max {", "self.used >= self.max {"),
             p(">", ">="),
