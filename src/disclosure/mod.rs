@@ -795,59 +795,28 @@ mod tests {
 
     #[test]
     fn auto_details_hold_the_best_hits_summary_before_partial_matches_elsewhere() {
-        use crate::model::{ObservationBody, SummaryBody};
-        use crate::store::observations::{NewObservation, insert};
-        use crate::store::summaries::NewSummary;
+        use crate::model::SummaryBody;
         let dir = tempfile::tempdir().unwrap();
         let store = crate::store::Store::open(&dir.path().join("t.db")).unwrap();
         let c = &store.conn;
-        let session = |key: &str| {
-            c.execute(
-                "INSERT INTO sessions (content_session_id, project, started_at_epoch, status)
-                 VALUES (?1, 'p', 1, 'completed')",
-                [key],
-            )
-            .unwrap();
-            c.last_insert_rowid()
-        };
+        use crate::store::test_rows;
+        let session = |key: &str| test_rows::session(c, key);
         let obs = |session: i64, title: &str, at: i64| {
-            insert(
-                c,
-                &NewObservation {
-                    session_id: Some(session),
-                    project: "p".into(),
-                    body: ObservationBody {
-                        obs_type: "bugfix".into(),
-                        title: Some(title.into()),
-                        ..Default::default()
-                    },
-                    created_at: at,
-                    source: "t".into(),
-                    ..Default::default()
-                },
-            )
-            .unwrap()
-            .unwrap()
+            test_rows::observation(c, Some(session), "bugfix", title, at)
         };
         let (work, other) = (session("work"), session("other"));
         let fix = obs(work, "ECONNRESET on pool reconnect handled", 10);
         // The summary tells the same work in other words: no term of the query.
-        let summary = summaries::insert(
+        let summary = test_rows::summary(
             c,
-            &NewSummary {
-                session_id: Some(work),
-                project: "p".into(),
-                body: SummaryBody {
-                    request: Some("checkout fails after a database restart".into()),
-                    completed: Some("the client now waits and tries again".into()),
-                    ..Default::default()
-                },
-                created_at: 20,
-                source: "t".into(),
+            Some(work),
+            SummaryBody {
+                request: Some("checkout fails after a database restart".into()),
+                completed: Some("the client now waits and tries again".into()),
                 ..Default::default()
             },
-        )
-        .unwrap();
+            20,
+        );
         // Near-duplicates of another session that hold one word of the query.
         obs(other, "reconnect button styling", 30);
         obs(other, "reconnect banner copy", 31);

@@ -23,6 +23,8 @@ pub mod search;
 pub mod spool;
 pub mod summaries;
 pub mod sync_origin;
+#[cfg(test)]
+pub mod test_rows;
 pub mod timeline;
 pub mod todos;
 pub mod tool_uses;

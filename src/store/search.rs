@@ -715,28 +715,12 @@ mod db_tests {
 #[cfg(test)]
 mod ranking_rules {
     use super::*;
-    use crate::model::{ObservationBody, SummaryBody};
+    use crate::model::SummaryBody;
     use crate::store::Store;
-    use crate::store::observations::{NewObservation, insert};
-    use crate::store::summaries::{self, NewSummary};
+    use crate::store::test_rows;
 
     fn obs(c: &Connection, title: &str, at: i64) -> i64 {
-        insert(
-            c,
-            &NewObservation {
-                project: "p".into(),
-                body: ObservationBody {
-                    obs_type: "change".into(),
-                    title: Some(title.into()),
-                    ..Default::default()
-                },
-                created_at: at,
-                source: "t".into(),
-                ..Default::default()
-            },
-        )
-        .unwrap()
-        .unwrap()
+        test_rows::observation(c, None, "change", title, at)
     }
 
     fn first(c: &Connection, text: &str) -> (Kind, i64) {
@@ -786,21 +770,16 @@ mod ranking_rules {
         for i in 0..30 {
             obs(c, &format!("pool settings reviewed {i}"), i);
         }
-        let summary = summaries::insert(
+        let summary = test_rows::summary(
             c,
-            &NewSummary {
-                project: "p".into(),
-                body: SummaryBody {
-                    request: Some("stop the pool leak".into()),
-                    completed: Some("the leak is gone".into()),
-                    ..Default::default()
-                },
-                created_at: 40,
-                source: "t".into(),
+            None,
+            SummaryBody {
+                request: Some("stop the pool leak".into()),
+                completed: Some("the leak is gone".into()),
                 ..Default::default()
             },
-        )
-        .unwrap();
+            40,
+        );
         // The small summary table holds both words; thirty observations hold only "pool".
         assert_eq!(first(c, "pool leak"), (Kind::Summary, summary));
     }
@@ -810,51 +789,29 @@ mod ranking_rules {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("t.db")).unwrap();
         let c = &store.conn;
-        c.execute(
-            "INSERT INTO sessions (content_session_id, project, started_at_epoch, status)
-             VALUES ('s', 'p', 1, 'completed')",
-            [],
-        )
-        .unwrap();
-        let session = c.last_insert_rowid();
-        let fix = insert(
+        let session = test_rows::session(c, "s");
+        let fix = test_rows::observation(
             c,
-            &NewObservation {
-                session_id: Some(session),
-                project: "p".into(),
-                body: ObservationBody {
-                    obs_type: "bugfix".into(),
-                    title: Some("ECONNRESET on pool reconnect handled".into()),
-                    ..Default::default()
-                },
-                created_at: 2,
-                source: "t".into(),
-                ..Default::default()
-            },
-        )
-        .unwrap()
-        .unwrap();
+            Some(session),
+            "bugfix",
+            "ECONNRESET on pool reconnect handled",
+            2,
+        );
         let other = obs(c, "reconnect button styling", 3);
         // Mostly other words: one common term, in a long text, far from a title match.
-        let summary = summaries::insert(
+        let summary = test_rows::summary(
             c,
-            &NewSummary {
-                session_id: Some(session),
-                project: "p".into(),
-                body: SummaryBody {
-                    completed: Some(
-                        "checkout survives a database restart now; the client waits and tries \
-                         to reconnect with a back-off instead of failing the request at once"
-                            .into(),
-                    ),
-                    ..Default::default()
-                },
-                created_at: 4,
-                source: "t".into(),
+            Some(session),
+            SummaryBody {
+                completed: Some(
+                    "checkout survives a database restart now; the client waits and tries \
+                     to reconnect with a back-off instead of failing the request at once"
+                        .into(),
+                ),
                 ..Default::default()
             },
-        )
-        .unwrap();
+            4,
+        );
         let hits = search(
             c,
             &Query {
