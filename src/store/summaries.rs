@@ -113,8 +113,26 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("t.db")).unwrap();
         let c = &store.conn;
-        let session = crate::store::test_rows::session(c, "s");
-        let at = |t: i64| crate::store::test_rows::summary(c, Some(session), Default::default(), t);
+        c.execute(
+            "INSERT INTO sessions (content_session_id, project, started_at_epoch, status)
+             VALUES ('s', 'p', 1, 'completed')",
+            [],
+        )
+        .unwrap();
+        let session = c.last_insert_rowid();
+        let at = |t: i64| {
+            insert(
+                c,
+                &NewSummary {
+                    session_id: Some(session),
+                    project: "p".into(),
+                    created_at: t,
+                    source: "t".into(),
+                    ..Default::default()
+                },
+            )
+            .unwrap()
+        };
         let (first, second, third) = (at(40), at(60), at(90));
         let closing_id = |t| closing(c, session, t).unwrap().map(|s| s.id);
         assert_eq!(closing_id(50), Some(second)); // the turn's own summary, not a later one
