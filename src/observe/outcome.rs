@@ -528,6 +528,21 @@ mod tests {
         assert_eq!(command_key("pytest tests/a.py -k x"), "pytest");
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+        /// Any output (any script, codes, paths, wrapper lines, line breaks): no panic, and
+        /// what is said of it is one line.
+        #[test]
+        fn any_output_gives_one_line(
+            out in "(?s)([A-Z]{1,3}[0-9]{3,4}|[a-z/._-]{0,12}\\.rs:[0-9]|make: \\*\\*\\* |> Task :t FAILED|\\[main 1a2b3c4\\] x|[ \n\t]|\u{e9}|\u{4e2d}|\u{1f600}|.){0,60}",
+        ) {
+            for said in [error_line(&out), diagnostics(&out)].into_iter().flatten() {
+                proptest::prop_assert!(!said.contains('\n'));
+            }
+            let _ = failing_tests(&out);
+        }
+    }
+
     #[test]
     fn several_diagnostics_are_listed_and_wrapper_lines_skipped() {
         let shellcheck = "In scripts/deploy.sh line 42:\nrsync -az $H:/srv/\n ^--^ SC2086 (info): Double quote.\n\nIn scripts/backup.sh line 17:\ncd $D\n^--^ SC2164 (warning): Use cd || exit.\n\nmake: *** [Makefile:31: lint] Error 1";

@@ -529,6 +529,19 @@ fn commit_of(output: &str) -> Option<(&str, &str, &str)> {
 mod tests {
     use super::*;
 
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+        /// Any output: no panic; a commit found has a hex hash and a message.
+        #[test]
+        fn any_output_is_read_without_panic(out in "(?s)(\\[|\\]| |[0-9a-f]{7}|main|\u{e9}|\n|.){0,40}") {
+            if let Some((_, hash, message)) = commit_of(&out) {
+                proptest::prop_assert!(hash.chars().all(|c| c.is_ascii_hexdigit()));
+                proptest::prop_assert!(!message.is_empty());
+            }
+            let _ = files_changed(&out);
+        }
+    }
+
     #[test]
     fn commits_are_found_by_branch_and_hash() {
         assert_eq!(
