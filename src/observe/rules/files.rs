@@ -261,12 +261,18 @@ pub fn edits(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
         let file_edits: Vec<&FileEdit> = events.iter().filter_map(|e| edit_of(e)).collect();
         let change = file_change(&file_edits);
         let mut d = if change.created {
-            let size = if change.symbols.is_empty() {
-                plural(change.lines_total.unwrap_or(change.added), "line", "lines")
+            let lines = plural(change.lines_total.unwrap_or(change.added), "line", "lines");
+            // Fewer symbols before none: a list is never cut open inside its parentheses.
+            let forms: Vec<String> = if change.symbols.is_empty() {
+                vec![format!("Created {path} ({lines})")]
             } else {
-                fit_list(&change.symbols, 40)
+                [40, 16]
+                    .iter()
+                    .map(|&n| format!("Created {path} ({})", fit_list(&change.symbols, n)))
+                    .chain([format!("Created {path}")])
+                    .collect()
             };
-            Draft::new(ObsType::Feature, format!("Created {path} ({size})"))
+            Draft::new(ObsType::Feature, fitting_title(forms))
                 .subtitle(format!(
                     "Created {path} with {}",
                     plural(change.lines_total.unwrap_or(change.added), "line", "lines")
