@@ -263,10 +263,7 @@ fn observation(
             json!({"type": "text", "file": {"filePath": file, "content": format!("// {topic}\npub fn {symbol}() {{}}\n"), "numLines": lines}}),
         ),
     };
-    let modified = matches!(
-        t,
-        ObsType::Bugfix | ObsType::Feature | ObsType::Refactor | ObsType::Change
-    );
+    let modified = t.changes_code();
     let concept_count = rng.range(1, 3) as usize;
     let mut concepts: Vec<String> = Vec::new();
     while concepts.len() < concept_count {

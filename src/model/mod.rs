@@ -33,6 +33,15 @@ impl ObsType {
         ObsType::Sensitive,
     ];
 
+    /// A type of work that changes the project (as opposed to finding something out or
+    /// deciding it).
+    pub fn changes_code(self) -> bool {
+        matches!(
+            self,
+            ObsType::Bugfix | ObsType::Feature | ObsType::Refactor | ObsType::Change
+        )
+    }
+
     pub fn id(self) -> &'static str {
         match self {
             ObsType::Bugfix => "bugfix",

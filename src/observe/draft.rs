@@ -29,9 +29,15 @@ pub struct Draft {
 
 impl Draft {
     pub fn new(obs_type: ObsType, title: impl AsRef<str>) -> Draft {
+        Draft::titled(obs_type, title, TITLE_MAX)
+    }
+
+    /// A draft whose title may run to `max` units: the rare title that is the memory itself (a
+    /// plan, a commit message), not a rule's description of the work.
+    pub fn titled(obs_type: ObsType, title: impl AsRef<str>, max: usize) -> Draft {
         Draft {
             obs_type,
-            title: title_text(title.as_ref()),
+            title: clip_words(&flat(title.as_ref()), max),
             subtitle: String::new(),
             narrative: String::new(),
             facts: Vec::new(),

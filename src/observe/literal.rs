@@ -120,9 +120,7 @@ fn line_change(old: &str, new: &str) -> Option<(String, String)> {
             old[a[x.0].start..a[x.1].end].to_string(),
             new[b[y.0].start..b[y.1].end].to_string(),
         );
-        let short = |s: &str| s.chars().count() <= MAX_SIGNATURE_SIDE;
-        let redacted = |s: &str| s.contains("[REDACTED");
-        return (short(&o) && short(&n) && !redacted(old) && !redacted(new)).then_some((o, n));
+        return quotable(o, n, MAX_SIGNATURE_SIDE, &[old, new]);
     }
     // An operator alone says little: `subtotal > 50` → `subtotal >= 50`, not `>` → `>=`, when
     // its operands are one name or number each (a longer expression stays out of a title).
@@ -163,10 +161,19 @@ fn line_change(old: &str, new: &str) -> Option<(String, String)> {
         line[t[from].start..t[to - 1].end].to_string()
     };
     let (o, n) = (side(&a, old, a0, a1), side(&b, new, b0, b1));
-    let short = |s: &str| s.chars().count() <= MAX_SIDE;
-    // A redacted secret replaced by another says nothing quotable (`[REDACTED:…]` markers).
-    let redacted = |s: &str| s.contains("[REDACTED");
-    (short(&o) && short(&n) && !redacted(old) && !redacted(new)).then_some((o, n))
+    quotable(o, n, MAX_SIDE, &[old, new])
+}
+
+/// `(old, new)` when the sides differ, are short enough to quote, and neither they nor the
+/// `lines` they come from hold a redaction marker (a redacted secret replaced by another says
+/// nothing quotable).
+fn quotable(o: String, n: String, max: usize, lines: &[&str]) -> Option<(String, String)> {
+    let short = |s: &str| s.chars().count() <= max;
+    let redacted = [o.as_str(), n.as_str()]
+        .iter()
+        .chain(lines)
+        .any(|s| s.contains("[REDACTED"));
+    (o != n && short(&o) && short(&n) && !redacted).then_some((o, n))
 }
 
 /// The call around token `at` (its name through its closing parenthesis), as token indices.
@@ -185,19 +192,7 @@ fn enclosing_call(t: &[Token], at: usize) -> Option<(usize, usize)> {
         _ => false,
     })?;
     let name = open.checked_sub(1).filter(|&i| t[i].class == Class::Word)?;
-    let mut depth = 0;
-    let close = (open..t.len()).find(|&i| match t[i].text {
-        "(" => {
-            depth += 1;
-            false
-        }
-        ")" => {
-            depth -= 1;
-            depth == 0
-        }
-        _ => false,
-    })?;
-    Some((name, close))
+    Some((name, param_close(t, open)?))
 }
 
 /// What one edit replaced, when it is one small change: the differing lines of `old` and
@@ -315,9 +310,7 @@ fn signature_change(a: &[String], b: &[String]) -> Option<(String, String)> {
             y[tb[prefix].start..tb[b1 - 1].end].to_string(),
         )
     };
-    let short = |s: &str| s.chars().count() <= MAX_SIGNATURE_SIDE;
-    let redacted = |s: &str| s.contains("[REDACTED");
-    (o != n && short(&o) && short(&n) && !redacted(&o) && !redacted(&n)).then_some((o, n))
+    quotable(o, n, MAX_SIGNATURE_SIDE, &[])
 }
 
 /// The function a signature line defines, skipping a Go receiver (`func (s *Store) Get(`).

@@ -390,12 +390,18 @@ static SOURCE_PATH: LazyLock<AsciiRegex> = LazyLock::new(|| {
     AsciiRegex::new(r"[A-Za-z0-9_.-]*(?:/[A-Za-z0-9_.-]+)*\.[A-Za-z][A-Za-z0-9]{0,4}\b")
 });
 
-/// The diagnostics of a linter's or compiler's output, as `CODE in path` (the path named on
-/// the diagnostic's line or the two lines before or after it), in order, each once, at most
-/// four: `SC2086 in scripts/deploy.sh, SC2164 in scripts/backup.sh`.
-pub fn diagnostics(output: &str) -> Option<String> {
+/// One diagnostic of a linter or compiler: its code and the source file it names, if any.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Diagnostic<'a> {
+    pub code: &'a str,
+    pub path: Option<&'a str>,
+}
+
+/// The diagnostics of a linter's or compiler's output (the path named on the diagnostic's line
+/// or the two lines before or after it), in order, each once, at most four.
+pub fn diagnostic_list(output: &str) -> Vec<Diagnostic<'_>> {
     let lines: Vec<&str> = output.lines().collect();
-    let mut out: Vec<String> = Vec::new();
+    let mut out: Vec<Diagnostic> = Vec::new();
     for (i, line) in lines.iter().enumerate() {
         let Some((code, _)) = DIAGNOSTIC_CODE.find(line) else {
             continue;
@@ -406,10 +412,7 @@ pub fn diagnostics(output: &str) -> Option<String> {
             .filter_map(|&k| lines.get(k))
             .flat_map(|l| SOURCE_PATH.find_iter(l))
             .find(|p| p.contains('/') || p.matches('.').count() == 1 && !p.starts_with('.'));
-        let item = match path {
-            Some(p) => format!("{code} in {p}"),
-            None => code.to_string(),
-        };
+        let item = Diagnostic { code, path };
         if !out.contains(&item) {
             out.push(item);
         }
@@ -417,7 +420,19 @@ pub fn diagnostics(output: &str) -> Option<String> {
             break;
         }
     }
-    (!out.is_empty()).then(|| out.join(", "))
+    out
+}
+
+/// The diagnostics as one line: `SC2086 in scripts/deploy.sh, SC2164 in scripts/backup.sh`.
+pub fn diagnostics(output: &str) -> Option<String> {
+    let list: Vec<String> = diagnostic_list(output)
+        .iter()
+        .map(|d| match d.path {
+            Some(p) => format!("{} in {p}", d.code),
+            None => d.code.to_string(),
+        })
+        .collect();
+    (!list.is_empty()).then(|| list.join(", "))
 }
 
 /// The line that says what went wrong: a failing test, else the diagnostics of a linter or
@@ -439,12 +454,11 @@ pub fn error_line(output: &str) -> Option<String> {
     // One diagnostic is best told by its own line (code, place and message); several, or one
     // whose line says no more than its code, by the list.
     let diagnosed = || {
-        let list = diagnostics(output)?;
-        let first_code = list.split(' ').next().unwrap_or("");
-        let several = list.contains(", ");
+        let found = diagnostic_list(output);
+        let first = found.first()?;
         match first_error() {
-            Some(l) if !several && l.contains(first_code) => Some(l.to_string()),
-            _ => Some(list),
+            Some(l) if found.len() == 1 && l.contains(first.code) => Some(l.to_string()),
+            _ => diagnostics(output),
         }
     };
     let line = output

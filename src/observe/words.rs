@@ -393,19 +393,12 @@ fn grounded(outcome: &str, draft: &Draft) -> bool {
         .any(|w| seen.contains(&w))
 }
 
-fn is_work(t: ObsType) -> bool {
-    matches!(
-        t,
-        ObsType::Bugfix | ObsType::Feature | ObsType::Change | ObsType::Refactor
-    )
-}
-
 /// Gives the turn's most significant observation the turn's own words: its subtitle becomes
 /// `request → outcome`; a turn that changed nothing (a question answered, a check run, a
 /// subagent's findings) is titled by its outcome, and the rules' title, which says how it was
 /// found, moves into the subtitle. A stated decision makes the observation a decision.
 pub fn give_voice(drafts: &mut [Draft], prompt: &str, last_message: Option<&str>) {
-    let changed = drafts.iter().any(|d| is_work(d.obs_type));
+    let changed = drafts.iter().any(|d| d.obs_type.changes_code());
     let request = request(prompt);
     let Some(primary) = drafts.first_mut() else {
         return;
@@ -419,7 +412,7 @@ pub fn give_voice(drafts: &mut [Draft], prompt: &str, last_message: Option<&str>
     let Some(outcome) = outcome else {
         // The last message says nothing of its own ("All set."); the request still says why,
         // and for work asked for in so many words, what.
-        if is_work(primary.obs_type) {
+        if primary.obs_type.changes_code() {
             if let Some(why) = why(prompt, None) {
                 primary.title = with_why(&primary.title, &why);
             } else if let Some(r) = &request {
@@ -439,7 +432,7 @@ pub fn give_voice(drafts: &mut [Draft], prompt: &str, last_message: Option<&str>
     };
     if changed || primary.obs_type == ObsType::Decision {
         primary.subtitle = join(&said);
-        if is_work(primary.obs_type) {
+        if primary.obs_type.changes_code() {
             match why(prompt, Some(&outcome)) {
                 Some(why) => primary.title = with_why(&primary.title, &why),
                 // A title that can only give a file and its size (`Changed a.cs (+6 −4)`)
@@ -455,9 +448,11 @@ pub fn give_voice(drafts: &mut [Draft], prompt: &str, last_message: Option<&str>
         let how = std::mem::take(&mut primary.title);
         // The answer as far as the title holds it: a short first sentence goes on into the
         // next one or the list it opens (`… has 4 call sites in 3 files: src/api/orders.ts; …`).
-        let answer = said
-            .strip_prefix(outcome.as_str())
-            .map_or(outcome.as_str(), |_| &said);
+        let answer = if said.starts_with(outcome.as_str()) {
+            &said
+        } else {
+            &outcome
+        };
         primary.title = clip_words(&without_interjection(answer), ANSWER_TITLE_MAX);
         let covered = primary.title.trim_end_matches(" \u{2026}");
         // The rest of what was said, then how it was found (the files it names).

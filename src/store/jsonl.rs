@@ -122,8 +122,9 @@ pub fn export(
     Ok(counts)
 }
 
-/// References to other tables' ids.
-const REFERENCES: &[(&str, &str, &str)] = &[
+/// Columns holding another table's id, as (table, column, the table it points into): rewritten
+/// on import, and by sync to a global `device:id` on the way out and back on the way in.
+pub const REFERENCES: &[(&str, &str, &str)] = &[
     ("user_prompts", "session_id", "sessions"),
     ("observations", "session_id", "sessions"),
     ("session_summaries", "session_id", "sessions"),

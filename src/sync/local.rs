@@ -9,19 +9,8 @@ use rusqlite::{Connection, OptionalExtension, Transaction, params, params_from_i
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
-use crate::store::jsonl::{insert_sql, to_json, to_sql};
+use crate::store::jsonl::{REFERENCES, insert_sql, to_json, to_sql};
 use crate::store::transfer::TABLES;
-
-/// Columns holding another table's local id: rewritten to a global `device:id` on the way out
-/// and back to a local id on the way in.
-const REFERENCES: &[(&str, &str, &str)] = &[
-    ("user_prompts", "session_id", "sessions"),
-    ("observations", "session_id", "sessions"),
-    ("session_summaries", "session_id", "sessions"),
-    ("tool_uses", "session_id", "sessions"),
-    ("tool_uses", "observation_id", "observations"),
-    ("work_state_entries", "session_id", "sessions"),
-];
 
 pub fn state(conn: &Connection, key: &str) -> Result<Option<String>> {
     Ok(conn

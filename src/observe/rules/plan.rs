@@ -16,12 +16,7 @@ const STEPS_MAX: usize = 400;
 /// The plan a turn left in its to-do list (`steps`: the open items it wrote), when it changed
 /// nothing else.
 pub fn plan(prompt: &str, drafts: &[Draft], steps: &[String]) -> Option<Draft> {
-    let changed = drafts.iter().any(|d| {
-        matches!(
-            d.obs_type,
-            ObsType::Bugfix | ObsType::Feature | ObsType::Change | ObsType::Refactor
-        )
-    });
+    let changed = drafts.iter().any(|d| d.obs_type.changes_code());
     if changed || steps.len() < MIN_STEPS {
         return None;
     }
@@ -34,17 +29,20 @@ pub fn plan(prompt: &str, drafts: &[Draft], steps: &[String]) -> Option<Draft> {
     // Like an answer, a plan is the memory itself: its row holds the goal, then as many of
     // the steps as fit.
     let goal = request(prompt).unwrap_or_else(|| fit_list(steps, 60));
-    let mut d = Draft::new(ObsType::Decision, "");
     let head = format!("Plan ({} steps): {goal}", steps.len());
-    d.title = if crate::model::utf16_len(&head) < WHY_TITLE_MAX {
+    let mut d = if crate::model::utf16_len(&head) < WHY_TITLE_MAX {
         let gap = if head.ends_with(['.', '!', '?']) {
             " "
         } else {
             " \u{2014} "
         };
-        clip_words(&format!("{head}{gap}{list}"), ANSWER_TITLE_MAX)
+        Draft::titled(
+            ObsType::Decision,
+            format!("{head}{gap}{list}"),
+            ANSWER_TITLE_MAX,
+        )
     } else {
-        clip_words(&head, WHY_TITLE_MAX)
+        Draft::titled(ObsType::Decision, head, WHY_TITLE_MAX)
     };
     d.subtitle = clip_words(&list, STEPS_MAX);
     for s in steps {

@@ -1,7 +1,7 @@
 //! Shell commands: a check that failed and later passed is a bugfix that takes in the edits
 //! made in between; other commands are remembered by what they did and how they ended.
 
-use super::super::draft::{Draft, clip_words, code, first_fitting, fit_list, fitting_title};
+use super::super::draft::{Draft, code, first_fitting, fit_list, fitting_title};
 use super::super::event::{Event, Kind, Shell};
 use super::super::literal;
 use super::super::outcome::{self, CommandClass};
@@ -138,19 +138,12 @@ pub fn fixes(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
         // The tests that failed say what was broken better than the command that ran them.
         let failing = outcome::failing_tests(&fail.output);
         // Else the linter's or compiler's codes it reported (`TS2322`), when it had any.
-        let codes: Vec<String> = outcome::diagnostics(&fail.output)
-            .map(|d| {
-                d.split(", ")
-                    .filter_map(|item| item.split(' ').next())
-                    .map(str::to_string)
-                    .fold(Vec::new(), |mut acc, c| {
-                        if !acc.contains(&c) {
-                            acc.push(c);
-                        }
-                        acc
-                    })
-            })
-            .unwrap_or_default();
+        let mut codes: Vec<String> = Vec::new();
+        for d in outcome::diagnostic_list(&fail.output) {
+            if !codes.iter().any(|c| c == d.code) {
+                codes.push(d.code.to_string());
+            }
+        }
         let tests = |max: usize| {
             if !failing.is_empty() {
                 let verb = if failing.len() == 1 { "passes" } else { "pass" };
@@ -441,11 +434,8 @@ pub fn commands(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
                     match commit {
                         // The commit message is the author's own title for the work: kept
                         // whole as far as a why-long title allows.
-                        Some(title) => {
-                            let mut d = Draft::new(ObsType::Change, "");
-                            d.title = clip_words(&title, WHY_TITLE_MAX);
-                            d.concepts(&["what-changed"])
-                        }
+                        Some(title) => Draft::titled(ObsType::Change, title, WHY_TITLE_MAX)
+                            .concepts(&["what-changed"]),
                         None => Draft::new(
                             ObsType::Change,
                             titled(&|c| format!("Ran `{c}`"), "Ran a command".into()),
