@@ -196,6 +196,8 @@ const MUTATE_SUB: &[&str] = &[
     "git tag",
     "git rm",
     "git mv",
+    "git revert",
+    "git cherry-pick",
     "cargo add",
     "cargo remove",
     "cargo install",
@@ -270,11 +272,38 @@ static FAILED_OUTPUT: LazyLock<AsciiRegex> = LazyLock::new(|| {
     ))
 });
 
-/// Whether `output` says the command failed: only for checks (tests, builds, lints), whose
-/// output is their verdict; what other commands print (logs, files) says nothing of their
-/// own outcome.
+/// The package managers' own words for "nothing was installed" (`npm install … || true` exits
+/// 0): npm's and pnpm's error codes; pip's, cargo's, yarn's, brew's and apt's error lines; a
+/// solver's verdict.
+static INSTALL_FAILED: LazyLock<AsciiRegex> = LazyLock::new(|| {
+    AsciiRegex::new(concat!(
+        r"(?m)^[ \t]*(?:npm ERR! code |npm error code |ERR_PNPM_|ERROR: |[Ee]rror: |error [A-Z]|E: ",
+        r"|.*version solving failed|SolverProblemError)",
+    ))
+});
+
+/// Whether `command` installs, removes or updates packages.
+fn manages_packages(command: &str) -> bool {
+    let lower = strip_cd(command).to_ascii_lowercase();
+    let two = lower
+        .split_whitespace()
+        .take(2)
+        .collect::<Vec<_>>()
+        .join(" ");
+    MUTATE_SUB.contains(&two.as_str()) && !two.starts_with("git ")
+}
+
+/// Whether `output` says the command failed: for checks (tests, builds, lints), whose output is
+/// their verdict, and for package managers, whose errors say nothing was installed; what other
+/// commands print (logs, files) says nothing of their own outcome.
 pub fn output_failed(command: &str, output: &str) -> bool {
-    if output.is_empty() || classify(command) != CommandClass::Check || !may_say_failed(output) {
+    if output.is_empty() {
+        return false;
+    }
+    if classify(command) != CommandClass::Check {
+        return manages_packages(command) && INSTALL_FAILED.is_match(output);
+    }
+    if !may_say_failed(output) {
         return false;
     }
     FAILED_OUTPUT.captures_iter(output).any(|c| {
@@ -672,7 +701,25 @@ mod tests {
                 "test result: ok. 1 passed\nExit code 1",
             ),
         ];
-        for (cmd, out) in failing {
+        let failed_installs = [
+            (
+                "npm install --save-dev x@8 2>&1 || true",
+                "npm ERR! code ERESOLVE\nnpm ERR! ERESOLVE unable to resolve dependency tree",
+            ),
+            (
+                "pip install requests==9.9",
+                "ERROR: Could not find a version that satisfies the requirement requests==9.9",
+            ),
+            (
+                "poetry add httpx@^9",
+                "Because app depends on httpx (^9) which doesn't match any versions, version solving failed.",
+            ),
+            (
+                "cargo add nosuchcrate",
+                "error: the crate `nosuchcrate` could not be found",
+            ),
+        ];
+        for (cmd, out) in failing.into_iter().chain(failed_installs) {
             assert!(output_failed(cmd, out), "{cmd}: {out}");
         }
         let passing = [
@@ -688,6 +735,16 @@ mod tests {
             // Only checks: what an inspection prints is not its outcome.
             ("grep -rn FAILED logs/", "logs/a.txt:3: test result: FAILED"),
             ("cat build.log", "error: could not compile"),
+            // An install that went through, whatever warnings it printed.
+            (
+                "npm install",
+                "npm WARN deprecated x@1\nadded 3 packages in 2s",
+            ),
+            // A commit's output is not a package manager's.
+            (
+                "git commit -m 'error: could not'",
+                "[main 1a2b3c4] error: could not",
+            ),
         ];
         for (cmd, out) in passing {
             assert!(!output_failed(cmd, out), "{cmd}: {out}");

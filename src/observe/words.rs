@@ -14,12 +14,12 @@ const REQUEST_WORDS: usize = 24;
 const OUTCOME_WORDS: usize = 50;
 /// A work title that says why may run to this many units (the rules' part stays within
 /// `draft::TITLE_MAX`): the why is what lets a reader of the index decide to fetch it.
-pub const WHY_TITLE_MAX: usize = 110;
+pub const WHY_TITLE_MAX: usize = 150;
 /// A turn that changed nothing is titled by its answer, and the answer is the memory: a row
 /// that holds it spares a later agent the fetch, so it may run longer than a work title.
-pub const ANSWER_TITLE_MAX: usize = 140;
+pub const ANSWER_TITLE_MAX: usize = 200;
 /// Words kept of a why in a title.
-const WHY_WORDS: usize = 10;
+const WHY_WORDS: usize = 16;
 
 /// Verbs that open a request telling the agent what to do, rather than what is wrong.
 const IMPERATIVE: &[&str] = &[

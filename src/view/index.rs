@@ -454,15 +454,15 @@ pub fn render(input: &IndexInput, opts: &IndexOptions) -> Doc {
     if opts.show_last_summary
         && let Some(newest) = input.summaries.first()
     {
-        let message = opts.show_last_message.then(|| previously(newest)).flatten();
+        let titles: Vec<&str> = obs.iter().filter_map(|o| o.title.as_deref()).collect();
+        // A short answer is often the title of its own observation already: said once.
+        let message = opts
+            .show_last_message
+            .then(|| previously(newest))
+            .flatten()
+            .filter(|m| !titles.iter().any(|t| said_in(t, m)));
         if obs.first().is_none_or(|o| newest.created_at > o.created_at)
-            && let Some(block) = last_summary_block(
-                newest,
-                message.as_deref(),
-                &obs.iter()
-                    .filter_map(|o| o.title.as_deref())
-                    .collect::<Vec<_>>(),
-            )
+            && let Some(block) = last_summary_block(newest, message.as_deref(), &titles)
         {
             doc.push(block);
         }

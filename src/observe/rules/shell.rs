@@ -424,11 +424,15 @@ pub fn commands(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
                         let files = files_changed(&sh.output)
                             .map(|n| format!(" ({})", plural(n, "file", "files")))
                             .unwrap_or_default();
-                        match commit_of(&sh.output) {
-                            Some((branch, hash, _)) => {
+                        match (commit_of(&sh.output), reverted(&sh.command, &msg)) {
+                            // A revert is known by what it undid, not by git's "Revert …".
+                            (Some((branch, hash, _)), Some((target, subject))) => format!(
+                                "Reverted {target} \"{subject}\" as {hash} on {branch}{files}"
+                            ),
+                            (Some((branch, hash, _)), None) => {
                                 format!("Committed {hash} on {branch}{files}: {msg}")
                             }
-                            None => format!("Committed{files}: {msg}"),
+                            (None, _) => format!("Committed{files}: {msg}"),
                         }
                     });
                     match commit {
@@ -489,6 +493,18 @@ fn commit_message(command: &str) -> Option<String> {
         _ => rest.split_whitespace().next()?.to_string(),
     };
     super::super::draft::first_line(&msg, WHY_TITLE_MAX)
+}
+
+/// The commit a `git revert <commit>` undid and that commit's subject, from git's message for
+/// the new commit (`Revert "config: raise the pool size"`).
+fn reverted<'a>(command: &'a str, message: &'a str) -> Option<(&'a str, &'a str)> {
+    let args = &command[command.find("git revert")? + "git revert".len()..];
+    let target = args
+        .split_whitespace()
+        .take_while(|w| !matches!(*w, "&&" | "||" | ";" | "|"))
+        .find(|w| !w.starts_with('-'))?;
+    let subject = message.strip_prefix("Revert \"")?.strip_suffix('"')?;
+    (!subject.is_empty()).then_some((target, subject))
 }
 
 /// How many files a commit changed, from git's `3 files changed, …` line.
@@ -564,5 +580,18 @@ mod tests {
             Some("Fix the window")
         );
         assert_eq!(commit_message("git status"), None);
+    }
+
+    #[test]
+    fn a_revert_names_the_commit_it_undid() {
+        assert_eq!(
+            reverted(
+                "git revert --no-edit a3f91c2 && git push",
+                "Revert \"raise pool\""
+            ),
+            Some(("a3f91c2", "raise pool"))
+        );
+        assert_eq!(reverted("git revert --continue", "Revert \"x\""), None);
+        assert_eq!(reverted("git commit -m x", "Revert \"x\""), None);
     }
 }
