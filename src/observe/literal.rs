@@ -204,6 +204,10 @@ pub fn changed(old: &str, new: &str) -> Option<(String, String)> {
             text.lines()
                 .map(str::trim)
                 .filter(|l| !(code_only && is_comment(l)))
+                .map(|l| match code_only {
+                    true => without_trailing_comment(l),
+                    false => l,
+                })
                 .map(str::to_string)
                 .collect()
         };
@@ -217,6 +221,7 @@ pub fn changed(old: &str, new: &str) -> Option<(String, String)> {
     let (a, b) = differing(true);
     same_change_on_every_line(&a, &b)
         .or_else(|| signature_change(&a, &b))
+        .or_else(|| lines_replaced(&a, &b))
         // Lines that only look like comments (a Markdown heading or list item).
         .or_else(|| {
             let (a, b) = differing(false);
@@ -237,6 +242,41 @@ fn same_change_on_every_line(a: &[String], b: &[String]) -> Option<(String, Stri
         }
     }
     found
+}
+
+/// A line or two replaced by a different number of lines (`white-space: nowrap;` →
+/// `overflow-wrap: anywhere; min-width: 0;`): short enough, the lines themselves are the
+/// before → after, joined into one line each.
+fn lines_replaced(a: &[String], b: &[String]) -> Option<(String, String)> {
+    let small = |l: &[String]| (1..=2).contains(&l.len());
+    if !small(a) || !small(b) || a.len() == b.len() {
+        return None;
+    }
+    quotable(a.join(" "), b.join(" "), MAX_SIGNATURE_SIDE, &[])
+}
+
+/// `line` without a comment at its end (`httpx = "~0.27.2"  # pinned: …` → `httpx =
+/// "~0.27.2"`): the comment says why, the code before it is what changed. A `#` or `//` counts
+/// when it follows a space outside quotes and a space follows it (not `#fff`, not `http://`).
+fn without_trailing_comment(line: &str) -> &str {
+    let mut quote: Option<char> = None;
+    let mut prev = ' ';
+    for (i, c) in line.char_indices() {
+        match quote {
+            Some(q) if c == q && prev != '\\' => quote = None,
+            Some(_) => {}
+            None if matches!(c, '"' | '\'' | '`') => quote = Some(c),
+            None if i > 0 && prev.is_whitespace() => {
+                let rest = &line[i..];
+                if rest.starts_with("# ") || rest.starts_with("// ") {
+                    return line[..i].trim_end();
+                }
+            }
+            None => {}
+        }
+        prev = c;
+    }
+    line
 }
 
 /// A whole-line comment: its wording says why, not what changed, so an edit that also
@@ -526,10 +566,51 @@ mod tests {
         ) {
             if let Some((o, n)) = changed(&old, &new) {
                 proptest::prop_assert!(o.chars().count() <= MAX_SIGNATURE_SIDE && n.chars().count() <= MAX_SIGNATURE_SIDE);
-                proptest::prop_assert!(old.contains(&o) && new.contains(&n));
+                let joined = |t: &str| t.lines().map(str::trim).collect::<Vec<_>>().join(" ");
+                proptest::prop_assert!(joined(&old).contains(&o) && joined(&new).contains(&n));
                 proptest::prop_assert!(o != n);
             }
         }
+    }
+
+    #[test]
+    fn a_line_replaced_by_two_shows_both_sides() {
+        assert_eq!(
+            pair(
+                ".c {\n  font: mono;\n  white-space: nowrap;\n}",
+                ".c {\n  font: mono;\n  overflow-wrap: anywhere;\n  min-width: 0;\n}"
+            ),
+            p(
+                "white-space: nowrap;",
+                "overflow-wrap: anywhere; min-width: 0;"
+            )
+        );
+        assert_eq!(
+            pair("a();\nb();", &format!("{};", "c".repeat(50))),
+            None,
+            "too long to quote"
+        );
+        assert_eq!(
+            pair("a\nb\nc", "x"),
+            None,
+            "three lines are no small change"
+        );
+    }
+
+    #[test]
+    fn a_comment_at_the_end_of_a_line_is_not_the_change() {
+        assert_eq!(
+            pair(
+                "httpx = \"^0.28.0\"",
+                "httpx = \"~0.27.2\"  # 0.28 removed proxies=, unpin later"
+            ),
+            p("\"^0.28.0\"", "\"~0.27.2\"")
+        );
+        assert_eq!(without_trailing_comment("color: #fff;"), "color: #fff;");
+        assert_eq!(
+            without_trailing_comment("url = \"http://x # y\" // z"),
+            "url = \"http://x # y\""
+        );
     }
 
     #[test]
