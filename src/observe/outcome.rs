@@ -413,6 +413,11 @@ static WRAPPER_LINE: LazyLock<AsciiRegex> = LazyLock::new(|| {
 static DIAGNOSTIC_CODE: LazyLock<AsciiRegex> =
     LazyLock::new(|| AsciiRegex::new(r"\b[A-Z]{1,3}[0-9]{3,4}\b"));
 
+/// A Clippy lint, named by the link Clippy prints under it
+/// (`…/rust-clippy/master/index.html#needless_range_loop`).
+static CLIPPY_LINT: LazyLock<AsciiRegex> =
+    LazyLock::new(|| AsciiRegex::new(r"rust-clippy/[a-z0-9._/-]*index\.html#([a-z][a-z0-9_]+)"));
+
 /// A source file named in tool output (`src/a.ts(12,5)`, ` --> src/main.rs:4:5`,
 /// `In scripts/deploy.sh line 42:`), without its line and column.
 static SOURCE_PATH: LazyLock<AsciiRegex> = LazyLock::new(|| {
@@ -432,14 +437,17 @@ pub fn diagnostic_list(output: &str) -> Vec<Diagnostic<'_>> {
     let lines: Vec<&str> = output.lines().collect();
     let mut out: Vec<Diagnostic> = Vec::new();
     for (i, line) in lines.iter().enumerate() {
-        let Some((code, _)) = DIAGNOSTIC_CODE.find(line) else {
+        let clippy = || CLIPPY_LINT.captures(line)?.get(1).copied().flatten();
+        let Some(code) = DIAGNOSTIC_CODE.find(line).map(|(c, _)| c).or_else(clippy) else {
             continue;
         };
         let near = [i, i.wrapping_sub(1), i + 1, i.wrapping_sub(2), i + 2];
         let path = near
             .iter()
             .filter_map(|&k| lines.get(k))
-            .flat_map(|l| SOURCE_PATH.find_iter(l))
+            // A link's path is no source file (Clippy's help names the lint's page).
+            .flat_map(|l| l.split_whitespace().filter(|w| !w.contains("://")))
+            .flat_map(|w| SOURCE_PATH.find_iter(w))
             .find(|p| p.contains('/') || p.matches('.').count() == 1 && !p.starts_with('.'));
         let item = Diagnostic { code, path };
         if !out.contains(&item) {
@@ -598,6 +606,12 @@ mod tests {
             error_line(tsc).unwrap(),
             tsc,
             "one diagnostic keeps its own line"
+        );
+        let clippy = "error: the loop variable `i` is only used to index `buf`\n --> src/frame.rs:3:14\n  = help: for further information visit https://rust-lang.github.io/rust-clippy/master/index.html#needless_range_loop";
+        assert_eq!(
+            diagnostics(clippy).as_deref(),
+            Some("needless_range_loop in src/frame.rs"),
+            "a Clippy lint is named by its link"
         );
         let gradle = "> Task :test FAILED\n\nInvoiceServiceTest > findInvoice times out FAILED\n    java.net.SocketTimeoutException at InvoiceServiceTest.kt:57\n\nFAILURE: Build failed with an exception.";
         assert_eq!(

@@ -144,16 +144,23 @@ pub fn fixes(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
                 codes.push(d.code.to_string());
             }
         }
-        let tests = |max: usize| {
+        // A test named by its path, else by its own name (`tests/a.py::test_x` → `test_x`).
+        let short_failing: Vec<String> = failing
+            .iter()
+            .map(|t| t.rsplit("::").next().unwrap_or(t).to_string())
+            .collect();
+        let tests_named = |max: usize, short: bool| {
             if !failing.is_empty() {
                 let verb = if failing.len() == 1 { "passes" } else { "pass" };
-                Some((fit_list(&failing, max), verb))
+                let names = if short { &short_failing } else { &failing };
+                Some((fit_list(names, max), verb))
             } else if !codes.is_empty() {
                 Some((fit_list(&codes, max), "resolved"))
             } else {
                 None
             }
         };
+        let tests = |max: usize| tests_named(max, false);
         let mut d = if let Some(first) = changes.first() {
             let more = match changes.len() {
                 1 => String::new(),
@@ -162,12 +169,15 @@ pub fn fixes(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
             };
             let by_tests = [(40, 30), (40, 16), (24, 16), (24, 0)]
                 .into_iter()
-                .filter_map(|(t, m)| {
-                    tests(t).map(|(t, _)| {
-                        format!(
+                .flat_map(|(t, m)| [(t, m, false), (t, m, true)])
+                .filter_map(|(t, m, short)| {
+                    tests_named(t, short).map(|(t, verb)| match verb {
+                        // A linter's or compiler's codes were in the code edited.
+                        "resolved" => format!("Fixed {t} in {}{more}", file_label(first, m)),
+                        _ => format!(
                             "Fixed failing {t} after editing {}{more}",
                             file_label(first, m)
-                        )
+                        ),
                     })
                 })
                 .collect::<Vec<_>>();
