@@ -190,6 +190,7 @@ const CONCLUSIONS: &[&str] = &[
     "verdict",
     "conclusion",
     "root cause",
+    "cause:",
     "short answer",
     "bottom line",
     "tl;dr",
@@ -365,19 +366,25 @@ fn is_name(token: &str) -> bool {
 
 /// Whether the outcome speaks about this turn's work rather than being small talk or a vague
 /// "It does not exist.": it is a statement of a few words that names something (a path, a
-/// symbol, a number) the rules saw in the turn's tool I/O.
-fn grounded(outcome: &str, draft: &Draft) -> bool {
+/// symbol, a number) the rules saw in the turn's tool I/O, in any of its observations.
+fn grounded(outcome: &str, drafts: &[Draft]) -> bool {
     if outcome.split_whitespace().count() < MIN_OUTCOME_WORDS {
         return false;
     }
-    let seen = format!(
-        "{} {} {} {}",
-        draft.title,
-        draft.facts.join(" "),
-        draft.files_read.join(" "),
-        draft.files_modified.join(" "),
-    )
-    .to_lowercase();
+    let seen = drafts
+        .iter()
+        .map(|d| {
+            format!(
+                "{} {} {} {}",
+                d.title,
+                d.facts.join(" "),
+                d.files_read.join(" "),
+                d.files_modified.join(" "),
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase();
     outcome
         .split(|c: char| c.is_whitespace() || matches!(c, '(' | ')' | ',' | ';' | '`' | '\'' | '"'))
         .filter(|w| is_name(w))
@@ -400,15 +407,15 @@ fn grounded(outcome: &str, draft: &Draft) -> bool {
 pub fn give_voice(drafts: &mut [Draft], prompt: &str, last_message: Option<&str>) {
     let changed = drafts.iter().any(|d| d.obs_type.changes_code());
     let request = request(prompt);
-    let Some(primary) = drafts.first_mut() else {
-        return;
-    };
     // Whether the message speaks of this turn's work is judged on what it says up front, not
     // on its first sentence alone ("Added `scripts/backup.sh`:" names the file; a list follows).
     let said = last_message.and_then(told);
-    let outcome = last_message.and_then(outcome).filter(|o| {
-        concludes(o).is_some() || said.as_deref().is_some_and(|s| grounded(s, primary))
-    });
+    let outcome = last_message
+        .and_then(outcome)
+        .filter(|o| concludes(o).is_some() || said.as_deref().is_some_and(|s| grounded(s, drafts)));
+    let Some(primary) = drafts.first_mut() else {
+        return;
+    };
     let Some(outcome) = outcome else {
         // The last message says nothing of its own ("All set."); the request still says why,
         // and for work asked for in so many words, what.
