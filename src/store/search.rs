@@ -627,6 +627,42 @@ fn hybrid(
     Ok(hits)
 }
 
+/// At most this many observations of one turn are read as its piece of work.
+const TURN_RECORDS: usize = 20;
+
+/// The observations of the turn of `session` that holds the moment `at`, in the order they were
+/// made: those after the session's last summary before `at` and up to its first summary at or
+/// after `at` (a summary closes the turn it follows). The work a summary tells is these.
+pub fn turn_records(
+    conn: &Connection,
+    session: i64,
+    project: &str,
+    at: i64,
+) -> Result<Vec<IndexRow>> {
+    let (select, _, _, _) = select_rows(Kind::Observation);
+    let mut stmt = conn.prepare_cached(&format!(
+        "{select} WHERE o.session_id = ?1 AND o.project = ?2 COLLATE NOCASE
+           AND o.created_at_epoch > coalesce((SELECT max(created_at_epoch) FROM session_summaries
+                 WHERE session_id = ?1 AND created_at_epoch < ?3), -1)
+           AND o.created_at_epoch <= coalesce((SELECT min(created_at_epoch) FROM session_summaries
+                 WHERE session_id = ?1 AND created_at_epoch >= ?3), 9223372036854775807)
+         ORDER BY o.created_at_epoch, o.id LIMIT {TURN_RECORDS}"
+    ))?;
+    let rows = stmt
+        .query_map(rusqlite::params![session, project, at], |r| {
+            row_of(Kind::Observation, r)
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(rows)
+}
+
+/// Whether a query is an identifier (`snake_case`, `CamelCase`, a path, an error code), or a
+/// few, and nothing else: it names one thing, wherever it is mentioned.
+pub fn names_identifier(text: &str) -> bool {
+    let mut chunks = text.split_whitespace().peekable();
+    chunks.peek().is_some() && chunks.all(query::is_identifier)
+}
+
 /// The terms of a query as a person reads them (stop words gone, identifiers whole).
 pub fn terms(text: &str) -> Vec<String> {
     query::analyse(text).terms.iter().map(Term::text).collect()
@@ -782,6 +818,46 @@ mod ranking_rules {
         );
         // The small summary table holds both words; thirty observations hold only "pool".
         assert_eq!(first(c, "pool leak"), (Kind::Summary, summary));
+    }
+
+    #[test]
+    fn a_query_made_of_identifiers_names_one_thing() {
+        assert!(names_identifier("erase_user"));
+        assert!(names_identifier("SignatureDoesNotMatch src/api/upload.ts"));
+        // Plain words beside an identifier, plain words alone, nothing at all.
+        assert!(!names_identifier("S3 lifecycle"));
+        assert!(!names_identifier("pool leak"));
+        assert!(!names_identifier("  "));
+    }
+
+    #[test]
+    fn a_turn_is_the_records_a_summary_closes() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("t.db")).unwrap();
+        let c = &store.conn;
+        let session = test_rows::session(c, "s");
+        let other = test_rows::session(c, "o");
+        let a = test_rows::observation(c, Some(session), "bugfix", "first turn, first", 1);
+        let b = test_rows::observation(c, Some(session), "change", "first turn, second", 2);
+        test_rows::observation(c, Some(other), "change", "another session", 2);
+        test_rows::summary(c, Some(session), SummaryBody::default(), 3);
+        let d = test_rows::observation(c, Some(session), "bugfix", "second turn", 4);
+        test_rows::summary(c, Some(session), SummaryBody::default(), 6);
+        let e = test_rows::observation(c, Some(session), "change", "after the last summary", 7);
+        let turn = |at: i64| -> Vec<i64> {
+            turn_records(c, session, "P", at)
+                .unwrap()
+                .iter()
+                .map(|r| r.id)
+                .collect()
+        };
+        // A summary's own turn, a record's turn, and what follows the last summary.
+        assert_eq!(turn(3), vec![a, b]);
+        assert_eq!(turn(2), vec![a, b]);
+        assert_eq!(turn(6), vec![d]);
+        assert_eq!(turn(4), vec![d]);
+        assert_eq!(turn(7), vec![e]);
+        assert!(turn_records(c, session, "elsewhere", 3).unwrap().is_empty());
     }
 
     #[test]
