@@ -7,12 +7,12 @@
 //! 1. the best hit (see `best`: a prompt that ranks first names its session's best record);
 //! 2. records holding every term of the query, best first: of the best hit's session only, unless
 //!    the query is an identifier (an identifier used in two places names one thing; plain words
-//!    recur across pieces of work);
+//!    recur across pieces of work); then the ranking's runner-up if it is of the same session;
 //! 3. the summary that closes the best hit's turn, which tells the work in other words and so is
 //!    rarely a lexical match itself;
 //! 4. the other records holding every term;
 //! 5. the best hit's session's other candidates, best first;
-//! 6. the ranking's runner-up, then the observations of the best hit's turn that the query does
+//! 6. the ranking's runner-up (of any session), then the observations of the best hit's turn that the query does
 //!    not match, in the order they were made (what a summary found first tells its work; a
 //!    paraphrase often matches only the summary);
 //! 7. the rest of the ranking.
@@ -25,10 +25,11 @@ use crate::store::search::Hit;
 /// A hit holds every term when its share of the query's term weight is (within rounding) 1.
 const EVERY_TERM: f64 = 1.0 - 1e-9;
 
-/// How many of the ranking's first records keep their place before the records of the best
-/// hit's turn that the query does not match at all: the runner-up has evidence of its own, the
-/// turn's other records only their company (tuning set, recall@3: 0.865 with none kept, 0.868
-/// with the first two, 0.862 with three, which shuts the turn out again).
+/// How many of the ranking's first records lead the records brought in by their company: the
+/// runner-up has evidence of its own. Of the best hit's session, they come before its summary
+/// (tuning set recall@3: 0.885 with none, 0.889 with 2 to 5); of any session, before the turn's
+/// records that the query does not match at all (0.865 with none, 0.868 with 2, 0.862 with 3,
+/// which shuts the turn out again).
 const RANKED_FIRST: usize = 2;
 
 /// The hit that names the piece of work: the best record, unless a prompt ranks above every
@@ -74,12 +75,14 @@ pub fn details<'a>(
         .filter(|h| identifier || same_work(h))
         .map(|h| &h.row)
         .collect();
+    let leaders = || records.iter().take(RANKED_FIRST);
     let order = std::iter::once(&top.row)
         .chain(first_complete)
+        .chain(leaders().filter(|h| same_work(h)).map(|h| &h.row))
         .chain(summary.filter(|s| s.kind == Kind::Summary))
         .chain(records.iter().filter(complete).map(|h| &h.row))
         .chain(records.iter().filter(|h| same_work(h)).map(|h| &h.row))
-        .chain(records.iter().take(RANKED_FIRST).map(|h| &h.row))
+        .chain(leaders().map(|h| &h.row))
         .chain(
             turn.iter()
                 .filter(|r| session.is_some() && r.session_id == session),
@@ -250,6 +253,29 @@ mod tests {
         assert_eq!(
             ids(&details(&hits, None, &turn[2..], false, 4)),
             vec![(S, 1), (O, 2), (O, 3), (O, 4)]
+        );
+    }
+
+    #[test]
+    fn the_runner_up_of_the_same_session_comes_before_its_summary() {
+        // "logout revoke": the second record of the ranking is of the best hit's session but
+        // holds one word only; the summary is there by its session alone.
+        let hits = vec![hit(O, 1, 1, 1.0), hit(O, 2, 1, 0.5), hit(O, 3, 2, 1.0)];
+        let summary = hit(S, 9, 1, 0.0).row;
+        assert_eq!(
+            ids(&details(&hits, Some(&summary), &[], false, 3)),
+            vec![(O, 1), (O, 2), (S, 9)]
+        );
+        // Further down the ranking, a record of the session does not pass the summary.
+        let hits = vec![
+            hit(O, 1, 1, 1.0),
+            hit(O, 3, 2, 0.6),
+            hit(O, 4, 3, 0.6),
+            hit(O, 2, 1, 0.5),
+        ];
+        assert_eq!(
+            ids(&details(&hits, Some(&summary), &[], false, 3)),
+            vec![(O, 1), (S, 9), (O, 2)]
         );
     }
 }
