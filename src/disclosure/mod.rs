@@ -599,11 +599,17 @@ impl Engine {
         .map_err(retrieval)?;
         // The details cover the piece of work the best hit belongs to (see `work`).
         let summary = closing_summary(conn, &hits).map_err(retrieval)?;
-        let mut chosen: Vec<Disclosed> =
-            work::details(&hits, summary.as_ref(), options.max_details)
-                .into_iter()
-                .map(disclosed)
-                .collect();
+        let turn = best_turn(conn, &hits).map_err(retrieval)?;
+        let mut chosen: Vec<Disclosed> = work::details(
+            &hits,
+            summary.as_ref(),
+            &turn,
+            search::names_identifier(&options.query),
+            options.max_details,
+        )
+        .into_iter()
+        .map(disclosed)
+        .collect();
         if chosen.is_empty() {
             chosen = anchors
                 .iter()
@@ -627,7 +633,7 @@ impl Engine {
 
 /// The summary of the best hit's turn, when the best hit is an observation of a session.
 fn closing_summary(conn: &Connection, hits: &[search::Hit]) -> Result<Option<IndexRow>> {
-    let Some(top) = hits.iter().find(|h| h.row.kind != Kind::Prompt) else {
+    let Some(top) = work::best(hits) else {
         return Ok(None);
     };
     let (Kind::Observation, Some(session)) = (top.row.kind, top.row.session_id) else {
@@ -640,6 +646,21 @@ fn closing_summary(conn: &Connection, hits: &[search::Hit]) -> Result<Option<Ind
             row.title = row_title(&row.title);
             row
         }))
+}
+
+/// The observations of the best hit's turn, in the order they were made.
+fn best_turn(conn: &Connection, hits: &[search::Hit]) -> Result<Vec<IndexRow>> {
+    let Some(top) = work::best(hits) else {
+        return Ok(Vec::new());
+    };
+    let Some(session) = top.row.session_id else {
+        return Ok(Vec::new());
+    };
+    let mut rows = search::turn_records(conn, session, &top.row.project, top.row.created_at)?;
+    for r in &mut rows {
+        r.title = row_title(&r.title);
+    }
+    Ok(rows)
 }
 
 fn disclosed(r: &IndexRow) -> Disclosed {

@@ -194,7 +194,7 @@ pub fn parts(text: &str) -> Vec<String> {
 /// Whether a whitespace-separated chunk of a query is an identifier: it joins letters or
 /// digits with `_`, `::`, `/`, `.`, `-` or `#`, mixes case inside a word, or mixes letters
 /// and digits (`E0502`, `v2`, `ECONNRESET` is a plain word).
-fn is_identifier(chunk: &str) -> bool {
+pub fn is_identifier(chunk: &str) -> bool {
     let core = chunk.trim_matches(|c: char| !c.is_alphanumeric());
     if parts(core).len() > 1 {
         return true; // joined by punctuation: snake_case, paths, Foo::bar, a.b, kebab-case
