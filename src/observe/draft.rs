@@ -25,6 +25,10 @@ pub struct Draft {
     pub files_modified: Vec<String>,
     /// Indices (into the turn's tool uses) of the tool uses this observation stands for.
     pub tools: Vec<usize>,
+    /// How the work was checked (`auth::x passes`, `` `cargo test` passes ``), fullest form
+    /// first: the rule that knows it hands it over, so the turn's why can go between what
+    /// changed and the check, whether or not the rule's own title had room for it.
+    pub checks: Vec<String>,
 }
 
 impl Draft {
@@ -45,7 +49,13 @@ impl Draft {
             files_read: Vec::new(),
             files_modified: Vec::new(),
             tools: Vec::new(),
+            checks: Vec::new(),
         }
+    }
+
+    pub fn checked(mut self, checks: Vec<String>) -> Draft {
+        self.checks = checks;
+        self
     }
 
     pub fn subtitle(mut self, text: impl AsRef<str>) -> Draft {

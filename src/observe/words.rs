@@ -20,6 +20,8 @@ pub const WHY_TITLE_MAX: usize = 150;
 pub const ANSWER_TITLE_MAX: usize = 200;
 /// Words kept of a why in a title.
 const WHY_WORDS: usize = 16;
+/// Fewest words of a why worth keeping beside a check.
+const WHY_MIN_WORDS: usize = 6;
 
 /// Verbs that open a request telling the agent what to do, rather than what is wrong.
 const IMPERATIVE: &[&str] = &[
@@ -292,34 +294,38 @@ fn lower_first(text: &str) -> String {
         .unwrap_or_default()
 }
 
-/// `title` with `why` after what changed and before how it was checked (a `; `check``
-/// tail), within `WHY_TITLE_MAX`: the check goes first; a why that would still be cut leaves
-/// the title as it was when it has a check, else loses its last words.
-fn with_why(title: &str, why: &str) -> String {
-    // The check tail: a quoted command, or the tests that now pass (`; auth::x passes`) or
-    // the diagnostics now gone (`; TS2322 resolved`).
-    let tail = title.find("; `").or_else(|| {
-        title.rfind("; ").filter(|_| {
-            [" passes", " pass", " resolved"]
-                .iter()
-                .any(|v| title.ends_with(v))
-        })
-    });
-    let (head, check) = match tail {
-        Some(at) => (&title[..at], &title[at..]),
-        None => (title, ""),
-    };
+/// `title` with `why` after what changed and before how it was `checks` (the forms the rule
+/// handed over, fullest first), within `WHY_TITLE_MAX`: the fullest check that fits beside the
+/// whole why, else beside the why's first words, else the why alone; a why that would still be
+/// cut leaves the title as it was when it has a check, else loses its last words.
+fn with_why(title: &str, why: &str, checks: &[String]) -> String {
+    let head = checks
+        .iter()
+        .find_map(|c| title.strip_suffix(c.as_str())?.strip_suffix("; "))
+        .unwrap_or(title);
     let fits = |t: &String| crate::model::utf16_len(t) <= WHY_TITLE_MAX;
-    let full = format!("{head} \u{2014} {why}{check}");
-    if fits(&full) {
-        return full;
+    let spans = words(why, false);
+    // The whole why, then its first words down to `WHY_MIN_WORDS`.
+    let whys = std::iter::once(why.to_string()).chain(
+        (WHY_MIN_WORDS..spans.len())
+            .rev()
+            .map(|n| format!("{} \u{2026}", &why[..spans[n - 1].1])),
+    );
+    for w in whys {
+        if let Some(t) = checks
+            .iter()
+            .map(|c| format!("{head} \u{2014} {w}; {c}"))
+            .find(fits)
+        {
+            return t;
+        }
     }
     let without_check = format!("{head} \u{2014} {why}");
     if fits(&without_check) {
         return without_check;
     }
     // A why cut short says less than the tests or codes a check names.
-    if !check.is_empty() {
+    if head != title {
         return title.to_string();
     }
     clip_words(&without_check, WHY_TITLE_MAX)
@@ -421,7 +427,7 @@ pub fn give_voice(drafts: &mut [Draft], prompt: &str, last_message: Option<&str>
         // and for work asked for in so many words, what.
         if primary.obs_type.changes_code() {
             if let Some(why) = why(prompt, None) {
-                primary.title = with_why(&primary.title, &why);
+                primary.title = with_why(&primary.title, &why, &primary.checks);
             } else if let Some(r) = &request {
                 primary.subtitle = if primary.subtitle.is_empty() {
                     r.clone()
@@ -441,12 +447,12 @@ pub fn give_voice(drafts: &mut [Draft], prompt: &str, last_message: Option<&str>
         primary.subtitle = join(&said);
         if primary.obs_type.changes_code() {
             match why(prompt, Some(&outcome)) {
-                Some(why) => primary.title = with_why(&primary.title, &why),
+                Some(why) => primary.title = with_why(&primary.title, &why, &primary.checks),
                 // A title that can only give a file and its size (`Changed a.cs (+6 −4)`)
                 // takes what the message says came of it instead.
                 None if says_only_size(&primary.title) => {
                     let what = lower_first(&without_interjection(&said));
-                    primary.title = with_why(&primary.title, &what);
+                    primary.title = with_why(&primary.title, &what, &primary.checks);
                 }
                 None => {}
             }
@@ -577,16 +583,31 @@ mod tests {
             None,
             "an approval is no why"
         );
+        let checks = ["t::f passes".to_string(), "`cargo test` passes".to_string()];
         assert_eq!(
             with_why(
                 "Fixed f in a.rs: 1 \u{2192} 2; `cargo test` passes",
-                "it broke"
+                "it broke",
+                &checks
             ),
-            "Fixed f in a.rs: 1 \u{2192} 2 \u{2014} it broke; `cargo test` passes"
+            "Fixed f in a.rs: 1 \u{2192} 2 \u{2014} it broke; t::f passes"
         );
         assert_eq!(
-            with_why("Fixed f in a.rs: 1 \u{2192} 2; t::f passes", "it broke"),
-            "Fixed f in a.rs: 1 \u{2192} 2 \u{2014} it broke; t::f passes"
+            with_why("Fixed f in a.rs: 1 \u{2192} 2", "it broke", &checks),
+            "Fixed f in a.rs: 1 \u{2192} 2 \u{2014} it broke; t::f passes",
+            "a check the rule's title had no room for still comes after the why"
+        );
+        let long = "the nightly job cancels fresh unpaid orders and keeps the stale ones around for weeks, which support hears about from angry customers every single morning";
+        let t = with_why("Fixed f in a.rs: 1 \u{2192} 2", long, &checks);
+        assert!(
+            t.starts_with("Fixed f in a.rs: 1 \u{2192} 2 \u{2014} the nightly job cancels")
+                && t.ends_with("\u{2026}; t::f passes")
+                && crate::model::utf16_len(&t) <= WHY_TITLE_MAX,
+            "a long why loses its last words before the check goes: {t}"
+        );
+        assert_eq!(
+            with_why("Fixed f in a.rs: 1 \u{2192} 2", "it broke", &[]),
+            "Fixed f in a.rs: 1 \u{2192} 2 \u{2014} it broke"
         );
     }
 

@@ -194,7 +194,7 @@ pub fn fixes(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
             });
             // What changed first, then how it was checked: `Fixed refresh_window in
             // src/auth.rs: 30 → 300; `cargo test` passes`.
-            let title = match (&first.quote, changes.len()) {
+            let (title, checks) = match (&first.quote, changes.len()) {
                 (Some((old, new)), 1) => {
                     let arrow = literal::arrow(old, new);
                     // `Fixed refresh_window in src/auth.rs: 30 → 300`, or for a rename
@@ -210,26 +210,23 @@ pub fn fixes(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
                             .map(|what| format!("Fixed {what}: {arrow}"))
                             .collect(),
                     };
-                    let mut forms: Vec<String> = [40, 24]
+                    let mut checks: Vec<String> = [40, 24]
                         .iter()
-                        .filter_map(|&n| {
-                            tests(n).map(|(t, verb)| format!("{}; {t} {verb}", what[0]))
-                        })
+                        .filter_map(|&n| tests(n).map(|(t, verb)| format!("{t} {verb}")))
                         .collect();
-                    forms.extend([40, 24, 0].iter().map(|&n| {
-                        format!(
-                            "{}; `{}` passes",
-                            what[0],
-                            outcome::show_command(&passed.command, n)
-                        )
+                    checks.extend([40, 24, 0].iter().map(|&n| {
+                        format!("`{}` passes", outcome::show_command(&passed.command, n))
                     }));
+                    let mut forms: Vec<String> =
+                        checks.iter().map(|c| format!("{}; {c}", what[0])).collect();
                     forms.extend(what);
                     forms.push(by_edit);
-                    fitting_title(forms)
+                    (fitting_title(forms), checks)
                 }
-                _ => first_fitting(by_tests).unwrap_or(by_edit),
+                _ => (first_fitting(by_tests).unwrap_or(by_edit), Vec::new()),
             };
             Draft::new(ObsType::Bugfix, title)
+                .checked(checks)
                 .subtitle(format!(
                     "`{cmd}` failed, then passed after {} changed",
                     fit_list(&changes.iter().map(|c| c.what(40)).collect::<Vec<_>>(), 120)
