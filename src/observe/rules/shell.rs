@@ -194,6 +194,11 @@ pub fn fixes(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
             });
             // What changed first, then how it was checked: `Fixed refresh_window in
             // src/auth.rs: 30 → 300; `cargo test` passes`.
+            // What now passes, by name (the tests, the linter's codes), fullest first.
+            let named_checks: Vec<String> = [(40, false), (40, true), (24, false), (24, true)]
+                .into_iter()
+                .filter_map(|(n, short)| tests_named(n, short).map(|(t, v)| format!("{t} {v}")))
+                .collect();
             let (title, checks) = match (&first.quote, changes.len()) {
                 (Some((old, new)), 1) => {
                     let arrow = literal::arrow(old, new);
@@ -210,10 +215,7 @@ pub fn fixes(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
                             .map(|what| format!("Fixed {what}: {arrow}"))
                             .collect(),
                     };
-                    let mut checks: Vec<String> = [40, 24]
-                        .iter()
-                        .filter_map(|&n| tests(n).map(|(t, verb)| format!("{t} {verb}")))
-                        .collect();
+                    let mut checks = named_checks;
                     checks.extend([40, 24, 0].iter().map(|&n| {
                         format!("`{}` passes", outcome::show_command(&passed.command, n))
                     }));
@@ -223,7 +225,12 @@ pub fn fixes(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
                     forms.push(by_edit);
                     (fitting_title(forms), checks)
                 }
-                _ => (first_fitting(by_tests).unwrap_or(by_edit), Vec::new()),
+                // A title naming the tests needs no check after it; one naming only the
+                // file gets the tests that now pass, after the turn's why.
+                _ => match first_fitting(by_tests) {
+                    Some(t) => (t, Vec::new()),
+                    None => (by_edit, named_checks),
+                },
             };
             Draft::new(ObsType::Bugfix, title)
                 .checked(checks)
