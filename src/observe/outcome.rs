@@ -357,7 +357,7 @@ pub fn output_exit_code(output: &str) -> Option<i64> {
 
 static FAILING_TEST: LazyLock<AsciiRegex> = LazyLock::new(|| {
     AsciiRegex::new(
-        r"(?m)^(?:test ([^ \t\r\n]+) \.\.\. FAILED|--- FAIL: ([^ \t\r\n]+)|FAILED ([^ \t\r\n]+?)(?: - |$)|[ \t]*(?:✕|×) (.+)$|FAIL ([^ \t\r\n]+\.(?:test|spec)\.[^ \t\r\n]+)|([A-Za-z_][A-Za-z0-9_.$]* > [^\r\n]+?) FAILED[ \t]*$|[ \t]+[0-9]+\) test ([^\r\n]+?) \([A-Za-z0-9_.]+\)[ \t]*$)",
+        r"(?m)^(?:test ([^ \t\r\n]+) \.\.\. FAILED|--- FAIL: ([^ \t\r\n]+)|FAILED ([^ \t\r\n]+?)(?: - |$)|[ \t]*(?:✕|×) (.+)$|FAIL ([^ \t\r\n]+\.(?:test|spec)\.[^ \t\r\n]+)|([A-Za-z_][A-Za-z0-9_.$]* > [^\r\n]+?) FAILED[ \t]*$|[ \t]+[0-9]+\) test ([^\r\n]+?) \([A-Za-z0-9_.]+\)[ \t]*$|[ \t]+[0-9]+\) ([^\r\n]+?)[ \t]*\r?\n[ \t]+Failure/Error:)",
     )
 });
 
@@ -384,7 +384,7 @@ static PY_EXCEPTION: LazyLock<AsciiRegex> = LazyLock::new(|| {
 pub fn failing_tests(output: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for c in FAILING_TEST.captures_iter(output) {
-        if let Some(name) = (1..=7).find_map(|i| c.get(i).copied().flatten()) {
+        if let Some(name) = (1..=8).find_map(|i| c.get(i).copied().flatten()) {
             let name = name.trim().to_string();
             if !out.contains(&name) {
                 out.push(name);
@@ -612,6 +612,11 @@ mod tests {
             diagnostics(clippy).as_deref(),
             Some("needless_range_loop in src/frame.rs"),
             "a Clippy lint is named by its link"
+        );
+        let rspec = "Failures:\n\n  1) Subscription#renews_on renews on the last day of a short month\n     Failure/Error: expect(sub.renews_on).to eq(x)\n\n9 examples, 1 failure";
+        assert_eq!(
+            failing_tests(rspec),
+            vec!["Subscription#renews_on renews on the last day of a short month"]
         );
         let gradle = "> Task :test FAILED\n\nInvoiceServiceTest > findInvoice times out FAILED\n    java.net.SocketTimeoutException at InvoiceServiceTest.kt:57\n\nFAILURE: Build failed with an exception.";
         assert_eq!(
