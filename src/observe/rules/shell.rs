@@ -160,7 +160,6 @@ pub fn fixes(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
                 None
             }
         };
-        let tests = |max: usize| tests_named(max, false);
         let mut d = if let Some(first) = changes.first() {
             let more = match changes.len() {
                 1 => String::new(),
