@@ -204,11 +204,22 @@ const MUTATE_SUB: &[&str] = &[
     "cargo update",
     "npm install",
     "npm i",
+    "npm ci",
     "npm uninstall",
     "pnpm add",
     "pnpm install",
+    "pnpm i",
     "yarn add",
+    "yarn install",
+    "bundle install",
+    "bundle add",
+    "gem install",
+    "composer install",
+    "composer require",
+    "dotnet add",
     "pip install",
+    "pip3 install",
+    "poetry install",
     "uv add",
     "uv pip",
     "poetry add",
@@ -498,12 +509,25 @@ pub fn error_line(output: &str) -> Option<String> {
             _ => diagnostics(output),
         }
     };
+    // npm names its error by a code (`npm ERR! code ERESOLVE`); a lifecycle script's failure
+    // (`ELIFECYCLE`) only wraps the script's own error, printed above it.
+    let npm_code = || {
+        output
+            .lines()
+            .map(str::trim)
+            .find(|l| {
+                (l.starts_with("npm ERR! code ") || l.starts_with("npm error code "))
+                    && !l.ends_with("ELIFECYCLE")
+            })
+            .map(str::to_string)
+    };
     let line = output
         .lines()
         .find(|l| FAILING_TEST.is_match(l))
         .map(|l| l.trim().to_string())
         .or(traceback.map(str::to_string))
         .or_else(diagnosed)
+        .or_else(npm_code)
         .or_else(|| first_error().map(str::to_string))?;
     Some(clip(&one_line(&line), 160))
 }
@@ -612,6 +636,11 @@ mod tests {
             diagnostics(clippy).as_deref(),
             Some("needless_range_loop in src/frame.rs"),
             "a Clippy lint is named by its link"
+        );
+        assert_eq!(
+            error_line("npm ERR! code ERESOLVE\nnpm ERR! ERESOLVE could not resolve\nnpm ERR! to accept an incorrect (and potentially broken) dependency resolution.").as_deref(),
+            Some("npm ERR! code ERESOLVE"),
+            "npm's error code, not its last advice"
         );
         let rspec = "Failures:\n\n  1) Subscription#renews_on renews on the last day of a short month\n     Failure/Error: expect(sub.renews_on).to eq(x)\n\n9 examples, 1 failure";
         assert_eq!(
@@ -736,6 +765,10 @@ mod tests {
             (
                 "cargo add nosuchcrate",
                 "error: the crate `nosuchcrate` could not be found",
+            ),
+            (
+                "npm ci 2>&1 | tail -n 3",
+                "npm ERR! code ERESOLVE\nnpm ERR! ERESOLVE could not resolve",
             ),
         ];
         for (cmd, out) in failing.into_iter().chain(failed_installs) {
