@@ -282,6 +282,15 @@ static INSTALL_FAILED: LazyLock<AsciiRegex> = LazyLock::new(|| {
     ))
 });
 
+/// The package managers' own words for "installed" (pip's `Successfully installed …`, npm's
+/// `added 3 packages`, uv's `Installed 2 packages`): pip prints its resolver's conflict warning
+/// as an `ERROR:` line and still installs, so a success line outweighs an error line.
+static INSTALL_SUCCEEDED: LazyLock<AsciiRegex> = LazyLock::new(|| {
+    AsciiRegex::new(
+        r"(?m)^[ \t]*(?:Successfully installed |(?:added|Installed) [0-9]+ packages?\b)",
+    )
+});
+
 /// Whether `command` installs, removes or updates packages.
 fn manages_packages(command: &str) -> bool {
     let lower = strip_cd(command).to_ascii_lowercase();
@@ -301,7 +310,9 @@ pub fn output_failed(command: &str, output: &str) -> bool {
         return false;
     }
     if classify(command) != CommandClass::Check {
-        return manages_packages(command) && INSTALL_FAILED.is_match(output);
+        return manages_packages(command)
+            && INSTALL_FAILED.is_match(output)
+            && !INSTALL_SUCCEEDED.is_match(output);
     }
     if !may_say_failed(output) {
         return false;
@@ -753,6 +764,16 @@ mod tests {
             (
                 "npm install",
                 "npm WARN deprecated x@1\nadded 3 packages in 2s",
+            ),
+            // pip's resolver warns in an `ERROR:` line, and installs all the same.
+            (
+                "pip install 'httpx<0.28'",
+                "ERROR: pip's dependency resolver does not currently take into account all the packages that are installed. This behaviour is the source of the following dependency conflicts.\nrespx 0.22.0 requires httpx>=0.28, but you have httpx 0.27.2 which is incompatible.\nSuccessfully installed httpx-0.27.2",
+            ),
+            // A package's install script may print an error and the install still succeed.
+            (
+                "npm install sharp",
+                "Error: could not load the prebuilt binary, building from source\nadded 12 packages in 9s",
             ),
             // A commit's output is not a package manager's.
             (
