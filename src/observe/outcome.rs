@@ -435,6 +435,25 @@ static SOURCE_PATH: LazyLock<AsciiRegex> = LazyLock::new(|| {
     AsciiRegex::new(r"[A-Za-z0-9_.-]*(?:/[A-Za-z0-9_.-]+)*\.[A-Za-z][A-Za-z0-9]{0,4}\b")
 });
 
+/// A line of the source a compiler quotes under its diagnostic (`3 |     for i in 0..buf.len()`,
+/// `  |`, `3 -     old`): code, whose `buf.len` is no file.
+static SNIPPET_LINE: LazyLock<AsciiRegex> =
+    LazyLock::new(|| AsciiRegex::new(r"^[ \t]*(?:[0-9]+[ \t]+[|+-]|\|)(?:[ \t]|$)"));
+
+/// How many lines above its link a Clippy lint's place (`--> src/frame.rs:3:14`) may be: the
+/// code quoted between them is a few lines, rarely more.
+const CLIPPY_REACH: usize = 24;
+
+/// The line that places the Clippy lint whose link is on line `at`: Clippy names the lint at
+/// the end of its diagnostic, below the code it quotes, so the place is the `-->` line above,
+/// within the same diagnostic (not past its `error:`/`warning:` line).
+fn clippy_place(lines: &[&str], at: usize) -> Option<usize> {
+    (at.saturating_sub(CLIPPY_REACH)..at)
+        .rev()
+        .take_while(|&k| !lines[k].starts_with("error") && !lines[k].starts_with("warning"))
+        .find(|&k| lines[k].trim_start().starts_with("--> "))
+}
+
 /// One diagnostic of a linter or compiler: its code and the source file it names, if any.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Diagnostic<'a> {
@@ -449,13 +468,20 @@ pub fn diagnostic_list(output: &str) -> Vec<Diagnostic<'_>> {
     let mut out: Vec<Diagnostic> = Vec::new();
     for (i, line) in lines.iter().enumerate() {
         let clippy = || CLIPPY_LINT.captures(line)?.get(1).copied().flatten();
-        let Some(code) = DIAGNOSTIC_CODE.find(line).map(|(c, _)| c).or_else(clippy) else {
-            continue;
+        let (code, near) = match DIAGNOSTIC_CODE.find(line) {
+            Some((code, _)) => (
+                code,
+                vec![i, i.wrapping_sub(1), i + 1, i.wrapping_sub(2), i + 2],
+            ),
+            None => match clippy() {
+                Some(lint) => (lint, clippy_place(&lines, i).into_iter().collect()),
+                None => continue,
+            },
         };
-        let near = [i, i.wrapping_sub(1), i + 1, i.wrapping_sub(2), i + 2];
         let path = near
             .iter()
             .filter_map(|&k| lines.get(k))
+            .filter(|l| !SNIPPET_LINE.is_match(l))
             // A link's path is no source file (Clippy's help names the lint's page).
             .flat_map(|l| l.split_whitespace().filter(|w| !w.contains("://")))
             .flat_map(|w| SOURCE_PATH.find_iter(w))
@@ -624,6 +650,15 @@ mod tests {
             Some("needless_range_loop in src/frame.rs"),
             "a Clippy lint is named by its link"
         );
+        // As Clippy prints it: the place, the quoted code, then the lint's link.
+        let clippy_full = "error: using `clone` on type `String` in `map`\n --> src/main.rs:6:16\n  |\n6 |     let name = args.get(1).map(|s| s.clone()).unwrap_or_default();\n  |                ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^ help: try: `args.get(1).cloned()`\n  |\n  = help: for further information visit https://rust-lang.github.io/rust-clippy/master/index.html#map_clone\n  = note: `-D clippy::map-clone` implied by `-D warnings`";
+        assert_eq!(
+            diagnostics(clippy_full).as_deref(),
+            Some("map_clone in src/main.rs"),
+            "the quoted code's `args.get` is no file"
+        );
+        let unplaced = "warning: x\n  = help: for further information visit https://rust-lang.github.io/rust-clippy/master/index.html#a_lint";
+        assert_eq!(diagnostics(unplaced).as_deref(), Some("a_lint"));
         let gradle = "> Task :test FAILED\n\nInvoiceServiceTest > findInvoice times out FAILED\n    java.net.SocketTimeoutException at InvoiceServiceTest.kt:57\n\nFAILURE: Build failed with an exception.";
         assert_eq!(
             failing_tests(gradle),
