@@ -225,7 +225,7 @@ pub fn classify(command: &str) -> CommandClass {
     let lower = cmd.to_ascii_lowercase();
     let words: Vec<&str> = lower.split_whitespace().collect();
     let first = words.first().copied().unwrap_or("");
-    let two = words.iter().take(2).copied().collect::<Vec<_>>().join(" ");
+    let two = subcommand(command);
     let is_check = words.iter().any(|w| {
         let w = w.trim_matches(|c: char| !c.is_ascii_alphanumeric() && c != '-');
         CHECK_WORDS.contains(&w)
@@ -291,14 +291,20 @@ static INSTALL_SUCCEEDED: LazyLock<AsciiRegex> = LazyLock::new(|| {
     )
 });
 
-/// Whether `command` installs, removes or updates packages.
-fn manages_packages(command: &str) -> bool {
+/// A command's program and subcommand (`npm install`), lowercase, after any `cd … &&`: the
+/// unit `MUTATE_SUB` and `INSPECT_SUB` list.
+fn subcommand(command: &str) -> String {
     let lower = strip_cd(command).to_ascii_lowercase();
-    let two = lower
+    lower
         .split_whitespace()
         .take(2)
         .collect::<Vec<_>>()
-        .join(" ");
+        .join(" ")
+}
+
+/// Whether `command` installs, removes or updates packages.
+fn manages_packages(command: &str) -> bool {
+    let two = subcommand(command);
     MUTATE_SUB.contains(&two.as_str()) && !two.starts_with("git ")
 }
 
