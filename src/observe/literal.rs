@@ -257,19 +257,24 @@ fn lines_replaced(a: &[String], b: &[String]) -> Option<(String, String)> {
 
 /// `line` without a comment at its end (`httpx = "~0.27.2"  # pinned: …` → `httpx =
 /// "~0.27.2"`): the comment says why, the code before it is what changed. A `#` or `//` counts
-/// when it follows a space outside quotes and a space follows it (not `#fff`, not `http://`).
+/// when it follows a space outside quotes and a space follows it (not `#fff`, not `http://`),
+/// and a `//` only when it is no floor division (see `opens_comment`).
 fn without_trailing_comment(line: &str) -> &str {
     let mut quote: Option<char> = None;
+    let mut escaped = false;
     let mut prev = ' ';
     for (i, c) in line.char_indices() {
         match quote {
-            Some(q) if c == q && prev != '\\' => quote = None,
+            Some(_) if escaped => escaped = false,
+            Some(_) if c == '\\' => escaped = true,
+            Some(q) if c == q => quote = None,
             Some(_) => {}
             None if matches!(c, '"' | '\'' | '`') => quote = Some(c),
             None if i > 0 && prev.is_whitespace() => {
-                let rest = &line[i..];
-                if rest.starts_with("# ") || rest.starts_with("// ") {
-                    return line[..i].trim_end();
+                let (code, rest) = line.split_at(i);
+                let code = code.trim_end();
+                if rest.starts_with("# ") || rest.starts_with("// ") && opens_comment(code, rest) {
+                    return code;
                 }
             }
             None => {}
@@ -277,6 +282,21 @@ fn without_trailing_comment(line: &str) -> &str {
         prev = c;
     }
     line
+}
+
+/// Whether the ` // ` between `code` and `rest` opens a comment rather than being Python's floor
+/// division (`half = n // 2`, whose `2` is the change): it does after a statement's end (`;`,
+/// a brace, a comma) or a string (nothing divides one), or when prose follows (two words in a
+/// row: `// raised for slow CI`).
+fn opens_comment(code: &str, rest: &str) -> bool {
+    let word = |w: &str| w.chars().all(char::is_alphabetic);
+    let mut after_word = false;
+    code.ends_with([';', '{', '}', ',', '"', '\'', '`'])
+        || rest[2..].split_whitespace().any(|w| {
+            let two = after_word && word(w);
+            after_word = word(w);
+            two
+        })
 }
 
 /// A whole-line comment: its wording says why, not what changed, so an edit that also
@@ -558,16 +578,18 @@ mod tests {
 
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
-        /// Any two texts: no panic, and an arrow's sides are short and come from the texts.
+        /// Any two texts: no panic, and an arrow's sides are short and come from the texts, word
+        /// by word (lines are joined, comment lines and trailing comments left out: `a`, `'''`,
+        /// `-` on three lines gives `a -`).
         #[test]
         fn any_edit_gives_a_short_arrow_or_none(
-            old in "(?s)[a-z0-9_ .:\"'`<>=!(){};\n\u{e9}\u{4e2d}-]{0,80}",
-            new in "(?s)[a-z0-9_ .:\"'`<>=!(){};\n\u{e9}\u{4e2d}-]{0,80}",
+            old in "(?s)[a-z0-9_ .:\"'`<>=!(){};\n\u{e9}\u{4e2d}#/\\\\-]{0,80}",
+            new in "(?s)[a-z0-9_ .:\"'`<>=!(){};\n\u{e9}\u{4e2d}#/\\\\-]{0,80}",
         ) {
             if let Some((o, n)) = changed(&old, &new) {
                 proptest::prop_assert!(o.chars().count() <= MAX_SIGNATURE_SIDE && n.chars().count() <= MAX_SIGNATURE_SIDE);
-                let joined = |t: &str| t.lines().map(str::trim).collect::<Vec<_>>().join(" ");
-                proptest::prop_assert!(joined(&old).contains(&o) && joined(&new).contains(&n));
+                let from = |side: &str, text: &str| side.split_whitespace().all(|w| text.contains(w));
+                proptest::prop_assert!(from(&o, &old) && from(&n, &new), "{o:?} {n:?}");
                 proptest::prop_assert!(o != n);
             }
         }
@@ -607,6 +629,38 @@ mod tests {
             p("\"^0.28.0\"", "\"~0.27.2\"")
         );
         assert_eq!(without_trailing_comment("color: #fff;"), "color: #fff;");
+        assert_eq!(
+            without_trailing_comment("half = n // 2"),
+            "half = n // 2",
+            "Python's floor division is no comment"
+        );
+        assert_eq!(
+            pair("a = 1\nhalf = n // 2", "a = 2\nhalf = n // 4"),
+            None,
+            "two different changes, the second not hidden as a comment"
+        );
+        assert_eq!(
+            without_trailing_comment("limit = total // size + 1  # pages"),
+            "limit = total // size + 1"
+        );
+        assert_eq!(
+            without_trailing_comment("timeout: 300, // TODO"),
+            "timeout: 300,"
+        );
+        assert_eq!(
+            without_trailing_comment("let t = 300 // raised for slow CI"),
+            "let t = 300"
+        );
+        assert_eq!(
+            without_trailing_comment(r#"dir = "C:\\" # Windows"#),
+            r#"dir = "C:\\""#,
+            "an escaped backslash does not escape the closing quote"
+        );
+        assert_eq!(
+            without_trailing_comment(r#"s = "say \" # hi" # why"#),
+            r#"s = "say \" # hi""#,
+            "an escaped quote does not close the string"
+        );
         assert_eq!(
             without_trailing_comment("url = \"http://x # y\" // z"),
             "url = \"http://x # y\""

@@ -236,7 +236,7 @@ pub fn classify(command: &str) -> CommandClass {
     let lower = cmd.to_ascii_lowercase();
     let words: Vec<&str> = lower.split_whitespace().collect();
     let first = words.first().copied().unwrap_or("");
-    let two = words.iter().take(2).copied().collect::<Vec<_>>().join(" ");
+    let two = subcommand(command);
     let is_check = words.iter().any(|w| {
         let w = w.trim_matches(|c: char| !c.is_ascii_alphanumeric() && c != '-');
         CHECK_WORDS.contains(&w)
@@ -293,14 +293,29 @@ static INSTALL_FAILED: LazyLock<AsciiRegex> = LazyLock::new(|| {
     ))
 });
 
-/// Whether `command` installs, removes or updates packages.
-fn manages_packages(command: &str) -> bool {
+/// The package managers' own words for "installed" (pip's `Successfully installed …`, npm's
+/// `added 3 packages`, uv's `Installed 2 packages`): pip prints its resolver's conflict warning
+/// as an `ERROR:` line and still installs, so a success line outweighs an error line.
+static INSTALL_SUCCEEDED: LazyLock<AsciiRegex> = LazyLock::new(|| {
+    AsciiRegex::new(
+        r"(?m)^[ \t]*(?:Successfully installed |(?:added|Installed) [0-9]+ packages?\b)",
+    )
+});
+
+/// A command's program and subcommand (`npm install`), lowercase, after any `cd … &&`: the
+/// unit `MUTATE_SUB` and `INSPECT_SUB` list.
+fn subcommand(command: &str) -> String {
     let lower = strip_cd(command).to_ascii_lowercase();
-    let two = lower
+    lower
         .split_whitespace()
         .take(2)
         .collect::<Vec<_>>()
-        .join(" ");
+        .join(" ")
+}
+
+/// Whether `command` installs, removes or updates packages.
+fn manages_packages(command: &str) -> bool {
+    let two = subcommand(command);
     MUTATE_SUB.contains(&two.as_str()) && !two.starts_with("git ")
 }
 
@@ -312,7 +327,9 @@ pub fn output_failed(command: &str, output: &str) -> bool {
         return false;
     }
     if classify(command) != CommandClass::Check {
-        return manages_packages(command) && INSTALL_FAILED.is_match(output);
+        return manages_packages(command)
+            && INSTALL_FAILED.is_match(output)
+            && !INSTALL_SUCCEEDED.is_match(output);
     }
     if !may_say_failed(output) {
         return false;
@@ -435,6 +452,25 @@ static SOURCE_PATH: LazyLock<AsciiRegex> = LazyLock::new(|| {
     AsciiRegex::new(r"[A-Za-z0-9_.-]*(?:/[A-Za-z0-9_.-]+)*\.[A-Za-z][A-Za-z0-9]{0,4}\b")
 });
 
+/// A line of the source a compiler quotes under its diagnostic (`3 |     for i in 0..buf.len()`,
+/// `  |`, `3 -     old`): code, whose `buf.len` is no file.
+static SNIPPET_LINE: LazyLock<AsciiRegex> =
+    LazyLock::new(|| AsciiRegex::new(r"^[ \t]*(?:[0-9]+[ \t]+[|+-]|\|)(?:[ \t]|$)"));
+
+/// How many lines above its link a Clippy lint's place (`--> src/frame.rs:3:14`) may be: the
+/// code quoted between them is a few lines, rarely more.
+const CLIPPY_REACH: usize = 24;
+
+/// The line that places the Clippy lint whose link is on line `at`: Clippy names the lint at
+/// the end of its diagnostic, below the code it quotes, so the place is the `-->` line above,
+/// within the same diagnostic (not past its `error:`/`warning:` line).
+fn clippy_place(lines: &[&str], at: usize) -> Option<usize> {
+    (at.saturating_sub(CLIPPY_REACH)..at)
+        .rev()
+        .take_while(|&k| !lines[k].starts_with("error") && !lines[k].starts_with("warning"))
+        .find(|&k| lines[k].trim_start().starts_with("--> "))
+}
+
 /// One diagnostic of a linter or compiler: its code and the source file it names, if any.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Diagnostic<'a> {
@@ -449,13 +485,20 @@ pub fn diagnostic_list(output: &str) -> Vec<Diagnostic<'_>> {
     let mut out: Vec<Diagnostic> = Vec::new();
     for (i, line) in lines.iter().enumerate() {
         let clippy = || CLIPPY_LINT.captures(line)?.get(1).copied().flatten();
-        let Some(code) = DIAGNOSTIC_CODE.find(line).map(|(c, _)| c).or_else(clippy) else {
-            continue;
+        let (code, near) = match DIAGNOSTIC_CODE.find(line) {
+            Some((code, _)) => (
+                code,
+                vec![i, i.wrapping_sub(1), i + 1, i.wrapping_sub(2), i + 2],
+            ),
+            None => match clippy() {
+                Some(lint) => (lint, clippy_place(&lines, i).into_iter().collect()),
+                None => continue,
+            },
         };
-        let near = [i, i.wrapping_sub(1), i + 1, i.wrapping_sub(2), i + 2];
         let path = near
             .iter()
             .filter_map(|&k| lines.get(k))
+            .filter(|l| !SNIPPET_LINE.is_match(l))
             // A link's path is no source file (Clippy's help names the lint's page).
             .flat_map(|l| l.split_whitespace().filter(|w| !w.contains("://")))
             .flat_map(|w| SOURCE_PATH.find_iter(w))
@@ -647,6 +690,15 @@ mod tests {
             failing_tests(rspec),
             vec!["Subscription#renews_on renews on the last day of a short month"]
         );
+        // As Clippy prints it: the place, the quoted code, then the lint's link.
+        let clippy_full = "error: using `clone` on type `String` in `map`\n --> src/main.rs:6:16\n  |\n6 |     let name = args.get(1).map(|s| s.clone()).unwrap_or_default();\n  |                ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^ help: try: `args.get(1).cloned()`\n  |\n  = help: for further information visit https://rust-lang.github.io/rust-clippy/master/index.html#map_clone\n  = note: `-D clippy::map-clone` implied by `-D warnings`";
+        assert_eq!(
+            diagnostics(clippy_full).as_deref(),
+            Some("map_clone in src/main.rs"),
+            "the quoted code's `args.get` is no file"
+        );
+        let unplaced = "warning: x\n  = help: for further information visit https://rust-lang.github.io/rust-clippy/master/index.html#a_lint";
+        assert_eq!(diagnostics(unplaced).as_deref(), Some("a_lint"));
         let gradle = "> Task :test FAILED\n\nInvoiceServiceTest > findInvoice times out FAILED\n    java.net.SocketTimeoutException at InvoiceServiceTest.kt:57\n\nFAILURE: Build failed with an exception.";
         assert_eq!(
             failing_tests(gradle),
@@ -791,6 +843,16 @@ mod tests {
             (
                 "npm install",
                 "npm WARN deprecated x@1\nadded 3 packages in 2s",
+            ),
+            // pip's resolver warns in an `ERROR:` line, and installs all the same.
+            (
+                "pip install 'httpx<0.28'",
+                "ERROR: pip's dependency resolver does not currently take into account all the packages that are installed. This behaviour is the source of the following dependency conflicts.\nrespx 0.22.0 requires httpx>=0.28, but you have httpx 0.27.2 which is incompatible.\nSuccessfully installed httpx-0.27.2",
+            ),
+            // A package's install script may print an error and the install still succeed.
+            (
+                "npm install sharp",
+                "Error: could not load the prebuilt binary, building from source\nadded 12 packages in 9s",
             ),
             // A commit's output is not a package manager's.
             (

@@ -629,6 +629,35 @@ mod tests {
             give_voice(&mut w, &prompt, Some(&said));
             proptest::prop_assert!(crate::model::utf16_len(&w[0].title) <= WHY_TITLE_MAX + 2);
         }
+
+        /// Any why beside a check: within `WHY_TITLE_MAX`, what changed kept whole, the why
+        /// (when there) its own first words and the check one the rule handed over.
+        #[test]
+        fn a_why_beside_a_check_stays_within_the_limit_and_whole(
+            why in "[a-zA-Z0-9_/.:`'\" \u{e9}\u{4e2d}-]{1,300}",
+        ) {
+            let checks = [
+                "tests::refresh_window_is_five_minutes passes".to_string(),
+                "`cargo test -p auth` passes".to_string(),
+            ];
+            let head = "Fixed refresh_window in src/auth.rs: 30 \u{2192} 300";
+            let title = format!("{head}; {}", checks[1]);
+            let t = with_why(&title, &why, &checks);
+            proptest::prop_assert!(crate::model::utf16_len(&t) <= WHY_TITLE_MAX, "{t}");
+            proptest::prop_assert!(t.starts_with(head), "{t}");
+            if let Some(rest) = t.strip_prefix(&format!("{head} \u{2014} ")) {
+                let said = checks
+                    .iter()
+                    .find_map(|c| rest.strip_suffix(c.as_str())?.strip_suffix("; "))
+                    .unwrap_or(rest);
+                let said = said.strip_suffix(" \u{2026}").unwrap_or(said);
+                proptest::prop_assert!(why.starts_with(said), "{t}");
+                let next = why[said.len()..].chars().next();
+                proptest::prop_assert!(next.is_none_or(char::is_whitespace), "cut inside a word: {t}");
+            } else {
+                proptest::prop_assert_eq!(&t, &title);
+            }
+        }
     }
 
     #[test]

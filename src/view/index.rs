@@ -384,11 +384,19 @@ fn last_summary_block(s: &Summary, message: Option<&str>, titles: &[&str]) -> Op
 }
 
 /// Whether `field` says nothing the `message` does not (compared on one line, without a final
-/// full stop).
+/// full stop), as whole words: `timeout is 30` is not said by `timeout is 300`.
 fn said_in(message: &str, field: &str) -> bool {
     let norm = |s: &str| one_line(s).trim_end_matches(['.', ' ']).to_string();
-    let field = norm(field);
-    !field.is_empty() && norm(message).contains(&field)
+    let (message, field) = (norm(message), norm(field));
+    let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    !field.is_empty()
+        && message.match_indices(&field).any(|(at, _)| {
+            let before = message[..at].chars().next_back();
+            let after = message[at + field.len()..].chars().next();
+            let cuts_a_word = word(before) && word(field.chars().next())
+                || word(after) && word(field.chars().next_back());
+            !cuts_a_word
+        })
 }
 
 /// Renders the index for these options. Empty memory gives the empty-project text.
@@ -484,4 +492,87 @@ pub fn fetch_line() -> Line {
         .push(" | ", Role::Muted)
         .push("Search: ", Role::Label)
         .push("mem_search", Role::Code)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{ObservationBody, SummaryBody};
+
+    fn observation(id: i64, title: &str) -> Observation {
+        Observation {
+            id,
+            project: "p".into(),
+            body: ObservationBody {
+                obs_type: "discovery".into(),
+                title: Some(title.into()),
+                ..Default::default()
+            },
+            facts_json: "[]".into(),
+            prompt_number: None,
+            discovery_tokens: 0,
+            created_at: 1_000,
+            session_id: Some(1),
+            source: "rules".into(),
+        }
+    }
+
+    fn summary(notes: &str) -> Summary {
+        Summary {
+            id: 1,
+            project: "p".into(),
+            body: SummaryBody {
+                notes: Some(notes.into()),
+                ..Default::default()
+            },
+            prompt_number: None,
+            discovery_tokens: 0,
+            created_at: 2_000,
+            session_id: Some(1),
+        }
+    }
+
+    fn rendered(titles: &[&str], notes: &str) -> String {
+        let obs: Vec<Observation> = titles
+            .iter()
+            .enumerate()
+            .map(|(i, t)| observation(i as i64 + 1, t))
+            .collect();
+        let sums = [summary(notes)];
+        let mode = crate::model::mode::code();
+        let tz = Tz::utc();
+        let input = IndexInput {
+            project: "p",
+            now_ms: 3_000,
+            tz: &tz,
+            observations: &obs,
+            summaries: &sums,
+            mode: &mode,
+            filter: None,
+        };
+        render(&input, &IndexOptions::default()).to_plain()
+    }
+
+    #[test]
+    fn the_last_message_is_said_once_and_never_lost() {
+        let message = "The pool now holds 30.";
+        let once = rendered(&["The pool now holds 30 connections"], message);
+        assert!(!once.contains("Previously"), "{once}");
+        assert_eq!(once.matches("The pool now holds 30").count(), 1);
+        // A row that says another number (300, not 30) does not say the message.
+        let other = rendered(&["The pool now holds 300 connections"], message);
+        assert!(
+            other.contains("Previously") && other.contains(&format!("A: {message}")),
+            "{other}"
+        );
+    }
+
+    #[test]
+    fn said_in_compares_whole_words() {
+        assert!(said_in("Fixed it: timeout is 30.", "timeout is 30"));
+        assert!(!said_in("timeout is 300", "timeout is 30"));
+        assert!(!said_in("a retimeout is 30", "timeout is 30"));
+        assert!(said_in("see `a.rs` (x)", "`a.rs`"));
+        assert!(!said_in("anything", ""));
+    }
 }

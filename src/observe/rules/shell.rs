@@ -145,10 +145,7 @@ pub fn fixes(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
             }
         }
         // A test named by its path, else by its own name (`tests/a.py::test_x` → `test_x`).
-        let short_failing: Vec<String> = failing
-            .iter()
-            .map(|t| t.rsplit("::").next().unwrap_or(t).to_string())
-            .collect();
+        let short_failing: Vec<String> = failing.iter().map(|t| test_name(t).to_string()).collect();
         let tests_named = |max: usize, short: bool| {
             if !failing.is_empty() {
                 let verb = if failing.len() == 1 { "passes" } else { "pass" };
@@ -508,14 +505,36 @@ fn commit_message(command: &str) -> Option<String> {
     super::super::draft::first_line(&msg, WHY_TITLE_MAX)
 }
 
+/// A test's own name, without the path to it (`tests/a.py::TestX::test_y` → `test_y`); a
+/// parametrised test keeps its parameters whole (`test_split[a::b]`).
+fn test_name(path: &str) -> &str {
+    let before_params = path.find('[').unwrap_or(path.len());
+    match path[..before_params].rfind("::") {
+        Some(at) => &path[at + 2..],
+        None => path,
+    }
+}
+
 /// The commit a `git revert <commit>` undid and that commit's subject, from git's message for
 /// the new commit (`Revert "config: raise the pool size"`).
 fn reverted<'a>(command: &'a str, message: &'a str) -> Option<(&'a str, &'a str)> {
+    // Options whose value is the next word (`-m 1`: the parent of a merge, not a commit).
+    const TAKES_VALUE: &[&str] = &["-m", "--mainline", "-X", "--strategy-option", "--strategy"];
     let args = &command[command.find("git revert")? + "git revert".len()..];
-    let target = args
+    let mut words = args
         .split_whitespace()
-        .take_while(|w| !matches!(*w, "&&" | "||" | ";" | "|"))
-        .find(|w| !w.starts_with('-'))?;
+        .take_while(|w| !matches!(*w, "&&" | "||" | ";" | "|"));
+    let target = loop {
+        let w = words.next()?;
+        if TAKES_VALUE.contains(&w) {
+            words.next();
+        } else if !w.starts_with('-') {
+            break w.trim_end_matches(';').trim_matches(['"', '\'']);
+        }
+    };
+    if target.is_empty() {
+        return None;
+    }
     let subject = message.strip_prefix("Revert \"")?.strip_suffix('"')?;
     (!subject.is_empty()).then_some((target, subject))
 }
@@ -596,6 +615,18 @@ mod tests {
     }
 
     #[test]
+    fn a_test_is_named_without_its_path() {
+        assert_eq!(test_name("tests/a.py::TestX::test_y"), "test_y");
+        assert_eq!(test_name("auth::tests::refresh"), "refresh");
+        assert_eq!(
+            test_name("tests/t.py::test_split[a::b]"),
+            "test_split[a::b]",
+            "a parameter is no path"
+        );
+        assert_eq!(test_name("test_plain"), "test_plain");
+    }
+
+    #[test]
     fn a_revert_names_the_commit_it_undid() {
         assert_eq!(
             reverted(
@@ -603,6 +634,15 @@ mod tests {
                 "Revert \"raise pool\""
             ),
             Some(("a3f91c2", "raise pool"))
+        );
+        assert_eq!(
+            reverted("git revert -m 1 9f8e7d6; git log -1", "Revert \"Merge x\""),
+            Some(("9f8e7d6", "Merge x")),
+            "a merge's parent number is no commit"
+        );
+        assert_eq!(
+            reverted("git revert --mainline 2 -X ours 'HEAD~1'", "Revert \"y\""),
+            Some(("HEAD~1", "y"))
         );
         assert_eq!(reverted("git revert --continue", "Revert \"x\""), None);
         assert_eq!(reverted("git commit -m x", "Revert \"x\""), None);
