@@ -40,9 +40,8 @@
 //!
 //! The turns in `tests/fixtures/observer-heldout/` were written apart from the observer's code
 //! and never tuned on; the same measures are printed for them separately, without targets.
-//! `tests/fixtures/observer-dev/`, `observer-dev2/` and `observer-dev3/` were the first three
-//! such sets: their misses were read while improving the observer, so they are printed as
-//! development sets.
+//! `tests/fixtures/observer-dev/` to `observer-dev4/` were the first four such sets: their
+//! misses were read while improving the observer, so they are printed as development sets.
 
 mod common;
 
@@ -128,7 +127,7 @@ fn loose(s: &str) -> String {
         .to_lowercase()
 }
 
-/// The turns of one set: `observer-quality` (tuned on), `observer-dev`, `-dev2`, `-dev3` (read)
+/// The turns of one set: `observer-quality` (tuned on), `observer-dev` to `-dev4` (read)
 /// or `observer-heldout` (never tuned on).
 fn fixtures(set: &str) -> Vec<(String, Turn)> {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -954,9 +953,9 @@ fn observer_quality_on_the_held_out_turns() {
     );
 }
 
-/// The same measures on the three earlier held-out sets, whose misses were read while improving
+/// The same measures on the four earlier held-out sets, whose misses were read while improving
 /// the observer, so they are development sets now: `observer-dev` (29 turns), `observer-dev2`
-/// and `observer-dev3` (32 turns each, written apart from the code like the held-out set).
+/// to `observer-dev4` (32 turns each, written apart from the code like the held-out set).
 #[test]
 fn observer_quality_on_the_dev_turns() {
     print_set(
@@ -970,6 +969,10 @@ fn observer_quality_on_the_dev_turns() {
     print_set(
         "observer-dev3",
         "dev set 3 (the third held-out set; its misses were read)",
+    );
+    print_set(
+        "observer-dev4",
+        "dev set 4 (the fourth held-out set; its misses were read)",
     );
 }
 
