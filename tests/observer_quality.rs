@@ -362,10 +362,17 @@ fn run(env: &Env, turn: &Turn) -> Outcome {
     }
 }
 
-/// The one-line row of observation `id` in the session-start text.
+/// What the one-line row of observation `id` in the session-start text says: the row without
+/// its id, time and type columns (`12 9:32a ✓ title`), whose digits are no fact of the turn
+/// (a row written at 12:05 would otherwise "state" a fact `12`).
 fn index_row(context: &str, id: i64) -> Option<&str> {
     let prefix = format!("{id} ");
-    context.lines().find(|l| l.starts_with(&prefix))
+    let line = context.lines().find(|l| l.starts_with(&prefix))?;
+    let mut rest = line;
+    for _ in 0..3 {
+        rest = rest.trim_start().split_once(' ').map_or("", |(_, r)| r);
+    }
+    Some(rest)
 }
 
 // ---------------------------------------------------------------------------------------------

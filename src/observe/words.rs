@@ -184,6 +184,7 @@ const CONCLUSIONS: &[&str] = &[
     "recommendation",
     "decision",
     "decided",
+    "going with",
     "i recommend",
     "i'd recommend",
     "i would recommend",
@@ -197,7 +198,7 @@ const CONCLUSIONS: &[&str] = &[
     "bottom line",
     "tl;dr",
 ];
-const DECISIONS: usize = 8;
+const DECISIONS: usize = 9;
 
 /// Which conclusion the outcome opens with, if any: `Some(true)` for a decision.
 fn concludes(outcome: &str) -> Option<bool> {

@@ -38,30 +38,43 @@ fn success_fact(sh: &Shell) -> String {
 
 /// `src/a.rs (f, g)` for a title; with no room for symbols (`max_symbols` 0), the path.
 fn file_label(c: &FileChange, max_symbols: usize) -> String {
+    label_of(c, &c.path, max_symbols)
+}
+
+/// The file by its name alone (`OrdersFragment.kt (onViewCreated)`): for a path too long to
+/// leave room for anything else, which would otherwise be cut out of the title whole.
+fn file_name_label(c: &FileChange, max_symbols: usize) -> String {
+    label_of(c, c.path.rsplit('/').next().unwrap_or(&c.path), max_symbols)
+}
+
+fn label_of(c: &FileChange, path: &str, max_symbols: usize) -> String {
     if c.symbols.is_empty() || max_symbols == 0 {
-        c.path.clone()
+        path.to_string()
     } else {
-        format!("{} ({})", c.path, fit_list(&c.symbols, max_symbols))
+        format!("{path} ({})", fit_list(&c.symbols, max_symbols))
     }
 }
 
 /// The longest title form that fits: the command shrinks by whole words, then the symbol
-/// list, then the command goes (`None`), before the title is shortened at a word boundary.
-fn fit_title(make: impl Fn(Option<usize>, usize) -> String) -> String {
+/// list, then the command goes (`None`), then the file is named without its directories
+/// (`true`), before the title is shortened at a word boundary.
+fn fit_title(make: impl Fn(Option<usize>, usize, bool) -> String) -> String {
     fitting_title(
         [
-            (Some(30), 40),
-            (Some(30), 24),
-            (Some(24), 24),
-            (Some(18), 24),
-            (Some(18), 16),
-            (Some(0), 16),
-            (None, 24),
-            (None, 12),
-            (None, 0),
+            (Some(30), 40, false),
+            (Some(30), 24, false),
+            (Some(24), 24, false),
+            (Some(18), 24, false),
+            (Some(18), 16, false),
+            (Some(0), 16, false),
+            (None, 24, false),
+            (None, 12, false),
+            (None, 0, false),
+            (None, 24, true),
+            (None, 0, true),
         ]
         .into_iter()
-        .map(|(cmd, symbols)| make(cmd, symbols)),
+        .map(|(cmd, symbols, short)| make(cmd, symbols, short)),
     )
 }
 
@@ -177,15 +190,19 @@ pub fn fixes(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
                     })
                 })
                 .collect::<Vec<_>>();
-            let by_edit = fit_title(|c, m| match c {
+            let label = |m: usize, short: bool| match short {
+                true => file_name_label(first, m),
+                false => file_label(first, m),
+            };
+            let by_edit = fit_title(|c, m, short| match c {
                 Some(c) => format!(
                     "Fixed failing `{}` after editing {}{more}",
                     outcome::show_command(&fail.command, c),
-                    file_label(first, m)
+                    label(m, short)
                 ),
                 None => format!(
                     "Fixed a failing check after editing {}{more}",
-                    file_label(first, m)
+                    label(m, short)
                 ),
             });
             // What changed first, then how it was checked: `Fixed refresh_window in
@@ -237,7 +254,7 @@ pub fn fixes(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
                 .concepts(&["problem-solution", "what-changed"])
         } else if let Some(fixer) = fixers.first().and_then(|e| shell(e)) {
             let by = outcome::show_command(&fixer.command, 30);
-            let title = fit_title(|c, m| {
+            let title = fit_title(|c, m, _| {
                 let by = outcome::show_command(&fixer.command, m.max(12));
                 match c {
                     Some(c) => format!(
