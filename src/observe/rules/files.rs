@@ -115,6 +115,19 @@ pub fn file_change(edits: &[&FileEdit]) -> FileChange {
         out
     };
     let quote = if created { None } else { literal_of(edits) };
+    // A config value is known by its own key: the outline of a YAML list item stops at its
+    // container (`spec.template`), while `timeoutSeconds: 1` → `5` is the change.
+    let symbols = match (&quote, config_key(&path, edits)) {
+        (Some(_), Some(key))
+            if key.chars().count() <= 24
+                && !symbols
+                    .iter()
+                    .any(|s| *s == key || s.ends_with(&format!(".{key}"))) =>
+        {
+            vec![key]
+        }
+        _ => symbols,
+    };
     FileChange {
         path,
         created,
@@ -225,6 +238,92 @@ fn literal_of(edits: &[&FileEdit]) -> Option<(String, String)> {
         }
     }
     found
+}
+
+/// The key of the one line the edits changed in a config file (`timeoutSeconds: 1` →
+/// `timeoutSeconds: 5`, `pool_size = 5`, `"retries": 3`), when every edit changed that line.
+fn config_key(path: &str, edits: &[&FileEdit]) -> Option<String> {
+    const CONFIG: &[&str] = &[
+        ".yaml",
+        ".yml",
+        ".toml",
+        ".json",
+        ".ini",
+        ".env",
+        ".properties",
+        ".conf",
+        ".cfg",
+    ];
+    let lower = path.to_ascii_lowercase();
+    let name = lower.rsplit('/').next().unwrap_or(&lower);
+    if !CONFIG.iter().any(|e| name.ends_with(e)) && !name.starts_with(".env") {
+        return None;
+    }
+    let key_of = |line: &str| -> Option<String> {
+        let l = line.trim().trim_start_matches("- ").trim_start();
+        let at = l.find([':', '='])?;
+        let key = l[..at].trim().trim_matches(['"', '\'']);
+        let ok = !key.is_empty()
+            && key
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'));
+        ok.then(|| key.to_string())
+    };
+    let mut found: Option<String> = None;
+    for e in edits {
+        let old: Vec<&str> = e.old_snippet.lines().collect();
+        let new: Vec<&str> = e.new_snippet.lines().collect();
+        let gone: Vec<&&str> = old.iter().filter(|l| !new.contains(l)).collect();
+        let came: Vec<&&str> = new.iter().filter(|l| !old.contains(l)).collect();
+        let [a] = gone.as_slice() else { return None };
+        let [b] = came.as_slice() else { return None };
+        let key = key_of(a).filter(|k| key_of(b).as_ref() == Some(k))?;
+        match &found {
+            Some(f) if *f != key => return None,
+            _ => found = Some(key),
+        }
+    }
+    found
+}
+
+#[cfg(test)]
+mod config_keys {
+    use super::*;
+
+    fn edit(path: &str, old: &str, new: &str) -> FileEdit {
+        FileEdit {
+            path: path.into(),
+            old_snippet: old.into(),
+            new_snippet: new.into(),
+            ..FileEdit::default()
+        }
+    }
+
+    #[test]
+    fn a_config_value_is_named_by_its_own_key() {
+        let e = edit(
+            "deploy/app.yaml",
+            "        livenessProbe:\n          timeoutSeconds: 1",
+            "        livenessProbe:\n          timeoutSeconds: 5",
+        );
+        assert_eq!(
+            config_key(&e.path, &[&e]).as_deref(),
+            Some("timeoutSeconds")
+        );
+        let toml = edit("Cargo.toml", "pool_size = 5", "pool_size = 8");
+        assert_eq!(
+            config_key(&toml.path, &[&toml]).as_deref(),
+            Some("pool_size")
+        );
+        let code = edit("src/a.rs", "let x: u32 = 1;", "let x: u32 = 2;");
+        assert_eq!(config_key(&code.path, &[&code]), None, "only config files");
+        let two = edit("a.yml", "a: 1\nb: 2", "a: 3\nb: 4");
+        assert_eq!(
+            config_key(&two.path, &[&two]),
+            None,
+            "one line changed, not two"
+        );
+    }
 }
 
 /// Groups unclaimed edit events by file, in first-seen order.
