@@ -516,7 +516,11 @@ pub fn diagnostic_list(output: &str) -> Vec<Diagnostic<'_>> {
 
 /// The diagnostics as one line: `SC2086 in scripts/deploy.sh, SC2164 in scripts/backup.sh`.
 pub fn diagnostics(output: &str) -> Option<String> {
-    let list: Vec<String> = diagnostic_list(output)
+    one_line_list(&diagnostic_list(output))
+}
+
+fn one_line_list(found: &[Diagnostic]) -> Option<String> {
+    let list: Vec<String> = found
         .iter()
         .map(|d| match d.path {
             Some(p) => format!("{} in {p}", d.code),
@@ -549,7 +553,7 @@ pub fn error_line(output: &str) -> Option<String> {
         let first = found.first()?;
         match first_error() {
             Some(l) if found.len() == 1 && l.contains(first.code) => Some(l.to_string()),
-            _ => diagnostics(output),
+            _ => one_line_list(&found),
         }
     };
     // npm names its error by a code (`npm ERR! code ERESOLVE`); a lifecycle script's failure

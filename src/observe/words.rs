@@ -420,6 +420,10 @@ pub fn give_voice(drafts: &mut [Draft], prompt: &str, last_message: Option<&str>
     let outcome = last_message
         .and_then(outcome)
         .filter(|o| concludes(o).is_some() || said.as_deref().is_some_and(|s| grounded(s, drafts)));
+    let join = |what: &str| match &request {
+        Some(r) => format!("{r} \u{2192} {what}"),
+        None => what.to_string(),
+    };
     let Some(primary) = drafts.first_mut() else {
         return;
     };
@@ -433,17 +437,13 @@ pub fn give_voice(drafts: &mut [Draft], prompt: &str, last_message: Option<&str>
                 primary.subtitle = if primary.subtitle.is_empty() {
                     r.clone()
                 } else {
-                    format!("{r} \u{2192} {}", primary.subtitle)
+                    join(&primary.subtitle)
                 };
             }
         }
         return;
     };
     let said = said.unwrap_or_else(|| outcome.clone());
-    let join = |what: &str| match &request {
-        Some(r) => format!("{r} \u{2192} {what}"),
-        None => what.to_string(),
-    };
     if changed || primary.obs_type == ObsType::Decision {
         primary.subtitle = join(&said);
         if primary.obs_type.changes_code() {

@@ -201,20 +201,24 @@ fn only_imports(e: &FileEdit) -> bool {
             // A Go import block's line is a quoted path, maybe with an alias.
             || (l.ends_with('"') && l.split_whitespace().count() <= 2 && l.contains('"'))
     };
-    let old: Vec<&str> = e.old_snippet.lines().collect();
-    let new: Vec<&str> = e.new_snippet.lines().collect();
-    let changed = new
-        .iter()
-        .filter(|l| !old.contains(l))
-        .chain(old.iter().filter(|l| !new.contains(l)));
+    let (gone, came) = changed_lines(e);
     let mut any = false;
-    for l in changed {
+    for l in came.into_iter().chain(gone) {
         if !is_import(l) {
             return false;
         }
         any = true;
     }
     any
+}
+
+/// The lines an edit took out and the lines it put in (lines in both, moved or not, left out).
+fn changed_lines(e: &FileEdit) -> (Vec<&str>, Vec<&str>) {
+    let old: Vec<&str> = e.old_snippet.lines().collect();
+    let new: Vec<&str> = e.new_snippet.lines().collect();
+    let gone = old.iter().filter(|l| !new.contains(l)).copied().collect();
+    let came = new.iter().filter(|l| !old.contains(l)).copied().collect();
+    (gone, came)
 }
 
 /// What all `edits` replaced, when they replaced the same small thing (edits that only
@@ -271,10 +275,7 @@ fn config_key(path: &str, edits: &[&FileEdit]) -> Option<String> {
     };
     let mut found: Option<String> = None;
     for e in edits {
-        let old: Vec<&str> = e.old_snippet.lines().collect();
-        let new: Vec<&str> = e.new_snippet.lines().collect();
-        let gone: Vec<&&str> = old.iter().filter(|l| !new.contains(l)).collect();
-        let came: Vec<&&str> = new.iter().filter(|l| !old.contains(l)).collect();
+        let (gone, came) = changed_lines(e);
         let [a] = gone.as_slice() else { return None };
         let [b] = came.as_slice() else { return None };
         let key = key_of(a).filter(|k| key_of(b).as_ref() == Some(k))?;
@@ -284,46 +285,6 @@ fn config_key(path: &str, edits: &[&FileEdit]) -> Option<String> {
         }
     }
     found
-}
-
-#[cfg(test)]
-mod config_keys {
-    use super::*;
-
-    fn edit(path: &str, old: &str, new: &str) -> FileEdit {
-        FileEdit {
-            path: path.into(),
-            old_snippet: old.into(),
-            new_snippet: new.into(),
-            ..FileEdit::default()
-        }
-    }
-
-    #[test]
-    fn a_config_value_is_named_by_its_own_key() {
-        let e = edit(
-            "deploy/app.yaml",
-            "        livenessProbe:\n          timeoutSeconds: 1",
-            "        livenessProbe:\n          timeoutSeconds: 5",
-        );
-        assert_eq!(
-            config_key(&e.path, &[&e]).as_deref(),
-            Some("timeoutSeconds")
-        );
-        let toml = edit("Cargo.toml", "pool_size = 5", "pool_size = 8");
-        assert_eq!(
-            config_key(&toml.path, &[&toml]).as_deref(),
-            Some("pool_size")
-        );
-        let code = edit("src/a.rs", "let x: u32 = 1;", "let x: u32 = 2;");
-        assert_eq!(config_key(&code.path, &[&code]), None, "only config files");
-        let two = edit("a.yml", "a: 1\nb: 2", "a: 3\nb: 4");
-        assert_eq!(
-            config_key(&two.path, &[&two]),
-            None,
-            "one line changed, not two"
-        );
-    }
 }
 
 /// Groups unclaimed edit events by file, in first-seen order.
@@ -641,6 +602,46 @@ mod tests {
             literal_of(&[&other, &signature]),
             None,
             "two changes of their own"
+        );
+    }
+}
+
+#[cfg(test)]
+mod config_keys {
+    use super::*;
+
+    fn edit(path: &str, old: &str, new: &str) -> FileEdit {
+        FileEdit {
+            path: path.into(),
+            old_snippet: old.into(),
+            new_snippet: new.into(),
+            ..FileEdit::default()
+        }
+    }
+
+    #[test]
+    fn a_config_value_is_named_by_its_own_key() {
+        let e = edit(
+            "deploy/app.yaml",
+            "        livenessProbe:\n          timeoutSeconds: 1",
+            "        livenessProbe:\n          timeoutSeconds: 5",
+        );
+        assert_eq!(
+            config_key(&e.path, &[&e]).as_deref(),
+            Some("timeoutSeconds")
+        );
+        let toml = edit("Cargo.toml", "pool_size = 5", "pool_size = 8");
+        assert_eq!(
+            config_key(&toml.path, &[&toml]).as_deref(),
+            Some("pool_size")
+        );
+        let code = edit("src/a.rs", "let x: u32 = 1;", "let x: u32 = 2;");
+        assert_eq!(config_key(&code.path, &[&code]), None, "only config files");
+        let two = edit("a.yml", "a: 1\nb: 2", "a: 3\nb: 4");
+        assert_eq!(
+            config_key(&two.path, &[&two]),
+            None,
+            "one line changed, not two"
         );
     }
 }

@@ -36,18 +36,14 @@ fn success_fact(sh: &Shell) -> String {
     }
 }
 
-/// `src/a.rs (f, g)` for a title; with no room for symbols (`max_symbols` 0), the path.
-fn file_label(c: &FileChange, max_symbols: usize) -> String {
-    label_of(c, &c.path, max_symbols)
-}
-
-/// The file by its name alone (`OrdersFragment.kt (onViewCreated)`): for a path too long to
-/// leave room for anything else, which would otherwise be cut out of the title whole.
-fn file_name_label(c: &FileChange, max_symbols: usize) -> String {
-    label_of(c, c.path.rsplit('/').next().unwrap_or(&c.path), max_symbols)
-}
-
-fn label_of(c: &FileChange, path: &str, max_symbols: usize) -> String {
+/// `src/a.rs (f, g)` for a title; with no room for symbols (`max_symbols` 0), the path; with
+/// `short`, the file by its name alone (`OrdersFragment.kt (onViewCreated)`), for a path too
+/// long to leave room for anything else, which would otherwise be cut out of the title whole.
+fn file_label(c: &FileChange, max_symbols: usize, short: bool) -> String {
+    let path = match short {
+        true => c.path.rsplit('/').next().unwrap_or(&c.path),
+        false => &c.path,
+    };
     if c.symbols.is_empty() || max_symbols == 0 {
         path.to_string()
     } else {
@@ -182,36 +178,34 @@ pub fn fixes(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
                 .filter_map(|(t, m, short)| {
                     tests_named(t, short).map(|(t, verb)| match verb {
                         // A linter's or compiler's codes were in the code edited.
-                        "resolved" => format!("Fixed {t} in {}{more}", file_label(first, m)),
+                        "resolved" => {
+                            format!("Fixed {t} in {}{more}", file_label(first, m, false))
+                        }
                         _ => format!(
                             "Fixed failing {t} after editing {}{more}",
-                            file_label(first, m)
+                            file_label(first, m, false)
                         ),
                     })
                 })
                 .collect::<Vec<_>>();
-            let label = |m: usize, short: bool| match short {
-                true => file_name_label(first, m),
-                false => file_label(first, m),
-            };
             let by_edit = fit_title(|c, m, short| match c {
                 Some(c) => format!(
                     "Fixed failing `{}` after editing {}{more}",
                     outcome::show_command(&fail.command, c),
-                    label(m, short)
+                    file_label(first, m, short)
                 ),
                 None => format!(
                     "Fixed a failing check after editing {}{more}",
-                    label(m, short)
+                    file_label(first, m, short)
                 ),
             });
-            // What changed first, then how it was checked: `Fixed refresh_window in
-            // src/auth.rs: 30 → 300; `cargo test` passes`.
             // What now passes, by name (the tests, the linter's codes), fullest first.
             let named_checks: Vec<String> = [(40, false), (40, true), (24, false), (24, true)]
                 .into_iter()
                 .filter_map(|(n, short)| tests_named(n, short).map(|(t, v)| format!("{t} {v}")))
                 .collect();
+            // What changed first, then how it was checked: `Fixed refresh_window in
+            // src/auth.rs: 30 → 300; `cargo test` passes`.
             let (title, checks) = match (&first.quote, changes.len()) {
                 (Some((old, new)), 1) => {
                     let arrow = literal::arrow(old, new);
@@ -407,10 +401,8 @@ pub fn commands(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
                         Vec::new()
                     } else {
                         // A test named by its path, else by its own name (`tests::x` → `x`).
-                        let short: Vec<String> = failing
-                            .iter()
-                            .map(|t| t.rsplit("::").next().unwrap_or(t).to_string())
-                            .collect();
+                        let short: Vec<String> =
+                            failing.iter().map(|t| test_name(t).to_string()).collect();
                         vec![
                             format!("`{shown}` {fails}: {}", fit_list(&failing, 40)),
                             format!("`{shown}` {fails}: {}", fit_list(&short, 40)),
@@ -445,13 +437,14 @@ pub fn commands(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
                 CommandClass::Mutate => {
                     // The message as given on the command line, else as git printed it (a
                     // revert, a cherry-pick, a commit whose message came from an editor).
-                    let message = commit_message(&sh.command)
-                        .or_else(|| commit_of(&sh.output).map(|c| c.2.to_string()));
+                    let made = commit_of(&sh.output);
+                    let message =
+                        commit_message(&sh.command).or_else(|| made.map(|c| c.2.to_string()));
                     let commit = message.map(|msg| {
                         let files = files_changed(&sh.output)
                             .map(|n| format!(" ({})", plural(n, "file", "files")))
                             .unwrap_or_default();
-                        match (commit_of(&sh.output), reverted(&sh.command, &msg)) {
+                        match (made, reverted(&sh.command, &msg)) {
                             // A revert is known by what it undid, not by git's "Revert …".
                             (Some((branch, hash, _)), Some((target, subject))) => format!(
                                 "Reverted {target} \"{subject}\" as {hash} on {branch}{files}"
