@@ -7,15 +7,15 @@
 //! 1. the best hit (see `best`: a prompt that ranks first names its session's best record);
 //! 2. records holding every term of the query, best first: of the best hit's session only, unless
 //!    the query is an identifier (an identifier used in two places names one thing; plain words
-//!    recur across pieces of work); then the ranking's runner-up if it is of the same session;
-//! 3. the summary that closes the best hit's turn, which tells the work in other words and so is
-//!    rarely a lexical match itself;
-//! 4. the other records holding every term;
-//! 5. the best hit's session's other candidates, best first;
-//! 6. the observations of the best hit's turn that the query does not match, in the order they
+//!    recur across pieces of work);
+//! 3. the ranking's runner-up (`RANKED_FIRST`), if it is of the same session;
+//! 4. the summary that closes the best hit's turn, which tells the work in other words;
+//! 5. the other records holding every term;
+//! 6. the best hit's session's other candidates, best first;
+//! 7. the observations of the best hit's turn that the query does not match, in the order they
 //!    were made (a paraphrase often matches only the summary, which tells the work they did;
 //!    on the tuning set this alone took paraphrases' recall@3 from 0.600 to 0.689);
-//! 7. the rest of the ranking.
+//! 8. the rest of the ranking.
 //!
 //! Prompts are context only and never details.
 
