@@ -9,7 +9,7 @@ use crate::model::{ObsType, ObservationBody, utf16_len};
 use crate::text::{clip, one_line};
 
 /// Titles never exceed this (UTF-16 units).
-pub const TITLE_MAX: usize = 80;
+pub const TITLE_MAX: usize = 120;
 /// Subtitles are one sentence of at most this many words (reference §9).
 pub const SUBTITLE_WORDS: usize = 24;
 
@@ -408,7 +408,7 @@ mod tests {
     #[test]
     fn titles_are_shortened_between_words() {
         let t = title_text(
-            "Fixed failing `grep -q '    300' src/auth.rs` after editing src/very/long/path/to/the/module/auth_window.rs",
+            "Fixed failing `grep -q '    300' src/auth.rs` after editing src/very/long/path/to/the/module/of/the/session/window/auth_window.rs",
         );
         assert!(utf16_len(&t) <= TITLE_MAX, "{t}");
         assert_eq!(
@@ -423,7 +423,7 @@ mod tests {
             "`cargo test --package cmem \u{2026}`"
         );
         assert_eq!(
-            fitting_title(["x".repeat(81), "short".to_string()]),
+            fitting_title(["x".repeat(TITLE_MAX + 1), "short".to_string()]),
             "short"
         );
         let long = "w ".repeat(40);

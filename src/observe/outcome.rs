@@ -385,9 +385,11 @@ pub fn output_exit_code(output: &str) -> Option<i64> {
 
 static FAILING_TEST: LazyLock<AsciiRegex> = LazyLock::new(|| {
     AsciiRegex::new(
-        r"(?m)^(?:test ([^ \t\r\n]+) \.\.\. FAILED|--- FAIL: ([^ \t\r\n]+)|FAILED ([^ \t\r\n]+?)(?: - |$)|[ \t]*(?:✕|×) (.+)$|FAIL ([^ \t\r\n]+\.(?:test|spec)\.[^ \t\r\n]+)|([A-Za-z_][A-Za-z0-9_.$]* > [^\r\n]+?) FAILED[ \t]*$|[ \t]+[0-9]+\) test ([^\r\n]+?) \([A-Za-z0-9_.]+\)[ \t]*$|[ \t]+[0-9]+\) ([^\r\n]+?)[ \t]*\r?\n[ \t]+Failure/Error:)",
+        r"(?m)^(?:test ([^ \t\r\n]+) \.\.\. FAILED|--- FAIL: ([^ \t\r\n]+)|FAILED ([^ \t\r\n]+?)(?: - |$)|[ \t]*(?:✕|×) (.+)$|FAIL[ \t]+([^ \t\r\n]+\.(?:test|spec)\.[^ \t\r\n]+(?: > [^\r\n]+)?)|([A-Za-z_][A-Za-z0-9_.$]* > [^\r\n]+?) FAILED[ \t]*$|[ \t]+[0-9]+\) test ([^\r\n]+?) \([A-Za-z0-9_.]+\)[ \t]*$|[ \t]+[0-9]+\) ([^\r\n]+?)[ \t]*\r?\n[ \t]+Failure/Error:)",
     )
 });
+
+static TEST_TIME: LazyLock<AsciiRegex> = LazyLock::new(|| AsciiRegex::new(r" \([0-9.]+ ?m?s\)$"));
 
 static ERROR_LINE: LazyLock<AsciiRegex> = LazyLock::new(|| {
     AsciiRegex::new(
@@ -413,7 +415,13 @@ pub fn failing_tests(output: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for c in FAILING_TEST.captures_iter(output) {
         if let Some(name) = (1..=8).find_map(|i| c.get(i).copied().flatten()) {
-            let name = name.trim().to_string();
+            // Jest's and Vitest's `✕ parses dates (3 ms)`: the time is not the test's name.
+            let name = name.trim();
+            let name = match TEST_TIME.find(name) {
+                Some((time, end)) => name[..end - time.len()].trim(),
+                None => name,
+            }
+            .to_string();
             if !out.contains(&name) {
                 out.push(name);
             }
@@ -593,6 +601,16 @@ static COUNT: LazyLock<AsciiRegex> = LazyLock::new(|| {
     AsciiRegex::new(r"\b[0-9]+ (?:passed|failed|failing|errors?|skipped|tests?)\b")
 });
 
+/// How many checks failed, as the runner's summary says it (`1 failure`, `2 failed`, `3 failing`),
+/// from its last summary: a reader of a failing run wants to know whether one test or forty
+/// are broken.
+static FAILED_COUNT: LazyLock<AsciiRegex> =
+    LazyLock::new(|| AsciiRegex::new(r"\b[1-9][0-9]* (?:failed|failures?|failing)\b"));
+
+pub fn failed_count(output: &str) -> Option<String> {
+    FAILED_COUNT.find_iter(output).last().map(str::to_string)
+}
+
 /// The counts of a summary line, for a title with no room for the whole line
 /// (`test result: ok. 6 passed; 0 failed; 0 ignored; …` → `6 passed`): the counts that are
 /// not zero, at most two.
@@ -628,6 +646,25 @@ mod tests {
             Some("1 failed, 3 passed")
         );
         assert_eq!(counts("all good"), None);
+    }
+
+    #[test]
+    fn failed_count_is_the_last_summary_count_of_failures() {
+        assert_eq!(
+            failed_count("Finished in 0.3 seconds\n7 tests, 1 failure").as_deref(),
+            Some("1 failure")
+        );
+        // Vitest prints files, then tests: the tests' count is the last.
+        assert_eq!(
+            failed_count(" Test Files  1 failed (1)\n      Tests  2 failed | 3 passed (5)")
+                .as_deref(),
+            Some("2 failed")
+        );
+        assert_eq!(failed_count("9 examples, 0 failures"), None);
+        assert_eq!(
+            failed_count("error[E0106]: missing lifetime specifier"),
+            None
+        );
     }
 
     #[test]

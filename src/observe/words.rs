@@ -14,10 +14,10 @@ const REQUEST_WORDS: usize = 24;
 const OUTCOME_WORDS: usize = 50;
 /// A work title that says why may run to this many units (the rules' part stays within
 /// `draft::TITLE_MAX`): the why is what lets a reader of the index decide to fetch it.
-pub const WHY_TITLE_MAX: usize = 150;
+pub const WHY_TITLE_MAX: usize = 180;
 /// A turn that changed nothing is titled by its answer, and the answer is the memory: a row
 /// that holds it spares a later agent the fetch, so it may run longer than a work title.
-pub const ANSWER_TITLE_MAX: usize = 200;
+pub const ANSWER_TITLE_MAX: usize = 300;
 /// Words kept of a why in a title.
 const WHY_WORDS: usize = 16;
 /// Fewest words of a why worth keeping beside a check.

@@ -10,7 +10,7 @@ use super::super::literal;
 use super::super::outcome::{self, CommandClass};
 use super::super::symbols;
 use super::{Claims, TurnInput, asked, edited_paths};
-use crate::model::ObsType;
+use crate::model::{ObsType, utf16_len};
 use crate::text::{one_line, plural};
 
 /// How much read text one turn parses for what it defines (parsing costs the hook about
@@ -35,6 +35,9 @@ pub struct FileChange {
     /// The one small thing every edit of the file replaced, as (old, new): a literal, an
     /// operator, a name (see `literal`).
     pub quote: Option<(String, String)>,
+    /// With no such small thing, the one or two short lines the edits added, removed or put
+    /// in place of others, quoted (`added `|> unique_constraint(:email)``).
+    pub lines: Option<String>,
     pub lines_total: Option<usize>,
 }
 
@@ -58,6 +61,14 @@ impl FileChange {
         }
         out.push(self.path.clone());
         out
+    }
+
+    /// The change itself, when it is small enough to say: `30 → 300`, `added `…``.
+    pub fn phrase(&self) -> Option<String> {
+        match &self.quote {
+            Some((old, new)) => Some(literal::arrow(old, new)),
+            None => self.lines.clone(),
+        }
     }
 
     pub fn fact(&self) -> String {
@@ -115,6 +126,11 @@ pub fn file_change(edits: &[&FileEdit]) -> FileChange {
         out
     };
     let quote = if created { None } else { literal_of(edits) };
+    let lines = if created || quote.is_some() {
+        None
+    } else {
+        lines_of(edits)
+    };
     // A config value is known by its own key: the outline of a YAML list item stops at its
     // container (`spec.template`), while `timeoutSeconds: 1` → `5` is the change.
     let symbols = match (&quote, config_key(&path, edits)) {
@@ -136,6 +152,7 @@ pub fn file_change(edits: &[&FileEdit]) -> FileChange {
         removed: edits.iter().map(|e| e.removed).sum(),
         edits: edits.len(),
         quote,
+        lines,
         lines_total: last.after.as_deref().map(|a| a.lines().count()),
     }
 }
@@ -171,12 +188,16 @@ pub fn renamed(change: &FileChange) -> Option<Vec<String>> {
 /// (`DEFAULT_TIMEOUT_MS in src/http/client.rs: 5_000 → 15_000`), else `verb` and the size.
 pub fn change_titles(change: &FileChange, verb: &str) -> Vec<String> {
     let mut out = Vec::new();
-    if let Some((old, new)) = &change.quote {
-        let arrow = literal::arrow(old, new);
-        if let Some(forms) = renamed(change) {
-            out.extend(forms.into_iter().map(|f| format!("Renamed {f}")));
-        }
-        out.extend(change.names().iter().map(|what| format!("{what}: {arrow}")));
+    if let Some(forms) = renamed(change) {
+        out.extend(forms.into_iter().map(|f| format!("Renamed {f}")));
+    }
+    if let Some(phrase) = change.phrase() {
+        out.extend(
+            change
+                .names()
+                .iter()
+                .map(|what| format!("{what}: {phrase}")),
+        );
     }
     let size = delta(change.added, change.removed);
     out.extend(
@@ -242,6 +263,57 @@ fn literal_of(edits: &[&FileEdit]) -> Option<(String, String)> {
         }
     }
     found
+}
+
+/// Longest line quoted whole in a title, and the most two quoted lines may hold together.
+const LINE_QUOTE_MAX: usize = 72;
+const LINES_QUOTE_MAX: usize = 100;
+
+/// The lines the edits added, removed or replaced, said in a few words when there are one or
+/// two short ones: `added `GRANT CREATE ON SCHEMA public TO app;``, `removed `…``, or
+/// `now `type Status = "paid" | "open"``  for several lines replaced by one. Closing braces
+/// and blank lines are the shape of the code, not the change.
+fn lines_of(edits: &[&FileEdit]) -> Option<String> {
+    let own: Vec<&&FileEdit> = edits.iter().filter(|e| !only_imports(e)).collect();
+    let shape = |l: &str| {
+        l.is_empty()
+            || l.chars().all(|c| "{}()[];,".contains(c))
+            || l == "end"
+            || ["//", "/*", "* ", "-- ", "# "]
+                .iter()
+                .any(|c| l.starts_with(c))
+    };
+    // A line that only gained or lost its trailing comma (the list around it changed) is
+    // the same line.
+    let same = |a: &str, b: &str| a.trim_end_matches(',') == b.trim_end_matches(',');
+    let (mut gone, mut came): (Vec<&str>, Vec<&str>) = (Vec::new(), Vec::new());
+    // What the edited places hold now: the line left when a branch around it was taken out.
+    let mut now: Vec<&str> = Vec::new();
+    for e in &own {
+        now.extend(e.new_snippet.lines().map(str::trim).filter(|l| !shape(l)));
+        let (g, c) = changed_lines(e);
+        let g: Vec<&str> = g.iter().map(|l| l.trim()).filter(|l| !shape(l)).collect();
+        let c: Vec<&str> = c.iter().map(|l| l.trim()).filter(|l| !shape(l)).collect();
+        gone.extend(g.iter().filter(|l| !c.iter().any(|n| same(l, n))));
+        came.extend(c.iter().filter(|l| !g.iter().any(|o| same(l, o))));
+    }
+    let short = |ls: &[&str]| {
+        ls.iter().all(|l| utf16_len(l) <= LINE_QUOTE_MAX)
+            && ls.iter().map(|l| utf16_len(l)).sum::<usize>() <= LINES_QUOTE_MAX
+    };
+    let quoted = |ls: &[&str]| {
+        ls.iter()
+            .map(|l| code(l, LINE_QUOTE_MAX))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match (gone.len(), came.len()) {
+        (0, 1..=2) if short(&came) => Some(format!("added {}", quoted(&came))),
+        (1..=2, 0) if short(&gone) => Some(format!("removed {}", quoted(&gone))),
+        (1.., 1) if short(&came) => Some(format!("now {}", quoted(&came))),
+        (1.., 0) if now.len() == 1 && short(&now) => Some(format!("now {}", quoted(&now))),
+        _ => None,
+    }
 }
 
 /// The key of the one line the edits changed in a config file (`timeoutSeconds: 1` →
@@ -602,6 +674,58 @@ mod tests {
             literal_of(&[&other, &signature]),
             None,
             "two changes of their own"
+        );
+    }
+
+    #[test]
+    fn one_or_two_short_lines_are_quoted() {
+        let added = edit(
+            "    |> validate_format(:email, ~r/@/)\n",
+            "    |> validate_format(:email, ~r/@/)\n    |> unique_constraint(:email)\n",
+        );
+        assert_eq!(
+            lines_of(&[&added]).as_deref(),
+            Some("added `|> unique_constraint(:email)`")
+        );
+        let removed = edit("a()\n// why\nb()\nc()", "a()");
+        assert_eq!(
+            lines_of(&[&removed]).as_deref(),
+            Some("removed `b()`, `c()`")
+        );
+        // A branch taken out around the line that stays.
+        let unwrapped = edit(
+            "    if flag?\n      render :one_page\n    else\n      render :show_v2\n    end",
+            "    render :show_v2",
+        );
+        assert_eq!(
+            lines_of(&[&unwrapped]).as_deref(),
+            Some("now `render :show_v2`")
+        );
+        // Several lines for one.
+        let union = edit(
+            "enum S {\n  A = \"a\",\n  B = \"b\",\n}",
+            "type S = \"a\" | \"b\";",
+        );
+        assert_eq!(
+            lines_of(&[&union]).as_deref(),
+            Some("now `type S = \"a\" | \"b\";`")
+        );
+        // A line that only lost its comma is the same line; a comment is no change.
+        let secret = edit(
+            "  \"Key\": \"pk\",\n  \"Secret\": \"sk\"",
+            "  // the secret comes from the environment\n  \"Key\": \"pk\"",
+        );
+        assert_eq!(
+            lines_of(&[&secret]).as_deref(),
+            Some("removed `\"Secret\": \"sk\"`")
+        );
+        let long = edit("", &"x".repeat(LINE_QUOTE_MAX + 1));
+        assert_eq!(lines_of(&[&long]), None, "too long to quote");
+        let three = edit("", "a()\nb()\nc()");
+        assert_eq!(
+            lines_of(&[&three]),
+            None,
+            "three lines are a diff, not a phrase"
         );
     }
 }

@@ -3,7 +3,6 @@
 
 use super::super::draft::{Draft, code, first_fitting, fit_list, fitting_title};
 use super::super::event::{Event, Kind, Shell};
-use super::super::literal;
 use super::super::outcome::{self, CommandClass};
 use super::super::words::WHY_TITLE_MAX;
 use super::files::{self, FileChange, edit_of, file_change, group_edits};
@@ -206,9 +205,8 @@ pub fn fixes(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
                 .collect();
             // What changed first, then how it was checked: `Fixed refresh_window in
             // src/auth.rs: 30 → 300; `cargo test` passes`.
-            let (title, checks) = match (&first.quote, changes.len()) {
-                (Some((old, new)), 1) => {
-                    let arrow = literal::arrow(old, new);
+            let (title, checks) = match (first.phrase(), changes.len()) {
+                (Some(arrow), 1) => {
                     // `Fixed refresh_window in src/auth.rs: 30 → 300`, or for a rename
                     // `Fixed by renaming parse_all → parse_every in src/event.rs`.
                     let what: Vec<String> = match files::renamed(first) {
@@ -393,21 +391,42 @@ pub fn commands(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
             } else {
                 "fails"
             };
+            let fails = match outcome::failed_count(&sh.output) {
+                Some(n) => format!("{fails} ({n})"),
+                None => fails.to_string(),
+            };
             let line = outcome::error_line(&sh.output);
             let failing = outcome::failing_tests(&sh.output);
             let title = match (&line, class) {
-                (Some(l), CommandClass::Check) => titled_first(
-                    if failing.is_empty() {
-                        Vec::new()
-                    } else {
-                        // A test named by its path, else by its own name (`tests::x` → `x`).
-                        let short: Vec<String> =
-                            failing.iter().map(|t| test_name(t).to_string()).collect();
-                        vec![
-                            format!("`{shown}` {fails}: {}", fit_list(&failing, 40)),
-                            format!("`{shown}` {fails}: {}", fit_list(&short, 40)),
-                        ]
-                    },
+                (Some(l), CommandClass::Check) if !failing.is_empty() => {
+                    // A test named by its path, else by its own name (`tests::x` → `x`); which
+                    // test fails and how it fails, the error line, when both fit.
+                    let short: Vec<String> =
+                        failing.iter().map(|t| test_name(t).to_string()).collect();
+                    let tests = fit_list(&short, 60);
+                    let unsaid: Vec<String> = short
+                        .iter()
+                        .filter(|t| !l.contains(t.as_str()))
+                        .cloned()
+                        .collect();
+                    let named = !unsaid.is_empty();
+                    let tests_and_line = format!("{} \u{2014} {l}", fit_list(&unsaid, 60));
+                    let mut forms = Vec::new();
+                    for c in [shown.clone(), outcome::show_command(&sh.command, 0)] {
+                        if named {
+                            forms.push(format!("`{c}` {fails}: {tests_and_line}"));
+                        }
+                        forms.push(format!("`{c}` {fails}: {l}"));
+                    }
+                    forms.push(format!("`{shown}` {fails}: {}", fit_list(&failing, 40)));
+                    for n in [40, 24, 0] {
+                        let c = outcome::show_command(&sh.command, n);
+                        forms.push(format!("`{c}` {fails}: {tests}"));
+                    }
+                    forms.push(format!("A check {fails}: {tests}"));
+                    fitting_title(forms)
+                }
+                (Some(l), CommandClass::Check) => titled(
                     &|c| format!("`{c}` {fails}: {l}"),
                     format!("A check {fails}: {l}"),
                 ),
@@ -422,14 +441,19 @@ pub fn commands(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
             let result = outcome::result_line(&sh.output).or(sh.interpretation.clone());
             match class {
                 CommandClass::Check => {
+                    // The counts say what the summary line says, without its noise
+                    // (`0 failed; 0 ignored; finished in 0.00s`).
                     let title = match outcome::summary_line(&sh.output) {
-                        Some(s) => titled_first(
-                            outcome::counts(&s)
-                                .map(|n| vec![format!("`{shown}` passes ({n})")])
-                                .unwrap_or_default(),
-                            &|c| format!("`{c}` passes: {s}"),
-                            format!("A check passes: {s}"),
-                        ),
+                        Some(s) => match outcome::counts(&s) {
+                            Some(n) => titled(
+                                &|c| format!("`{c}` passes ({n})"),
+                                format!("A check passes ({n})"),
+                            ),
+                            None => titled(
+                                &|c| format!("`{c}` passes: {s}"),
+                                format!("A check passes: {s}"),
+                            ),
+                        },
                         None => titled(&|c| format!("`{c}` passes"), "A check passes".into()),
                     };
                     Draft::new(ObsType::Discovery, title).concepts(&["how-it-works"])
@@ -519,8 +543,13 @@ fn commit_message(command: &str) -> Option<String> {
 /// parametrised test keeps its parameters whole (`test_split[a::b]`).
 fn test_name(path: &str) -> &str {
     let before_params = path.find('[').unwrap_or(path.len());
-    match path[..before_params].rfind("::") {
-        Some(at) => &path[at + 2..],
+    // `tests/x.py::test_y`, or Vitest's and Gradle's `file > suite > test`.
+    match ["::", " > "]
+        .iter()
+        .filter_map(|sep| path[..before_params].rfind(sep).map(|at| at + sep.len()))
+        .max()
+    {
+        Some(at) => &path[at..],
         None => path,
     }
 }
@@ -634,6 +663,10 @@ mod tests {
             "a parameter is no path"
         );
         assert_eq!(test_name("test_plain"), "test_plain");
+        assert_eq!(
+            test_name("src/lib/money.test.ts > formatPrice > formats negative amounts"),
+            "formats negative amounts"
+        );
     }
 
     #[test]
