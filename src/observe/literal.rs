@@ -157,6 +157,17 @@ fn line_change(old: &str, new: &str) -> Option<(String, String)> {
         a0 -= 2;
         b0 -= 2;
     }
+    // A list whose items changed is shown as the list (`[16, 18]` → `[18, 20, 22]`): items
+    // without their brackets read as a different value.
+    let bracketed = |t: &[Token], from: usize, to: usize| {
+        from > 0 && to < t.len() && t[from - 1].text == "[" && t[to].text == "]"
+    };
+    if bracketed(&a, a0, a1) && bracketed(&b, b0, b1) && (a1 - a0 > 1 || b1 - b0 > 1) {
+        a0 -= 1;
+        b0 -= 1;
+        a1 += 1;
+        b1 += 1;
+    }
     let side = |t: &[Token], line: &str, from: usize, to: usize| {
         line[t[from].start..t[to - 1].end].to_string()
     };
@@ -543,6 +554,16 @@ mod tests {
             pair("let port: u32 = s.parse()?;", "let port: u16 = s.parse()?;"),
             p("u32", "u16")
         );
+    }
+
+    #[test]
+    fn a_changed_list_keeps_its_brackets() {
+        assert_eq!(
+            pair("node-version: [16, 18]", "node-version: [18, 20, 22]"),
+            p("[16, 18]", "[18, 20, 22]")
+        );
+        // One item changed is the item.
+        assert_eq!(pair("xs = [1, 2]", "xs = [1, 3]"), p("2", "3"));
     }
 
     #[test]

@@ -385,7 +385,7 @@ pub fn output_exit_code(output: &str) -> Option<i64> {
 
 static FAILING_TEST: LazyLock<AsciiRegex> = LazyLock::new(|| {
     AsciiRegex::new(
-        r"(?m)^(?:test ([^ \t\r\n]+) \.\.\. FAILED|--- FAIL: ([^ \t\r\n]+)|FAILED ([^ \t\r\n]+?)(?: - |$)|[ \t]*(?:✕|×) (.+)$|FAIL[ \t]+([^ \t\r\n]+\.(?:test|spec)\.[^ \t\r\n]+(?: > [^\r\n]+)?)|([A-Za-z_][A-Za-z0-9_.$]* > [^\r\n]+?) FAILED[ \t]*$|[ \t]+[0-9]+\) test ([^\r\n]+?) \([A-Za-z0-9_.]+\)[ \t]*$|[ \t]+[0-9]+\) ([^\r\n]+?)[ \t]*\r?\n[ \t]+Failure/Error:)",
+        r"(?m)^(?:test ([^ \t\r\n]+) \.\.\. FAILED|--- FAIL: ([^ \t\r\n]+)|FAILED ([^ \t\r\n]+?)(?: - |$)|[ \t]*(?:✕|×) (.+)$|[ \t]*FAIL[ \t]+([^ \t\r\n]+\.(?:test|spec)\.[^ \t\r\n]+(?: > [^\r\n]+)?)|([A-Za-z_][A-Za-z0-9_.$]* > [^\r\n]+?) FAILED[ \t]*$|[ \t]+[0-9]+\) test ([^\r\n]+?) \([A-Za-z0-9_.]+\)[ \t]*$|[ \t]+[0-9]+\) ([^\r\n]+?)[ \t]*\r?\n[ \t]+Failure/Error:)",
     )
 });
 
@@ -646,6 +646,15 @@ mod tests {
             Some("1 failed, 3 passed")
         );
         assert_eq!(counts("all good"), None);
+    }
+
+    #[test]
+    fn vitest_names_the_failing_test_after_its_file() {
+        let out = " FAIL  src/lib/money.test.ts > formatPrice > formats negative amounts\nAssertionError: x\n Test Files  1 failed (1)";
+        assert_eq!(
+            failing_tests(out),
+            vec!["src/lib/money.test.ts > formatPrice > formats negative amounts".to_string()]
+        );
     }
 
     #[test]

@@ -216,8 +216,20 @@ pub fn why(prompt: &str, outcome: Option<&str>) -> Option<String> {
     let stated = first_paragraph(prompt)
         .and_then(|p| sentences(&p).into_iter().next())
         .map(|s| {
-            let head = s.split([':', ';']).next().unwrap_or(&s).trim().to_string();
-            head.trim_end_matches(['.', '!']).to_string()
+            let head = s.split([':', ';']).next().unwrap_or(&s).trim();
+            // A label before the colon (`weird bug: when I tag one job …`) is no why on its
+            // own: the sentence is.
+            let why = if head.split_whitespace().count() < 3 {
+                s.trim()
+            } else {
+                head
+            };
+            // `… has the same tags??` is surprise, not a question.
+            let why = match why.strip_suffix("??") {
+                Some(w) => w.trim_end_matches('?'),
+                None => why,
+            };
+            why.trim_end_matches(['.', '!']).to_string()
         })
         .filter(|s| {
             let first = s
@@ -579,6 +591,15 @@ mod tests {
         );
         assert_eq!(why("Fix the parser.", Some("Fixed it.")), None);
         assert_eq!(why("Why is it slow?", None), None);
+        // A label before a colon is not the why; the sentence is. `??` is no question.
+        assert_eq!(
+            why("weird bug: every job gets the same tags?? see job.py", None).as_deref(),
+            Some("weird bug: every job gets the same tags")
+        );
+        assert_eq!(
+            why("The pool deadlocks under load: fix it", None).as_deref(),
+            Some("the pool deadlocks under load")
+        );
         assert_eq!(
             why("looks good, commit it", None),
             None,

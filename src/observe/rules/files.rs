@@ -308,12 +308,48 @@ fn lines_of(edits: &[&FileEdit]) -> Option<String> {
             .join(", ")
     };
     match (gone.len(), came.len()) {
+        // A long line: the piece it gained or lost, when that is all that changed.
+        (1, 1) if !short(&came) => inserted(gone[0], came[0]),
         (0, 1..=2) if short(&came) => Some(format!("added {}", quoted(&came))),
         (1..=2, 0) if short(&gone) => Some(format!("removed {}", quoted(&gone))),
         (1.., 1) if short(&came) => Some(format!("now {}", quoted(&came))),
         (1.., 0) if now.len() == 1 && short(&now) => Some(format!("now {}", quoted(&now))),
         _ => None,
     }
+}
+
+/// What a long line gained or lost, when it only gained or lost one piece
+/// (`….toMap(OrderLine::sku, OrderLine::quantity, Long::sum));` → `added `Long::sum``).
+fn inserted(old: &str, new: &str) -> Option<String> {
+    let prefix = old
+        .char_indices()
+        .zip(new.chars())
+        .find(|((_, a), b)| a != b)
+        .map_or(old.len().min(new.len()), |((i, _), _)| i);
+    let suffix = old[prefix..]
+        .chars()
+        .rev()
+        .zip(new[prefix..].chars().rev())
+        .take_while(|(a, b)| a == b)
+        .map(|(a, _)| a.len_utf8())
+        .sum::<usize>();
+    let (gone, came) = (
+        &old[prefix..old.len() - suffix],
+        &new[prefix..new.len() - suffix],
+    );
+    let (verb, piece) = match (gone.is_empty(), came.is_empty()) {
+        (true, false) => ("added", came),
+        (false, true) => ("removed", gone),
+        _ => return None,
+    };
+    // Cut between tokens only: a piece that starts or ends inside a word is no piece.
+    let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    let (left, right) = (old[..prefix].chars().last(), old[prefix..].chars().next());
+    if (word(left) && word(piece.chars().next())) || (word(right) && word(piece.chars().last())) {
+        return None;
+    }
+    let piece = piece.trim_matches(|c: char| c == ',' || c.is_whitespace());
+    (!piece.is_empty() && utf16_len(piece) <= 40).then(|| format!("{verb} {}", code(piece, 40)))
 }
 
 /// The key of the one line the edits changed in a config file (`timeoutSeconds: 1` →
@@ -337,7 +373,12 @@ fn config_key(path: &str, edits: &[&FileEdit]) -> Option<String> {
     }
     let key_of = |line: &str| -> Option<String> {
         let l = line.trim().trim_start_matches("- ").trim_start();
-        let at = l.find([':', '='])?;
+        // `client_max_body_size 25m;`: nginx and its kin name a setting by its first word.
+        let at = l.find([':', '=']).or_else(|| {
+            l.ends_with(';')
+                .then(|| l.find(char::is_whitespace))
+                .flatten()
+        })?;
         let key = l[..at].trim().trim_matches(['"', '\'']);
         let ok = !key.is_empty()
             && key
@@ -721,6 +762,22 @@ mod tests {
         );
         let long = edit("", &"x".repeat(LINE_QUOTE_MAX + 1));
         assert_eq!(lines_of(&[&long]), None, "too long to quote");
+        let long = ".collect(Collectors.toMap(OrderLine::sku, OrderLine::quantity, Stock::max));";
+        let longer = ".collect(Collectors.toMap(OrderLine::sku, OrderLine::quantity, Stock::max, Long::sum));";
+        assert_eq!(
+            lines_of(&[&edit(long, longer)]).as_deref(),
+            Some("added `Long::sum`")
+        );
+        assert_eq!(
+            lines_of(&[&edit(longer, long)]).as_deref(),
+            Some("removed `Long::sum`")
+        );
+        let renamed = longer.replace("sum", "min");
+        assert_eq!(
+            lines_of(&[&edit(longer, &renamed)]),
+            None,
+            "a change, not a piece"
+        );
         let three = edit("", "a()\nb()\nc()");
         assert_eq!(
             lines_of(&[&three]),
@@ -758,6 +815,15 @@ mod config_keys {
         assert_eq!(
             config_key(&toml.path, &[&toml]).as_deref(),
             Some("pool_size")
+        );
+        let nginx = edit(
+            "deploy/nginx/docs.conf",
+            "    client_max_body_size 1m;",
+            "    client_max_body_size 25m;",
+        );
+        assert_eq!(
+            config_key(&nginx.path, &[&nginx]).as_deref(),
+            Some("client_max_body_size")
         );
         let code = edit("src/a.rs", "let x: u32 = 1;", "let x: u32 = 2;");
         assert_eq!(config_key(&code.path, &[&code]), None, "only config files");
