@@ -613,6 +613,26 @@ fn commits_and_other_changes_by_command() {
         o.title, "Committed 1a2b3c4 on main (1 file): Raise the refresh window to 300 s",
         "the hash git printed finds the commit again"
     );
+    // A chain that continues a cherry-pick, tests and pushes is known by the commit it made.
+    run_turn(
+        &env,
+        "pick",
+        "1",
+        "cherry pick it onto release/2.4 and push",
+        &[bash(
+            "PostToolUse.bash",
+            "git add CHANGELOG.md && git cherry-pick --continue && go test ./app/auth/... && git push origin release/2.4",
+            "[release/2.4 b77d0f3] auth: rotate session id on login\n 2 files changed, 19 insertions(+)\nok  \tgithub.com/acme/portal/app/auth\t0.044s\nTo github.com:acme/portal.git\n   91c2e4a..b77d0f3  release/2.4 -> release/2.4",
+        )],
+        "Done.",
+    );
+    let title = one(&env, "pick").title;
+    assert!(
+        title.starts_with(
+            "Cherry-picked onto release/2.4 as b77d0f3 (2 files), pushed: auth: rotate session id on login"
+        ),
+        "{title}"
+    );
 }
 
 #[test]

@@ -313,10 +313,25 @@ fn subcommand(command: &str) -> String {
         .join(" ")
 }
 
-/// Whether `command` installs, removes or updates packages.
+/// Whether `command`, or any command of its chain (`python3 -m venv .venv &&
+/// .venv/bin/pip install -r requirements.txt`), installs, removes or updates packages.
 fn manages_packages(command: &str) -> bool {
-    let two = subcommand(command);
-    MUTATE_SUB.contains(&two.as_str()) && !two.starts_with("git ")
+    command
+        .split(['&', '|', ';'])
+        .map(|part| {
+            // A program run by its path (`.venv/bin/pip`) is that program.
+            let part = part.trim();
+            match part.split_once(' ') {
+                Some((program, rest)) => {
+                    format!("{} {rest}", program.rsplit('/').next().unwrap_or(program))
+                }
+                None => part.to_string(),
+            }
+        })
+        .any(|part| {
+            let two = subcommand(&part);
+            MUTATE_SUB.contains(&two.as_str()) && !two.starts_with("git ")
+        })
 }
 
 /// Whether `output` says the command failed: for checks (tests, builds, lints), whose output is
@@ -385,7 +400,7 @@ pub fn output_exit_code(output: &str) -> Option<i64> {
 
 static FAILING_TEST: LazyLock<AsciiRegex> = LazyLock::new(|| {
     AsciiRegex::new(
-        r"(?m)^(?:test ([^ \t\r\n]+) \.\.\. FAILED|--- FAIL: ([^ \t\r\n]+)|FAILED ([^ \t\r\n]+?)(?: - |$)|[ \t]*(?:✕|×) (.+)$|[ \t]*FAIL[ \t]+([^ \t\r\n]+\.(?:test|spec)\.[^ \t\r\n]+(?: > [^\r\n]+)?)|([A-Za-z_][A-Za-z0-9_.$]* > [^\r\n]+?) FAILED[ \t]*$|[ \t]+[0-9]+\) test ([^\r\n]+?) \([A-Za-z0-9_.]+\)[ \t]*$|[ \t]+[0-9]+\) ([^\r\n]+?)[ \t]*\r?\n[ \t]+Failure/Error:)",
+        r"(?m)^(?:test ([^ \t\r\n]+) \.\.\. FAILED|--- FAIL: ([^ \t\r\n]+)|FAILED ([^ \t\r\n]+?)(?: - |$)|[ \t]+(?:✕|×) (.+)$|[ \t]*FAIL[ \t]+([^ \t\r\n]+\.(?:test|spec)\.[^ \t\r\n]+(?: > [^\r\n]+)?)|([A-Za-z_][A-Za-z0-9_.$]* > [^\r\n]+?) FAILED[ \t]*$|[ \t]+[0-9]+\) test ([^\r\n]+?) \([A-Za-z0-9_.]+\)[ \t]*$|[ \t]+[0-9]+\) ([^\r\n]+?)[ \t]*\r?\n[ \t]+Failure/Error:)",
     )
 });
 
@@ -587,8 +602,30 @@ pub fn error_line(output: &str) -> Option<String> {
     Some(clip(&one_line(&line), 160))
 }
 
-/// The line that says how a passing command went: a test summary, else the last line.
+/// A query plan's access path (`Seq Scan on orders`, `Index Scan using orders_idx on orders`)
+/// and how long the query ran: what an `EXPLAIN ANALYZE` is run to learn.
+static PLAN_SCAN: LazyLock<AsciiRegex> = LazyLock::new(|| {
+    AsciiRegex::new(
+        r"(?:Seq Scan|Parallel Seq Scan|Index Only Scan|Index Scan|Bitmap Heap Scan)(?: Backward)?(?: using [^ \t\r\n]+)? on [^ \t\r\n]+",
+    )
+});
+static PLAN_TIME: LazyLock<AsciiRegex> =
+    LazyLock::new(|| AsciiRegex::new(r"Execution Time: [0-9.]+ ms"));
+
+fn plan_line(output: &str) -> Option<String> {
+    let time = PLAN_TIME.find_iter(output).last()?;
+    Some(match PLAN_SCAN.find_iter(output).next() {
+        Some(scan) => format!("{scan} ({time})"),
+        None => time.to_string(),
+    })
+}
+
+/// The line that says how a passing command went: a query plan's scan and time, a test
+/// summary, else the last line.
 pub fn result_line(output: &str) -> Option<String> {
+    if let Some(plan) = plan_line(output) {
+        return Some(plan);
+    }
     let line = SUMMARY_LINE
         .find_iter(output)
         .last()
@@ -646,6 +683,35 @@ mod tests {
             Some("1 failed, 3 passed")
         );
         assert_eq!(counts("all good"), None);
+    }
+
+    #[test]
+    fn a_chained_install_is_an_install_and_pip_says_why_it_failed() {
+        let cmd = "python3.12 -m venv .venv && .venv/bin/pip install -r requirements.txt 2>&1 | tail -n 12 || true";
+        let out = "      Error: pg_config executable not found.\n  note: This error originates from a subprocess\nerror: metadata-generation-failed\n\n× Encountered error while generating package metadata.\n╰─> psycopg2";
+        assert!(output_failed(cmd, out));
+        // pip's `×` is no test runner's failing test (Jest's are indented under their file).
+        assert!(failing_tests(out).is_empty());
+        assert_eq!(
+            error_line(out).as_deref(),
+            Some("Error: pg_config executable not found.")
+        );
+        assert!(!output_failed("python3.12 -m venv .venv && ls", out));
+    }
+
+    #[test]
+    fn a_query_plan_is_told_by_its_scan_and_time() {
+        let out = "Limit  (cost=1..2 rows=50)\n  ->  Sort\n        ->  Seq Scan on orders  (cost=0.00..147851.55 rows=10884)\nPlanning Time: 0.142 ms\nExecution Time: 912.087 ms";
+        assert_eq!(
+            result_line(out).as_deref(),
+            Some("Seq Scan on orders (Execution Time: 912.087 ms)")
+        );
+        let out = "CREATE INDEX\n  ->  Index Scan using orders_cid_idx on orders  (cost=0.56..52.91)\nExecution Time: 0.352 ms";
+        assert_eq!(
+            result_line(out).as_deref(),
+            Some("Index Scan using orders_cid_idx on orders (Execution Time: 0.352 ms)")
+        );
+        assert_eq!(result_line("CREATE INDEX").as_deref(), Some("CREATE INDEX"));
     }
 
     #[test]

@@ -439,6 +439,13 @@ pub fn commands(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
             Draft::new(ObsType::Discovery, title).concepts(&["problem-solution", "gotcha"])
         } else {
             let result = outcome::result_line(&sh.output).or(sh.interpretation.clone());
+            // A chain that made a commit (`git cherry-pick --continue && go test … && git
+            // push`) is known by the commit, whatever else it ran.
+            let class = if commit_of(&sh.output).is_some() && sh.command.contains("git ") {
+                CommandClass::Mutate
+            } else {
+                class
+            };
             match class {
                 CommandClass::Check => {
                     // The counts say what the summary line says, without its noise
@@ -465,14 +472,22 @@ pub fn commands(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
                     let message =
                         commit_message(&sh.command).or_else(|| made.map(|c| c.2.to_string()));
                     let commit = message.map(|msg| {
-                        let files = files_changed(&sh.output)
+                        let mut files = files_changed(&sh.output)
                             .map(|n| format!(" ({})", plural(n, "file", "files")))
                             .unwrap_or_default();
+                        // git's `91c2e4a..b77d0f3  main -> main`: the commit left the machine.
+                        if sh.command.contains("git push") && sh.output.contains(" -> ") {
+                            files.push_str(", pushed");
+                        }
+                        let picked = sh.command.contains("cherry-pick");
                         match (made, reverted(&sh.command, &msg)) {
                             // A revert is known by what it undid, not by git's "Revert …".
                             (Some((branch, hash, _)), Some((target, subject))) => format!(
                                 "Reverted {target} \"{subject}\" as {hash} on {branch}{files}"
                             ),
+                            (Some((branch, hash, _)), None) if picked => {
+                                format!("Cherry-picked onto {branch} as {hash}{files}: {msg}")
+                            }
                             (Some((branch, hash, _)), None) => {
                                 format!("Committed {hash} on {branch}{files}: {msg}")
                             }
