@@ -400,7 +400,7 @@ pub fn output_exit_code(output: &str) -> Option<i64> {
 
 static FAILING_TEST: LazyLock<AsciiRegex> = LazyLock::new(|| {
     AsciiRegex::new(
-        r"(?m)^(?:test ([^ \t\r\n]+) \.\.\. FAILED|--- FAIL: ([^ \t\r\n]+)|FAILED ([^ \t\r\n]+?)(?: - |$)|[ \t]+(?:✕|×) (.+)$|[ \t]*FAIL[ \t]+([^ \t\r\n]+\.(?:test|spec)\.[^ \t\r\n]+(?: > [^\r\n]+)?)|([A-Za-z_][A-Za-z0-9_.$]* > [^\r\n]+?) FAILED[ \t]*$|[ \t]+[0-9]+\) test ([^\r\n]+?) \([A-Za-z0-9_.]+\)[ \t]*$|[ \t]+[0-9]+\) ([^\r\n]+?)[ \t]*\r?\n[ \t]+Failure/Error:)",
+        r"(?m)^(?:test ([^ \t\r\n]+) \.\.\. FAILED|--- FAIL: ([^ \t\r\n]+)|FAILED ([^ \t\r\n]+?)(?: - |$)|[ \t]+(?:✕|×) (.+)$|[ \t]*FAIL[ \t]+([^ \t\r\n]+\.(?:test|spec)\.[^ \t\r\n]+(?: > [^\r\n]+)?)|([A-Za-z_][A-Za-z0-9_.$]* > [^\r\n]+?) FAILED[ \t]*$|[ \t]+[0-9]+\) test ([^\r\n]+?) \([A-Za-z0-9_.]+\)[ \t]*$|[ \t]+[0-9]+\) ([^\r\n]+?)[ \t]*\r?\n[ \t]+Failure/Error:|\[ERROR\] +([A-Z][A-Za-z0-9_$]*\.[a-z][A-Za-z0-9_$]*):[0-9]+ |\[ERROR\] ([A-Za-z0-9_.$]+) -- Time elapsed:[^\r\n]*<<< (?:FAILURE|ERROR)!)",
     )
 });
 
@@ -429,7 +429,7 @@ static PY_EXCEPTION: LazyLock<AsciiRegex> = LazyLock::new(|| {
 pub fn failing_tests(output: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for c in FAILING_TEST.captures_iter(output) {
-        if let Some(name) = (1..=8).find_map(|i| c.get(i).copied().flatten()) {
+        if let Some(name) = (1..c.len()).find_map(|i| c.get(i).copied().flatten()) {
             // Jest's and Vitest's `✕ parses dates (3 ms)`: the time is not the test's name.
             let name = name.trim();
             let name = match TEST_TIME.find(name) {
@@ -462,12 +462,16 @@ static WRAPPER_LINE: LazyLock<AsciiRegex> = LazyLock::new(|| {
 
 /// A diagnostic's code: a linter's or compiler's rule id (`SC2086`, `TS2322`, `E0308`, `F401`).
 static DIAGNOSTIC_CODE: LazyLock<AsciiRegex> =
-    LazyLock::new(|| AsciiRegex::new(r"\b[A-Z]{1,3}[0-9]{3,4}\b"));
+    LazyLock::new(|| AsciiRegex::new(r"\b[A-Z]{1,3}[0-9]{3,5}\b"));
 
 /// A Clippy lint, named by the link Clippy prints under it
-/// (`…/rust-clippy/master/index.html#needless_range_loop`).
-static CLIPPY_LINT: LazyLock<AsciiRegex> =
-    LazyLock::new(|| AsciiRegex::new(r"rust-clippy/[a-z0-9._/-]*index\.html#([a-z][a-z0-9_]+)"));
+/// (`…/rust-clippy/master/index.html#needless_range_loop`),
+/// or by the note that says which setting made it an error (`-D clippy::needless-range-loop`).
+static CLIPPY_LINT: LazyLock<AsciiRegex> = LazyLock::new(|| {
+    AsciiRegex::new(
+        r"rust-clippy/[a-z0-9._/-]*index\.html#([a-z][a-z0-9_]+)|-D clippy::([a-z][a-z0-9_-]+)",
+    )
+});
 
 /// A source file named in tool output (`src/a.ts(12,5)`, ` --> src/main.rs:4:5`,
 /// `In scripts/deploy.sh line 42:`), without its line and column.
@@ -507,7 +511,10 @@ pub fn diagnostic_list(output: &str) -> Vec<Diagnostic<'_>> {
     let lines: Vec<&str> = output.lines().collect();
     let mut out: Vec<Diagnostic> = Vec::new();
     for (i, line) in lines.iter().enumerate() {
-        let clippy = || CLIPPY_LINT.captures(line)?.get(1).copied().flatten();
+        let clippy = || {
+            let c = CLIPPY_LINT.captures(line)?;
+            c.get(1).copied().flatten().or(c.get(2).copied().flatten())
+        };
         let (code, near) = match DIAGNOSTIC_CODE.find(line) {
             Some((code, _)) => (
                 code,
@@ -527,7 +534,11 @@ pub fn diagnostic_list(output: &str) -> Vec<Diagnostic<'_>> {
             .flat_map(|w| SOURCE_PATH.find_iter(w))
             .find(|p| p.contains('/') || p.matches('.').count() == 1 && !p.starts_with('.'));
         let item = Diagnostic { code, path };
-        if !out.contains(&item) {
+        // Clippy names one lint twice, by its link and by its note (`_` and `-`).
+        let same = |d: &Diagnostic| {
+            d.path == item.path && d.code.replace('-', "_") == item.code.replace('-', "_")
+        };
+        if !out.iter().any(same) {
             out.push(item);
         }
         if out.len() == 4 {
@@ -589,7 +600,10 @@ pub fn error_line(output: &str) -> Option<String> {
                 (l.starts_with("npm ERR! code ") || l.starts_with("npm error code "))
                     && !l.ends_with("ELIFECYCLE")
             })
-            .map(str::to_string)
+            .map(|l| match l.ends_with("ERESOLVE") {
+                true => format!("{l}{}", eresolve(output)),
+                false => l.to_string(),
+            })
     };
     let line = output
         .lines()
@@ -600,6 +614,83 @@ pub fn error_line(output: &str) -> Option<String> {
         .or_else(npm_code)
         .or_else(|| first_error().map(str::to_string))?;
     Some(clip(&one_line(&line), 160))
+}
+
+/// What an npm dependency conflict was between: `: found react@17.0.2, peer
+/// react@"^18.2.0" from react-datepicker@7.5.0`.
+fn eresolve(output: &str) -> String {
+    let after = |prefix: &str| {
+        output.lines().find_map(|l| {
+            let l = l.trim();
+            let l = l
+                .strip_prefix("npm ERR! ")
+                .or_else(|| l.strip_prefix("npm error "))?;
+            l.strip_prefix(prefix).map(str::trim)
+        })
+    };
+    let parts: Vec<String> = [("Found: ", "found "), ("peer ", "peer ")]
+        .iter()
+        .filter_map(|(p, say)| after(p).map(|v| format!("{say}{v}")))
+        .collect();
+    match parts.is_empty() {
+        true => String::new(),
+        false => format!(": {}", parts.join(", ")),
+    }
+}
+
+/// The commit a `git bisect run` ended on, with its subject and files: `first bad commit
+/// 9c41e7a "Switch CSV export to streaming writer" (lib/export/csv_stream.rb)`.
+fn bisected(output: &str) -> Option<String> {
+    let line = output
+        .lines()
+        .find(|l| l.ends_with(" is the first bad commit"))?;
+    let hash: String = line.chars().take(7).collect();
+    let mut lines = output.lines().skip_while(|l| !l.starts_with("Date:"));
+    let subject = lines.find(|l| l.starts_with("    "))?.trim();
+    let files: Vec<&str> = output
+        .lines()
+        .filter_map(|l| {
+            l.strip_prefix(' ')?
+                .split_once(" | ")
+                .map(|(f, _)| f.trim())
+        })
+        .collect();
+    let files = match files.is_empty() {
+        true => String::new(),
+        false => format!(" ({})", files.join(", ")),
+    };
+    Some(format!("first bad commit {hash} \"{subject}\"{files}"))
+}
+
+/// Criterion's verdicts that say something changed (`tokenize/long_line regressed
+/// +23.118%`), with the benchmark named on the `time:` line above and the middle estimate of
+/// its `change:` line.
+pub fn bench_changes(output: &str) -> Option<String> {
+    let lines: Vec<&str> = output.lines().map(str::trim).collect();
+    let mut found = Vec::new();
+    for (i, l) in lines.iter().enumerate() {
+        let verdict = match *l {
+            "Performance has regressed." => "regressed",
+            "Performance has improved." => "improved",
+            _ => continue,
+        };
+        let above = lines[..i].iter().rev().take(3);
+        let name = above
+            .clone()
+            .find_map(|l| l.split_once(" time:").map(|(n, _)| n.trim()));
+        let change = above
+            .clone()
+            .find_map(|l| l.strip_prefix("change: ["))
+            .and_then(|c| c.split_whitespace().nth(1));
+        if let Some(name) = name {
+            found.push(
+                format!("{name} {verdict} {}", change.unwrap_or(""))
+                    .trim()
+                    .to_string(),
+            );
+        }
+    }
+    (!found.is_empty()).then(|| found.join(", "))
 }
 
 /// A query plan's access path (`Seq Scan on orders`, `Index Scan using orders_idx on orders`)
@@ -623,8 +714,8 @@ fn plan_line(output: &str) -> Option<String> {
 /// The line that says how a passing command went: a query plan's scan and time, a test
 /// summary, else the last line.
 pub fn result_line(output: &str) -> Option<String> {
-    if let Some(plan) = plan_line(output) {
-        return Some(plan);
+    if let Some(found) = plan_line(output).or_else(|| bisected(output)) {
+        return Some(found);
     }
     let line = SUMMARY_LINE
         .find_iter(output)
@@ -635,7 +726,7 @@ pub fn result_line(output: &str) -> Option<String> {
 }
 
 static COUNT: LazyLock<AsciiRegex> = LazyLock::new(|| {
-    AsciiRegex::new(r"\b[0-9]+ (?:passed|failed|failing|errors?|skipped|tests?)\b")
+    AsciiRegex::new(r"\b[0-9]+ (?:passed|failed|failing|errors?|skipped|tests?|examples?)\b")
 });
 
 /// How many checks failed, as the runner's summary says it (`1 failure`, `2 failed`, `3 failing`),
@@ -697,6 +788,30 @@ mod tests {
             Some("Error: pg_config executable not found.")
         );
         assert!(!output_failed("python3.12 -m venv .venv && ls", out));
+    }
+
+    #[test]
+    fn npm_conflicts_bisects_and_benchmarks_say_what_they_found() {
+        let npm = "npm ERR! code ERESOLVE\nnpm ERR! Found: react@17.0.2\nnpm ERR! node_modules/react\nnpm ERR! Could not resolve dependency:\nnpm ERR! peer react@\"^18.2.0\" from react-datepicker@7.5.0";
+        assert_eq!(
+            error_line(npm).as_deref(),
+            Some(
+                "npm ERR! code ERESOLVE: found react@17.0.2, peer react@\"^18.2.0\" from react-datepicker@7.5.0"
+            )
+        );
+        let bisect = "rows: 996 expected 1000\n9c41e7a3f0d2b8e15c7a46d9e0b1f2c3d4e5f6a7 is the first bad commit\ncommit 9c41e7a3f0d2\nAuthor: P <p@e.com>\nDate:   Tue Nov 17 14:02:55 2026 +0100\n\n    Switch CSV export to streaming writer\n\n lib/export/csv_stream.rb | 48 ++++----\n 1 file changed\nbisect found first bad commit";
+        assert_eq!(
+            result_line(bisect).as_deref(),
+            Some(
+                "first bad commit 9c41e7a \"Switch CSV export to streaming writer\" (lib/export/csv_stream.rb)"
+            )
+        );
+        let bench = "tokenize/short_line     time:   [182.31 ns 183.02 ns 183.80 ns]\n                        change: [-1.2% -0.6% +0.03%] (p = 0.07 > 0.05)\n                        No change in performance detected.\n--\ntokenize/long_line      time:   [41.872 us 42.105 us 42.361 us]\n                        change: [+22.415% +23.118% +23.804%] (p = 0.00 < 0.05)\n                        Performance has regressed.";
+        assert_eq!(
+            bench_changes(bench).as_deref(),
+            Some("tokenize/long_line regressed +23.118%")
+        );
+        assert_eq!(bench_changes("test result: ok. 3 passed"), None);
     }
 
     #[test]

@@ -216,7 +216,9 @@ pub fn why(prompt: &str, outcome: Option<&str>) -> Option<String> {
     let stated = first_paragraph(prompt)
         .and_then(|p| sentences(&p).into_iter().next())
         .map(|s| {
-            let head = s.split([':', ';']).next().unwrap_or(&s).trim();
+            // `: ` or `;` end a clause; a colon inside a time (`01:00`) or a path does not.
+            let end = [": ", ";"].iter().filter_map(|k| s.find(k)).min();
+            let head = s[..end.unwrap_or(s.len())].trim();
             // A label before the colon (`weird bug: when I tag one job …`) is no why on its
             // own: the sentence is.
             let why = if head.split_whitespace().count() < 3 {
@@ -595,6 +597,14 @@ mod tests {
         assert_eq!(
             why("weird bug: every job gets the same tags?? see job.py", None).as_deref(),
             Some("weird bug: every job gets the same tags")
+        );
+        assert_eq!(
+            why(
+                "nightly reports fire at 01:00 UTC on the new box. fix",
+                None
+            )
+            .as_deref(),
+            Some("nightly reports fire at 01:00 UTC on the new box")
         );
         assert_eq!(
             why("The pool deadlocks under load: fix it", None).as_deref(),

@@ -447,6 +447,12 @@ pub fn commands(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
                 class
             };
             match class {
+                // A benchmark that measured a change says what changed, not that it ran.
+                CommandClass::Check if outcome::bench_changes(&sh.output).is_some() => {
+                    let found = outcome::bench_changes(&sh.output).unwrap_or_default();
+                    let title = titled(&|c| format!("`{c}`: {found}"), found.clone());
+                    Draft::new(ObsType::Discovery, title).concepts(&["how-it-works"])
+                }
                 CommandClass::Check => {
                     // The counts say what the summary line says, without its noise
                     // (`0 failed; 0 ignored; finished in 0.00s`).
@@ -565,6 +571,11 @@ fn test_name(path: &str) -> &str {
         .max()
     {
         Some(at) => &path[at..],
+        // Surefire's `com.acme.reports.OrderReportTest.sumsRepeatedSku`: class and method.
+        None if !path.contains(['/', ' ']) && path.matches('.').count() >= 2 => {
+            let mut dots = path.rmatch_indices('.').map(|(i, _)| i);
+            dots.nth(1).map_or(path, |at| &path[at + 1..])
+        }
         None => path,
     }
 }
@@ -678,6 +689,14 @@ mod tests {
             "a parameter is no path"
         );
         assert_eq!(test_name("test_plain"), "test_plain");
+        assert_eq!(
+            test_name("com.acme.reports.OrderReportTest.sumsRepeatedSku"),
+            "OrderReportTest.sumsRepeatedSku"
+        );
+        assert_eq!(
+            test_name("ReportSchedulerTest.nextRunAcrossNewYear"),
+            "ReportSchedulerTest.nextRunAcrossNewYear"
+        );
         assert_eq!(
             test_name("src/lib/money.test.ts > formatPrice > formats negative amounts"),
             "formats negative amounts"
