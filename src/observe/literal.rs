@@ -168,6 +168,29 @@ fn line_change(old: &str, new: &str) -> Option<(String, String)> {
         a1 += 1;
         b1 += 1;
     }
+    // A number is shown with the word that follows it when that word says what it counts
+    // (`7 preceding` → `6 preceding`, `30 days` → `90 days`): a bare `7 → 6` says nothing.
+    let unit = |t: &[Token], i: usize| {
+        t.get(i).is_some_and(|k| {
+            k.class == Class::Word
+                && k.text.len() > 2
+                && k.text.chars().all(|c| c.is_ascii_lowercase())
+                && !matches!(
+                    k.text,
+                    "and" | "for" | "then" | "else" | "not" | "end" | "while"
+                )
+        })
+    };
+    if a1 - a0 == 1
+        && b1 - b0 == 1
+        && a[a0].class == Class::Number
+        && b[b0].class == Class::Number
+        && unit(&a, a1)
+        && b.get(b1).map(|k| k.text) == a.get(a1).map(|k| k.text)
+    {
+        a1 += 1;
+        b1 += 1;
+    }
     let side = |t: &[Token], line: &str, from: usize, to: usize| {
         line[t[from].start..t[to - 1].end].to_string()
     };
@@ -564,6 +587,22 @@ mod tests {
         );
         // One item changed is the item.
         assert_eq!(pair("xs = [1, 2]", "xs = [1, 3]"), p("2", "3"));
+    }
+
+    #[test]
+    fn a_number_keeps_the_word_that_says_what_it_counts() {
+        assert_eq!(
+            pair(
+                "rows between 7 preceding and current row",
+                "rows between 6 preceding and current row"
+            ),
+            p("7 preceding", "6 preceding")
+        );
+        assert_eq!(
+            pair("retain 30 days", "retain 90 days"),
+            p("30 days", "90 days")
+        );
+        assert_eq!(pair("x = 30 if y", "x = 300 if y"), p("30", "300"));
     }
 
     #[test]

@@ -12,6 +12,7 @@ pub mod event;
 pub mod external;
 pub mod literal;
 pub mod outcome;
+pub mod place;
 pub mod prompt;
 pub mod rules;
 pub mod summary;

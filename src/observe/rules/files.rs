@@ -8,6 +8,7 @@ use super::super::draft::{Draft, code, delta, first_line, fit_list, fitting_titl
 use super::super::event::{Event, FileEdit, Kind};
 use super::super::literal;
 use super::super::outcome::{self, CommandClass};
+use super::super::place;
 use super::super::symbols;
 use super::{Claims, TurnInput, asked, edited_paths};
 use crate::model::{ObsType, utf16_len};
@@ -141,6 +142,18 @@ pub fn file_change(edits: &[&FileEdit]) -> FileChange {
                     .any(|s| *s == key || s.ends_with(&format!(".{key}"))) =>
         {
             vec![key]
+        }
+        _ => symbols,
+    };
+    // A YAML or Terraform change is known by where it sits (`CreateCustomer.required`,
+    // `var.worker_instance_type`) when the outline stops above it or has no name for it.
+    let symbols = match edits.iter().find_map(|e| place::of_edit(e)) {
+        Some(place)
+            if !created
+                && config_key(&path, edits).is_none()
+                && !symbols.iter().any(|s| s.ends_with(&place)) =>
+        {
+            vec![place]
         }
         _ => symbols,
     };
@@ -297,6 +310,10 @@ fn lines_of(edits: &[&FileEdit]) -> Option<String> {
         gone.extend(g.iter().filter(|l| !c.iter().any(|n| same(l, n))));
         came.extend(c.iter().filter(|l| !g.iter().any(|o| same(l, o))));
     }
+    // A redacted secret replaced by another says nothing quotable.
+    if gone.iter().chain(&came).any(|l| l.contains("[REDACTED")) {
+        return None;
+    }
     let short = |ls: &[&str]| {
         ls.iter().all(|l| utf16_len(l) <= LINE_QUOTE_MAX)
             && ls.iter().map(|l| utf16_len(l)).sum::<usize>() <= LINES_QUOTE_MAX
@@ -312,7 +329,8 @@ fn lines_of(edits: &[&FileEdit]) -> Option<String> {
         (1, 1) if !short(&came) => inserted(gone[0], came[0]),
         (0, 1..=2) if short(&came) => Some(format!("added {}", quoted(&came))),
         (1..=2, 0) if short(&gone) => Some(format!("removed {}", quoted(&gone))),
-        (1.., 1) if short(&came) => Some(format!("now {}", quoted(&came))),
+        // Several lines became one: the one, shortened at a word if it must be.
+        (1.., 1) => Some(format!("now {}", quoted(&came))),
         (1.., 0) if now.len() == 1 && short(&now) => Some(format!("now {}", quoted(&now))),
         _ => None,
     }
@@ -368,11 +386,18 @@ fn config_key(path: &str, edits: &[&FileEdit]) -> Option<String> {
     ];
     let lower = path.to_ascii_lowercase();
     let name = lower.rsplit('/').next().unwrap_or(&lower);
-    if !CONFIG.iter().any(|e| name.ends_with(e)) && !name.starts_with(".env") {
-        return None;
-    }
+    let config = CONFIG.iter().any(|e| name.ends_with(e)) || name.starts_with(".env");
     let key_of = |line: &str| -> Option<String> {
         let l = line.trim().trim_start_matches("- ").trim_start();
+        // A module attribute (`@backoff_factor 1.2` in Elixir) is code's own setting.
+        if let Some(attr) = l.strip_prefix('@') {
+            let name = attr.split_whitespace().next()?;
+            let ok = name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+            return (ok && attr.len() > name.len()).then(|| format!("@{name}"));
+        }
+        if !config {
+            return None;
+        }
         // `client_max_body_size 25m;`: nginx and its kin name a setting by its first word.
         let at = l.find([':', '=']).or_else(|| {
             l.ends_with(';')
@@ -762,6 +787,15 @@ mod tests {
         );
         let long = edit("", &"x".repeat(LINE_QUOTE_MAX + 1));
         assert_eq!(lines_of(&[&long]), None, "too long to quote");
+        let matches = edit(
+            "    match state {\n        JobState::Done | JobState::Failed(_) | JobState::Cancelled => true,\n        _ => false,\n    }",
+            "    matches!(state, JobState::Done | JobState::Failed(_) | JobState::Cancelled | JobState::Skipped)",
+        );
+        assert_eq!(
+            lines_of(&[&matches]).as_deref(),
+            Some("now `matches!(state, JobState::Done | JobState::Failed(_) | \u{2026}`"),
+            "several lines for one: the one, shortened between words"
+        );
         let long = ".collect(Collectors.toMap(OrderLine::sku, OrderLine::quantity, Stock::max));";
         let longer = ".collect(Collectors.toMap(OrderLine::sku, OrderLine::quantity, Stock::max, Long::sum));";
         assert_eq!(
@@ -824,6 +858,15 @@ mod config_keys {
         assert_eq!(
             config_key(&nginx.path, &[&nginx]).as_deref(),
             Some("client_max_body_size")
+        );
+        let attr = edit(
+            "lib/courier/retry.ex",
+            "  @backoff_factor 1.2",
+            "  @backoff_factor 2.0",
+        );
+        assert_eq!(
+            config_key(&attr.path, &[&attr]).as_deref(),
+            Some("@backoff_factor")
         );
         let code = edit("src/a.rs", "let x: u32 = 1;", "let x: u32 = 2;");
         assert_eq!(config_key(&code.path, &[&code]), None, "only config files");
