@@ -73,12 +73,12 @@ fn hcl_address(lines: &[&str], at: usize) -> Option<String> {
         .find(|l| indent(l) < depth && l.trim_end().ends_with('{'))?;
     let words: Vec<&str> = open.split_whitespace().collect();
     let label = |i: usize| words.get(i).map(|w| w.trim_matches('"'));
-    match words.first()? {
-        &"variable" => Some(format!("var.{}", label(1)?)),
-        &"resource" => Some(format!("{}.{}", label(1)?, label(2)?)),
-        &"data" => Some(format!("data.{}.{}", label(1)?, label(2)?)),
-        &"module" => Some(format!("module.{}", label(1)?)),
-        &"output" => Some(format!("output.{}", label(1)?)),
+    match *words.first()? {
+        "variable" => Some(format!("var.{}", label(1)?)),
+        "resource" => Some(format!("{}.{}", label(1)?, label(2)?)),
+        "data" => Some(format!("data.{}.{}", label(1)?, label(2)?)),
+        "module" => Some(format!("module.{}", label(1)?)),
+        "output" => Some(format!("output.{}", label(1)?)),
         _ => None,
     }
 }
