@@ -213,8 +213,41 @@ fn concludes(outcome: &str) -> Option<bool> {
 /// (`Requests to the billing API time out under load`), else what the outcome says it led to
 /// (`…, so startup messages are logged`).
 pub fn why(prompt: &str, outcome: Option<&str>) -> Option<String> {
-    let stated = first_paragraph(prompt)
-        .and_then(|p| sentences(&p).into_iter().next())
+    let first = first_paragraph(prompt).and_then(|p| sentences(&p).into_iter().next());
+    let opens = |s: &str, words: &[&str]| {
+        let w = s
+            .split_whitespace()
+            .next()
+            .unwrap_or("")
+            .trim_matches(|c: char| !c.is_alphanumeric())
+            .to_ascii_lowercase();
+        words.contains(&w.as_str())
+    };
+    // `revert the http2 change (4be07c1), the grpc-web clients get RST_STREAM since`: the
+    // request first, the reason after it.
+    let after_ask = first.as_deref().and_then(|s| {
+        if !opens(s, IMPERATIVE) {
+            return None;
+        }
+        let at = [", ", " because ", " since ", " - ", " \u{2014} "]
+            .iter()
+            .filter_map(|k| s.find(k).map(|i| i + k.len()))
+            .min()?;
+        let rest = s[at..].trim().trim_end_matches(['.', '!']);
+        // `…, then run the tests` is a second request, not a reason.
+        (rest.split_whitespace().count() >= 4
+            && !opens(rest, IMPERATIVE)
+            && !opens(
+                rest,
+                &[
+                    "then", "and", "also", "but", "or", "pls", "please", "thanks",
+                ],
+            )
+            && !opens(rest, APPROVAL)
+            && !rest.ends_with('?'))
+        .then(|| rest.to_string())
+    });
+    let stated = first
         .map(|s| {
             // `: ` or `;` end a clause; a colon inside a time (`01:00`) or a path does not.
             let end = [": ", ";"].iter().filter_map(|k| s.find(k)).min();
@@ -253,6 +286,7 @@ pub fn why(prompt: &str, outcome: Option<&str>) -> Option<String> {
         Some(o[at..].trim_end_matches(['.', '!']).to_string())
     };
     stated
+        .or(after_ask)
         .or_else(led_to)
         .filter(|w| w.split_whitespace().count() >= 2)
         .map(|w| lower_first(&clip_at_words(&w, WHY_WORDS)))
@@ -606,6 +640,15 @@ mod tests {
             .as_deref(),
             Some("nightly reports fire at 01:00 UTC on the new box")
         );
+        assert_eq!(
+            why(
+                "revert the http2 ingress change (4be07c1), the grpc-web clients are getting RST_STREAM since it went out",
+                None
+            )
+            .as_deref(),
+            Some("the grpc-web clients are getting RST_STREAM since it went out")
+        );
+        assert_eq!(why("fix the parser, then run the tests", None), None);
         assert_eq!(
             why("The pool deadlocks under load: fix it", None).as_deref(),
             Some("the pool deadlocks under load")
