@@ -360,9 +360,14 @@ fn inserted(old: &str, new: &str) -> Option<String> {
         (false, true) => ("removed", gone),
         _ => return None,
     };
-    // Cut between tokens only: a piece that starts or ends inside a word is no piece.
+    // Cut between tokens only: a piece that starts or ends inside a word is no piece. What
+    // follows the piece is what `old` has after the common suffix begins (for a removal,
+    // `old[prefix..]` starts with the piece itself).
     let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
-    let (left, right) = (old[..prefix].chars().last(), old[prefix..].chars().next());
+    let (left, right) = (
+        old[..prefix].chars().last(),
+        old[old.len() - suffix..].chars().next(),
+    );
     if (word(left) && word(piece.chars().next())) || (word(right) && word(piece.chars().last())) {
         return None;
     }
@@ -804,6 +809,13 @@ mod tests {
         );
         assert_eq!(
             lines_of(&[&edit(longer, long)]).as_deref(),
+            Some("removed `Long::sum`")
+        );
+        // A whole token taken out from between punctuation is a piece too.
+        let call =
+            ".collect(Collectors.toMap(OrderLine::sku, OrderLine::quantity, merged(Long::sum)));";
+        assert_eq!(
+            lines_of(&[&edit(call, &call.replace("(Long::sum)", "()"))]).as_deref(),
             Some("removed `Long::sum`")
         );
         let renamed = longer.replace("sum", "min");
