@@ -49,9 +49,14 @@ fn yaml_path(lines: &[&str], at: usize) -> Option<String> {
         if text.is_empty() || text.starts_with('#') || indent(line) >= depth {
             continue;
         }
+        // A list item's own key (`- name: app`) sits at the item's content indent: it is a
+        // sibling of the keys below it (`image:`), not their parent; only the list is.
+        let sibling = text
+            .strip_prefix("- ")
+            .is_some_and(|_| indent(line) + 2 >= depth);
         depth = indent(line);
         let item = text.trim_start_matches("- ");
-        if let Some((key, _)) = item.split_once(':') {
+        if let Some((key, _)) = item.split_once(':').filter(|_| !sibling) {
             keys.push(key.trim().trim_matches(['"', '\'']));
         }
         if depth == 0 {
@@ -107,6 +112,18 @@ mod tests {
             "      required:\n        - name\n        - email\n",
         );
         assert_eq!(of_edit(&e).as_deref(), Some("CreateCustomer.required"));
+    }
+
+    #[test]
+    fn a_list_items_own_key_is_no_parent_of_its_siblings() {
+        let after = "spec:\n  containers:\n    - name: app\n      image: acme/app:2.1\n      args: [\"--fast\"]\n";
+        let e = edit(
+            "deploy/app.yaml",
+            after,
+            "      image: acme/app:2.0\n",
+            "      image: acme/app:2.1\n      args: [\"--fast\"]\n",
+        );
+        assert_eq!(of_edit(&e).as_deref(), Some("spec.containers"));
     }
 
     #[test]
