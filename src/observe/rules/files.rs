@@ -300,13 +300,15 @@ fn lines_of(edits: &[&FileEdit]) -> Option<String> {
     // the same line.
     let same = |a: &str, b: &str| a.trim_end_matches(',') == b.trim_end_matches(',');
     let (mut gone, mut came): (Vec<&str>, Vec<&str>) = (Vec::new(), Vec::new());
-    // What the edited places hold now: the line left when a branch around it was taken out.
+    // What the edited places hold now: the line left, re-indented, when a branch around it
+    // was taken out. Only changed lines count: a context line the edit kept as it was is
+    // not what the edit did.
     let mut now: Vec<&str> = Vec::new();
     for e in &own {
-        now.extend(e.new_snippet.lines().map(str::trim).filter(|l| !shape(l)));
         let (g, c) = changed_lines(e);
         let g: Vec<&str> = g.iter().map(|l| l.trim()).filter(|l| !shape(l)).collect();
         let c: Vec<&str> = c.iter().map(|l| l.trim()).filter(|l| !shape(l)).collect();
+        now.extend(&c);
         gone.extend(g.iter().filter(|l| !c.iter().any(|n| same(l, n))));
         came.extend(c.iter().filter(|l| !g.iter().any(|o| same(l, o))));
     }
@@ -824,6 +826,9 @@ mod tests {
             None,
             "a change, not a piece"
         );
+        // A long line taken out under an untouched one: the untouched line is not the change.
+        let context = edit(&format!("a()\n{}", "b(1); ".repeat(14)), "a()");
+        assert_eq!(lines_of(&[&context]), None, "a kept line is no `now`");
         let three = edit("", "a()\nb()\nc()");
         assert_eq!(
             lines_of(&[&three]),
