@@ -75,10 +75,16 @@ pub fn show_command(command: &str, max: usize) -> String {
 /// `grep -q 'a|b' f`): separators inside quotes do not count.
 pub fn first_segment(command: &str) -> String {
     let cmd = strip_cd(command);
+    exact(segments(cmd).first().copied().unwrap_or(cmd))
+}
+
+/// The commands of a chain or pipeline (`a && b | c; d`), split where the shell would split
+/// them: an `&&`, `|` or `;` inside quotes (`git commit -m "x; npm install y"`) is text.
+fn segments(cmd: &str) -> Vec<&str> {
     let bytes = cmd.as_bytes();
     let mut quote: Option<u8> = None;
+    let mut cuts: Vec<(usize, usize)> = Vec::new();
     let mut i = 0;
-    let mut end = cmd.len();
     while i < bytes.len() {
         let b = bytes[i];
         match quote {
@@ -89,19 +95,28 @@ pub fn first_segment(command: &str) -> String {
                 b'\'' | b'"' if cmd[i + 1..].contains(b as char) => quote = Some(b),
                 b'\\' => i += 1,
                 b'&' if bytes.get(i + 1) == Some(&b'&') => {
-                    end = i;
-                    break;
+                    cuts.push((i, i + 2));
+                    i += 1;
                 }
-                b'|' | b';' | b'\n' => {
-                    end = i;
-                    break;
+                b'|' if bytes.get(i + 1) == Some(&b'|') => {
+                    cuts.push((i, i + 2));
+                    i += 1;
                 }
+                b'|' | b';' | b'\n' => cuts.push((i, i + 1)),
                 _ => {}
             },
         }
         i += 1;
     }
-    exact(&cmd[..end])
+    let starts = std::iter::once(0).chain(cuts.iter().map(|&(_, end)| end));
+    let ends = cuts
+        .iter()
+        .map(|&(at, _)| at)
+        .chain(std::iter::once(cmd.len()));
+    starts
+        .zip(ends)
+        .map(|(from, to)| cmd.get(from..to).unwrap_or(""))
+        .collect()
 }
 
 /// Program and subcommand, used to pair a failing run with a later passing one
@@ -316,8 +331,8 @@ fn subcommand(command: &str) -> String {
 /// Whether `command`, or any command of its chain (`python3 -m venv .venv &&
 /// .venv/bin/pip install -r requirements.txt`), installs, removes or updates packages.
 fn manages_packages(command: &str) -> bool {
-    command
-        .split(['&', '|', ';'])
+    segments(command)
+        .into_iter()
         .map(|part| {
             // A program run by its path (`.venv/bin/pip`) is that program.
             let part = part.trim();
@@ -788,6 +803,15 @@ mod tests {
             Some("Error: pg_config executable not found.")
         );
         assert!(!output_failed("python3.12 -m venv .venv && ls", out));
+        // A package command quoted in a message is no install.
+        assert!(!output_failed(
+            "git commit -m \"wip; npm install left-pad\"",
+            "npm ERR! code E404"
+        ));
+        assert!(output_failed(
+            "cd web; npm install left-pad",
+            "npm ERR! code E404"
+        ));
     }
 
     #[test]
