@@ -229,18 +229,44 @@ pub fn why(prompt: &str, outcome: Option<&str>) -> Option<String> {
         if !opens(s, IMPERATIVE) {
             return None;
         }
-        let at = [", ", " because ", " since ", " - ", " \u{2014} "]
-            .iter()
-            .filter_map(|k| s.find(k).map(|i| i + k.len()))
-            .min()?;
+        // `because` says it is the reason wherever it stands; a comma may only end a list
+        // (`revert the retry, timeout and pool changes, because …`).
+        let at = match s.find(" because ") {
+            Some(i) => i + " because ".len(),
+            None => [", ", " since ", " - ", " \u{2014} "]
+                .iter()
+                .filter_map(|k| s.find(k).map(|i| i + k.len()))
+                .min()?,
+        };
         let rest = s[at..].trim().trim_end_matches(['.', '!']);
         // `…, then run the tests` is a second request, not a reason.
         (rest.split_whitespace().count() >= 4
             && !opens(rest, IMPERATIVE)
             && !opens(
                 rest,
+                // A second instruction after the comma (`…, you can use the helper in
+                // utils`, `…, don't touch the fixtures`, `…, just the public api`).
                 &[
-                    "then", "and", "also", "but", "or", "pls", "please", "thanks",
+                    "then",
+                    "and",
+                    "also",
+                    "but",
+                    "or",
+                    "pls",
+                    "please",
+                    "thanks",
+                    "you",
+                    "don't",
+                    "don\u{2019}t",
+                    "dont",
+                    "just",
+                    "only",
+                    "keep",
+                    "use",
+                    "avoid",
+                    "without",
+                    "no",
+                    "not",
                 ],
             )
             && !opens(rest, APPROVAL)
@@ -649,6 +675,26 @@ mod tests {
             Some("the grpc-web clients are getting RST_STREAM since it went out")
         );
         assert_eq!(why("fix the parser, then run the tests", None), None);
+        assert_eq!(
+            why(
+                "add a retry to the upload, you can use the backoff helper in utils",
+                None
+            ),
+            None,
+            "a second instruction is no reason"
+        );
+        assert_eq!(
+            why("fix the flaky test, don't touch the fixtures though", None),
+            None
+        );
+        assert_eq!(
+            why(
+                "revert the retry, timeout and pool changes, because the deploy broke checkout",
+                None
+            )
+            .as_deref(),
+            Some("the deploy broke checkout")
+        );
         assert_eq!(
             why("The pool deadlocks under load: fix it", None).as_deref(),
             Some("the pool deadlocks under load")
