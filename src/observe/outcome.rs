@@ -751,7 +751,24 @@ static FAILED_COUNT: LazyLock<AsciiRegex> =
     LazyLock::new(|| AsciiRegex::new(r"\b[1-9][0-9]* (?:failed|failures?|failing)\b"));
 
 pub fn failed_count(output: &str) -> Option<String> {
-    FAILED_COUNT.find_iter(output).last().map(str::to_string)
+    // A summary's count stands first on its line, after a label (`Tests:`, `Test Files`) or
+    // after another count (`7 tests, 1 failure`); `webhook attempt 2 failed` is a log line.
+    let summary = |before: &str| {
+        let b = before.trim_end().to_ascii_lowercase();
+        b.is_empty()
+            || b.ends_with([',', ';', '|', ':', '='])
+            || ["tests", "files", "suites", "examples", "specs"]
+                .iter()
+                .any(|l| b.ends_with(l))
+    };
+    output
+        .lines()
+        .filter_map(|l| {
+            let (count, end) = FAILED_COUNT.find(l)?;
+            summary(&l[..end - count.len()]).then_some(count)
+        })
+        .last()
+        .map(str::to_string)
 }
 
 /// The counts of a summary line, for a title with no room for the whole line
@@ -875,6 +892,18 @@ mod tests {
             Some("2 failed")
         );
         assert_eq!(failed_count("9 examples, 0 failures"), None);
+        // A count said in a log line is no summary's.
+        assert_eq!(
+            failed_count("      Tests  1 failed | 3 passed (4)\nnotify: webhook attempt 2 failed")
+                .as_deref(),
+            Some("1 failed")
+        );
+        assert_eq!(failed_count("upload retry 1 failed, retrying\ndone"), None);
+        assert_eq!(
+            failed_count("==== 1 failed, 3 passed in 0.21s ====").as_deref(),
+            Some("1 failed")
+        );
+        assert_eq!(failed_count("  3 failing").as_deref(), Some("3 failing"));
         assert_eq!(
             failed_count("error[E0106]: missing lifetime specifier"),
             None
