@@ -763,11 +763,11 @@ pub fn failed_count(output: &str) -> Option<String> {
     };
     output
         .lines()
-        .filter_map(|l| {
+        .rev()
+        .find_map(|l| {
             let (count, end) = FAILED_COUNT.find(l)?;
             summary(&l[..end - count.len()]).then_some(count)
         })
-        .last()
         .map(str::to_string)
 }
 
