@@ -662,8 +662,8 @@ fn bisected(output: &str) -> Option<String> {
     let hash: String = line.chars().take(7).collect();
     let mut lines = output.lines().skip_while(|l| !l.starts_with("Date:"));
     let subject = lines.find(|l| l.starts_with("    "))?.trim();
-    let files: Vec<&str> = output
-        .lines()
+    // The commit's stat follows its subject; a table the test printed earlier is no file list.
+    let files: Vec<&str> = lines
         .filter_map(|l| {
             l.strip_prefix(' ')?
                 .split_once(" | ")
@@ -846,6 +846,14 @@ mod tests {
             Some(
                 "first bad commit 9c41e7a \"Switch CSV export to streaming writer\" (lib/export/csv_stream.rb)"
             )
+        );
+        let table = format!(" id | rows\n  1 | 996\n{bisect}");
+        assert_eq!(
+            result_line(&table).as_deref(),
+            Some(
+                "first bad commit 9c41e7a \"Switch CSV export to streaming writer\" (lib/export/csv_stream.rb)"
+            ),
+            "the test's own table is no file of the commit"
         );
         let bench = "tokenize/short_line     time:   [182.31 ns 183.02 ns 183.80 ns]\n                        change: [-1.2% -0.6% +0.03%] (p = 0.07 > 0.05)\n                        No change in performance detected.\n--\ntokenize/long_line      time:   [41.872 us 42.105 us 42.361 us]\n                        change: [+22.415% +23.118% +23.804%] (p = 0.00 < 0.05)\n                        Performance has regressed.";
         assert_eq!(
