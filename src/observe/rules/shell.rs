@@ -571,12 +571,16 @@ fn test_name(path: &str) -> &str {
         .max()
     {
         Some(at) => &path[at..],
-        // Surefire's `com.acme.reports.OrderReportTest.sumsRepeatedSku`: class and method.
-        None if !path.contains(['/', ' ']) && path.matches('.').count() >= 2 => {
-            let mut dots = path.rmatch_indices('.').map(|(i, _)| i);
+        // Surefire's `com.acme.reports.OrderReportTest.sumsRepeatedSku`: class and method. Dots
+        // in parameters (`bar(java.lang.String)`, `parses[1.2.3]`) are not the name's.
+        None => {
+            let name = &path[..path.find(['[', '(']).unwrap_or(path.len())];
+            if path.contains(['/', ' ']) || name.matches('.').count() < 2 {
+                return path;
+            }
+            let mut dots = name.rmatch_indices('.').map(|(i, _)| i);
             dots.nth(1).map_or(path, |at| &path[at + 1..])
         }
-        None => path,
     }
 }
 
@@ -693,6 +697,11 @@ mod tests {
             test_name("com.acme.reports.OrderReportTest.sumsRepeatedSku"),
             "OrderReportTest.sumsRepeatedSku"
         );
+        assert_eq!(
+            test_name("com.acme.FooTest.bar(java.lang.String)"),
+            "FooTest.bar(java.lang.String)"
+        );
+        assert_eq!(test_name("parses_version[1.2.3]"), "parses_version[1.2.3]");
         assert_eq!(
             test_name("ReportSchedulerTest.nextRunAcrossNewYear"),
             "ReportSchedulerTest.nextRunAcrossNewYear"
