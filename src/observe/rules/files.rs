@@ -1,9 +1,11 @@
 //! Files: edits and writes become one observation per file (which symbols changed, how many
 //! lines); reads of a turn, with the look-around shell commands, become one discovery.
 
+use std::collections::HashSet;
 use std::sync::LazyLock;
 
 use super::super::ascii::AsciiRegex;
+
 use super::super::draft::{Draft, code, delta, first_line, fit_list, fitting_title, push_unique};
 use super::super::event::{Event, FileEdit, Kind};
 use super::super::literal;
@@ -248,10 +250,21 @@ fn only_imports(e: &FileEdit) -> bool {
 
 /// The lines an edit took out and the lines it put in (lines in both, moved or not, left out).
 fn changed_lines(e: &FileEdit) -> (Vec<&str>, Vec<&str>) {
+    // Sets, not scans: an edit of thousands of lines would cost the hook their square.
     let old: Vec<&str> = e.old_snippet.lines().collect();
     let new: Vec<&str> = e.new_snippet.lines().collect();
-    let gone = old.iter().filter(|l| !new.contains(l)).copied().collect();
-    let came = new.iter().filter(|l| !old.contains(l)).copied().collect();
+    let (old_set, new_set): (HashSet<&str>, HashSet<&str>) =
+        (old.iter().copied().collect(), new.iter().copied().collect());
+    let gone = old
+        .iter()
+        .filter(|l| !new_set.contains(*l))
+        .copied()
+        .collect();
+    let came = new
+        .iter()
+        .filter(|l| !old_set.contains(*l))
+        .copied()
+        .collect();
     (gone, came)
 }
 
@@ -298,7 +311,9 @@ fn lines_of(edits: &[&FileEdit]) -> Option<String> {
     };
     // A line that only gained or lost its trailing comma (the list around it changed) is
     // the same line.
-    let same = |a: &str, b: &str| a.trim_end_matches(',') == b.trim_end_matches(',');
+    fn same(l: &str) -> &str {
+        l.trim_end_matches(',')
+    }
     let (mut gone, mut came): (Vec<&str>, Vec<&str>) = (Vec::new(), Vec::new());
     // What the edited places hold now: the line left, re-indented, when a branch around it
     // was taken out. Only changed lines count: a context line the edit kept as it was is
@@ -309,8 +324,12 @@ fn lines_of(edits: &[&FileEdit]) -> Option<String> {
         let g: Vec<&str> = g.iter().map(|l| l.trim()).filter(|l| !shape(l)).collect();
         let c: Vec<&str> = c.iter().map(|l| l.trim()).filter(|l| !shape(l)).collect();
         now.extend(&c);
-        gone.extend(g.iter().filter(|l| !c.iter().any(|n| same(l, n))));
-        came.extend(c.iter().filter(|l| !g.iter().any(|o| same(l, o))));
+        let (g_set, c_set): (HashSet<&str>, HashSet<&str>) = (
+            g.iter().map(|l| same(l)).collect(),
+            c.iter().map(|l| same(l)).collect(),
+        );
+        gone.extend(g.iter().filter(|l| !c_set.contains(same(l))));
+        came.extend(c.iter().filter(|l| !g_set.contains(same(l))));
     }
     // A redacted secret replaced by another says nothing quotable.
     if gone.iter().chain(&came).any(|l| l.contains("[REDACTED")) {
@@ -829,6 +848,17 @@ mod tests {
         // A long line taken out under an untouched one: the untouched line is not the change.
         let context = edit(&format!("a()\n{}", "b(1); ".repeat(14)), "a()");
         assert_eq!(lines_of(&[&context]), None, "a kept line is no `now`");
+        // A rewrite of thousands of lines is read in linear time (the hook waits on it).
+        let big = |tag: &str| {
+            (0..30_000)
+                .map(|i| format!("{tag}({i});"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        let rewrite = edit(&big("old"), &big("new"));
+        let started = std::time::Instant::now();
+        assert_eq!(lines_of(&[&rewrite]), None);
+        assert!(started.elapsed() < std::time::Duration::from_secs(1));
         let three = edit("", "a()\nb()\nc()");
         assert_eq!(
             lines_of(&[&three]),
