@@ -633,6 +633,24 @@ fn commits_and_other_changes_by_command() {
         ),
         "{title}"
     );
+    // A push git rejected left the commit on the machine.
+    run_turn(
+        &env,
+        "rejected",
+        "1",
+        "commit and push",
+        &[bash(
+            "PostToolUse.bash",
+            "git commit -am \"Bump the pool size\" && git push",
+            "[main 5e6f7a8] Bump the pool size\n 1 file changed\nTo github.com:acme/portal.git\n ! [rejected]        main -> main (fetch first)\nerror: failed to push some refs to 'github.com:acme/portal.git'",
+        )],
+        "The push was rejected.",
+    );
+    let title = one(&env, "rejected").title;
+    assert!(
+        title.starts_with("Committed 5e6f7a8 on main (1 file): Bump the pool size"),
+        "{title}"
+    );
 }
 
 #[test]

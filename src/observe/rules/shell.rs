@@ -481,8 +481,7 @@ pub fn commands(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
                         let mut files = files_changed(&sh.output)
                             .map(|n| format!(" ({})", plural(n, "file", "files")))
                             .unwrap_or_default();
-                        // git's `91c2e4a..b77d0f3  main -> main`: the commit left the machine.
-                        if sh.command.contains("git push") && sh.output.contains(" -> ") {
+                        if pushed(&sh.command, &sh.output) {
                             files.push_str(", pushed");
                         }
                         let picked = sh.command.contains("cherry-pick");
@@ -582,6 +581,18 @@ fn test_name(path: &str) -> &str {
             dots.nth(1).map_or(path, |at| &path[at + 1..])
         }
     }
+}
+
+/// Whether a `git push` of the command sent a ref: git's `91c2e4a..b77d0f3  main -> main`
+/// says the commit left the machine; its ` ! [rejected]  main -> main (fetch first)` and a
+/// dry run's lines say it did not.
+fn pushed(command: &str, output: &str) -> bool {
+    command.contains("git push")
+        && !command.contains("--dry-run")
+        && !output.contains("failed to push")
+        && output
+            .lines()
+            .any(|l| l.contains(" -> ") && !l.trim_start().starts_with('!'))
 }
 
 /// The commit a `git revert <commit>` undid and that commit's subject, from git's message for
