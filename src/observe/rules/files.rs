@@ -848,7 +848,8 @@ mod tests {
         // A long line taken out under an untouched one: the untouched line is not the change.
         let context = edit(&format!("a()\n{}", "b(1); ".repeat(14)), "a()");
         assert_eq!(lines_of(&[&context]), None, "a kept line is no `now`");
-        // A rewrite of thousands of lines is read in linear time (the hook waits on it).
+        // A rewrite of thousands of lines is no phrase (read with sets, not line against line:
+        // the hook waits on it; its cost is measured by `scripts/bench.py stop`, not here).
         let big = |tag: &str| {
             (0..30_000)
                 .map(|i| format!("{tag}({i});"))
@@ -856,9 +857,7 @@ mod tests {
                 .join("\n")
         };
         let rewrite = edit(&big("old"), &big("new"));
-        let started = std::time::Instant::now();
         assert_eq!(lines_of(&[&rewrite]), None);
-        assert!(started.elapsed() < std::time::Duration::from_secs(1));
         let three = edit("", "a()\nb()\nc()");
         assert_eq!(
             lines_of(&[&three]),
