@@ -1,5 +1,5 @@
 //! An observation as the rules build it, before it is stored, and the small text helpers every
-//! rule shares: titles of at most 80 characters that name what happened, lists that fit.
+//! rule shares: titles of at most `TITLE_MAX` characters that name what happened, lists that fit.
 //!
 //! Two promises hold for every field: text between backticks (a command, a pattern) is kept
 //! exactly as it ran, inner whitespace included, and a shortened title or subtitle ends at a
