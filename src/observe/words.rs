@@ -292,17 +292,7 @@ pub fn why(prompt: &str, outcome: Option<&str>) -> Option<String> {
             };
             why.trim_end_matches(['.', '!']).to_string()
         })
-        .filter(|s| {
-            let first = s
-                .split_whitespace()
-                .next()
-                .unwrap_or("")
-                .trim_matches(|c: char| !c.is_alphanumeric())
-                .to_ascii_lowercase();
-            !s.ends_with('?')
-                && !IMPERATIVE.contains(&first.as_str())
-                && !APPROVAL.contains(&first.as_str())
-        });
+        .filter(|s| !s.ends_with('?') && !opens(s, IMPERATIVE) && !opens(s, APPROVAL));
     let led_to = || {
         let o = outcome?;
         let at = [", so ", " so that ", " because "]
