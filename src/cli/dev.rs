@@ -84,12 +84,34 @@ enum DevCommand {
     SyntaxTree { file: PathBuf },
     /// Time the steps of `cmem outline FILE` inside the process (parse, symbols, render)
     OutlineTiming { file: PathBuf },
+    /// Time the steps of mem_search step 1 inside the process (median of each over the
+    /// bench-search queries)
+    SearchTiming {
+        #[arg(long)]
+        db: PathBuf,
+        #[arg(long, default_value = "acme-api")]
+        project: String,
+        #[arg(long, default_value_t = 200)]
+        runs: usize,
+        /// Lexical only (default: hybrid, with the model)
+        #[arg(long)]
+        lexical: bool,
+    },
 }
 
 pub fn run(args: &DevArgs) -> Result<ExitCode> {
     match &args.command {
         DevCommand::OutlineTiming { file } => {
             print!("{}", outline_timing(file)?);
+            Ok(ExitCode::SUCCESS)
+        }
+        DevCommand::SearchTiming {
+            db,
+            project,
+            runs,
+            lexical,
+        } => {
+            print!("{}", search_timing(db, project, *runs, !*lexical)?);
             Ok(ExitCode::SUCCESS)
         }
         DevCommand::SyntaxTree { file } => {
@@ -185,6 +207,75 @@ fn eval_search(sets: &[PathBuf], misses: bool, dump: Option<&std::path::Path>) -
     Ok(ExitCode::SUCCESS)
 }
 
+/// The queries `bench-search` and `search-timing` run in turn.
+const BENCH_QUERIES: &[&str] = &[
+    "checkout latency",
+    "token refresh window",
+    "pool release",
+    "invoice tax rounding",
+    "how did we fix the failing test",
+    "signature verification",
+    "staging endpoint",
+    "refactor router",
+    "why is the checkout so slow?",
+    "is there a limit on the pool size",
+];
+
+/// The median of each step of mem_search step 1 (`cmem dev search-timing`): the search's own
+/// steps as it records them, and the rest of the call (filtering, rendering) beside them.
+fn search_timing(db: &Path, project: &str, runs: usize, semantic: bool) -> Result<String> {
+    use crate::store::search::steps;
+    anyhow::ensure!(db.exists(), "no database at {}", db.display());
+    let store = Store::open(db)?;
+    if semantic {
+        crate::embed::enable();
+        crate::embed::model().context("the embedding model did not load")?;
+    }
+    let mut engine = crate::disclosure::Engine::new(vec![project.to_string()])?;
+    let now = crate::clock::now_ms();
+    let mut names: Vec<&'static str> = Vec::new();
+    let mut samples: Vec<Vec<f64>> = Vec::new();
+    let mut record = |name: &'static str, ms: f64| {
+        let i = names.iter().position(|n| *n == name).unwrap_or_else(|| {
+            names.push(name);
+            samples.push(Vec::new());
+            names.len() - 1
+        });
+        samples[i].push(ms);
+    };
+    for i in 0..runs + 10 {
+        let args = serde_json::json!({"query": BENCH_QUERIES[i % BENCH_QUERIES.len()]});
+        steps::start();
+        let t = Instant::now();
+        engine
+            .call(Some(&store.conn), &args, now)
+            .map_err(|e| anyhow::anyhow!("{}: {}", e.code, e.message))?;
+        let total = t.elapsed();
+        let done = steps::take();
+        if i < 10 {
+            continue;
+        }
+        let searched: std::time::Duration = done.iter().map(|s| s.1).sum();
+        for (name, took) in done {
+            record(name, took.as_secs_f64() * 1000.0);
+        }
+        record(
+            "rest of the call (filter, render)",
+            (total.saturating_sub(searched)).as_secs_f64() * 1000.0,
+        );
+        record("whole call", total.as_secs_f64() * 1000.0);
+    }
+    let mut out = format!(
+        "mem_search step 1 ({}), median ms of {runs} calls per step:\n",
+        if semantic { "hybrid" } else { "lexical" }
+    );
+    for (name, mut s) in names.into_iter().zip(samples) {
+        s.sort_by(|a, b| a.total_cmp(b));
+        out.push_str(&format!("  {:>8.3}  {name}\n", s[s.len() / 2]));
+    }
+    Ok(out)
+}
+
 fn bench_search(
     db: &std::path::Path,
     project: &str,
@@ -214,21 +305,9 @@ fn bench_search(
         );
     }
     let mut engine = crate::disclosure::Engine::new(vec![project.to_string()])?;
-    const QUERIES: &[&str] = &[
-        "checkout latency",
-        "token refresh window",
-        "pool release",
-        "invoice tax rounding",
-        "how did we fix the failing test",
-        "signature verification",
-        "staging endpoint",
-        "refactor router",
-        "why is the checkout so slow?",
-        "is there a limit on the pool size",
-    ];
     let queries: Vec<&str> = match only {
         Some(q) => vec![q],
-        None => QUERIES.to_vec(),
+        None => BENCH_QUERIES.to_vec(),
     };
     let now = crate::clock::now_ms();
     let mut samples = Vec::with_capacity(runs);

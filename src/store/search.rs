@@ -492,6 +492,7 @@ pub fn search_with(
         return Ok(Vec::new()); // only punctuation: nothing can match
     }
     let plan = Plan::new(conn, q, &terms)?;
+    steps::mark("query plan");
     if q.order != Order::Relevance {
         return run(conn, q, Some(&plan));
     }
@@ -502,7 +503,11 @@ pub fn search_with(
     };
     let ranked = match model {
         Some(model) => hybrid(conn, &wide, &plan, model, text)?,
-        None => run(conn, &wide, Some(&plan))?,
+        None => {
+            let lexical = run(conn, &wide, Some(&plan))?;
+            steps::mark("lexical search");
+            lexical
+        }
     };
     let ranked = with_session_summaries(ranked);
     let ranked = if asks_a_question(text) {
@@ -510,6 +515,7 @@ pub fn search_with(
     } else {
         ranked
     };
+    steps::mark("summaries and questions");
     Ok(ranked.into_iter().skip(q.offset).take(q.limit).collect())
 }
 
@@ -619,13 +625,17 @@ fn hybrid(
 ) -> Result<Vec<Hit>> {
     let pool = q.limit;
     let lexical = run(conn, q, Some(plan))?;
+    steps::mark("lexical search");
     let full = !FULL_EMBED_PASS.swap(true, std::sync::atomic::Ordering::Relaxed);
     super::vectors::embed_missing(conn, model, full)?;
+    steps::mark("embed missing records");
     let kinds: Vec<Kind> = [Kind::Observation, Kind::Summary, Kind::Prompt]
         .into_iter()
         .filter(|k| wants(q, *k))
         .collect();
-    let semantic = match model.embed(text) {
+    let embedded = model.embed(text);
+    steps::mark("query embedding");
+    let semantic = match embedded {
         Some(v) => super::vectors::nearest(conn, model, &v, &q.projects, &kinds, pool)?
             .into_iter()
             .filter(|n| f64::from(n.2) >= MIN_COSINE)
@@ -645,6 +655,7 @@ fn hybrid(
     for (rank, (kind, id, _)) in semantic.iter().enumerate() {
         add(*kind, *id, fused_score(None, Some(rank)));
     }
+    steps::mark("fusion scores");
     let covers: Vec<(Kind, i64, f64)> = lexical
         .iter()
         .map(|h| (h.row.kind, h.row.id, h.cover))
@@ -658,6 +669,7 @@ fn hybrid(
             .collect();
         rows.extend(rows_by_ids(conn, q, *kind, &missing)?);
     }
+    steps::mark("semantic candidates' rows");
     let mut hits: Vec<Hit> = fused
         .into_iter()
         .filter_map(|(kind, id, score)| {
@@ -674,7 +686,42 @@ fn hybrid(
         })
         .collect();
     hits.sort_by(best_first);
+    steps::mark("fused hits");
     Ok(hits)
+}
+
+/// How long each step of a search took, for `cmem dev search-timing`: recorded only on a thread
+/// that started a recording, so a search otherwise pays one thread-local check per step.
+pub mod steps {
+    use std::cell::RefCell;
+    use std::time::{Duration, Instant};
+
+    type Recording = (Instant, Vec<(&'static str, Duration)>);
+
+    thread_local! {
+        static STEPS: RefCell<Option<Recording>> = const { RefCell::new(None) };
+    }
+
+    /// Starts recording this thread's steps.
+    pub fn start() {
+        STEPS.with(|s| *s.borrow_mut() = Some((Instant::now(), Vec::new())));
+    }
+
+    /// Ends the step `name`, begun at the previous mark (or the start).
+    pub fn mark(name: &'static str) {
+        STEPS.with(|s| {
+            if let Some((last, done)) = s.borrow_mut().as_mut() {
+                let now = Instant::now();
+                done.push((name, now - *last));
+                *last = now;
+            }
+        });
+    }
+
+    /// Stops recording and gives the steps, in order.
+    pub fn take() -> Vec<(&'static str, Duration)> {
+        STEPS.with(|s| s.borrow_mut().take().map(|r| r.1).unwrap_or_default())
+    }
 }
 
 /// At most this many observations of one turn are read as its piece of work.

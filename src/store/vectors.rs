@@ -10,6 +10,7 @@
 use anyhow::Result;
 use rusqlite::{Connection, params};
 
+use super::search::steps::mark;
 use crate::embed::{Model, Vector};
 use crate::model::Kind;
 
@@ -151,6 +152,7 @@ pub fn nearest(
         }),
     };
     fresh.read_new(conn, model.id())?;
+    mark("vector cache check and read");
     let wanted: Vec<String> = projects.iter().map(|p| p.to_lowercase()).collect();
     let query = Vector::quantise(query);
     let codes: Vec<u8> = kinds.iter().map(|k| code(*k) as u8).collect();
@@ -161,6 +163,7 @@ pub fn nearest(
         .filter(|e| wanted.is_empty() || wanted.contains(&e.project))
         .map(|e| (e.kind, e.id, e.vector.dot(&query)))
         .collect();
+    mark("vector scan");
     let by_score = |a: &(u8, i64, f32), b: &(u8, i64, f32)| {
         b.2.partial_cmp(&a.2).unwrap_or(std::cmp::Ordering::Equal)
     };
@@ -169,10 +172,12 @@ pub fn nearest(
         scored.truncate(limit);
     }
     scored.sort_by(by_score);
-    Ok(scored
+    let nearest = scored
         .into_iter()
         .filter_map(|(k, id, s)| Some((kind_of(i64::from(k))?, id, s)))
-        .collect())
+        .collect();
+    mark("top k");
+    Ok(nearest)
 }
 
 /// The vectors of one database, kept in memory by a process that searches it again and again
