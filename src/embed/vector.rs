@@ -24,13 +24,11 @@ impl Vector {
     /// The dot product of two quantised vectors (their cosine, both being unit vectors), in
     /// integers: the comparison every semantic search makes with every stored vector.
     pub fn dot(&self, other: &Vector) -> f32 {
-        let sum: i32 = self
-            .values
-            .iter()
-            .zip(&other.values)
-            .map(|(a, b)| i32::from(*a) * i32::from(*b))
-            .sum();
-        sum as f32 * self.scale * other.scale
+        scaled(
+            dot_values(&self.values, &other.values),
+            self.scale,
+            other.scale,
+        )
     }
 
     /// Bytes: the scale (little-endian f32), then the values.
@@ -49,6 +47,59 @@ impl Vector {
     }
 }
 
+/// The integer dot product of two int8 vectors (over the shorter one's length): the
+/// comparison a semantic search makes with every stored vector, so it is most of a search's
+/// time. With AVX2 (checked once per process, cached by std) the same code compiled for it runs
+/// ~2 ms for 150,000 vectors of 256 values; without, ~4 ms; a plain zip of i32 products took
+/// ~13 ms. Integer sums: the same result in any order, on any CPU.
+pub fn dot_values(a: &[i8], b: &[i8]) -> i32 {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU supports AVX2, checked just above.
+        return unsafe { dot_avx2(a, b) };
+    }
+    dot_baseline(a, b)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn dot_avx2(a: &[i8], b: &[i8]) -> i32 {
+    dot_lanes(a, b)
+}
+
+/// Never inlined: inlined into a scan's loop, the lanes were measured five times slower (the
+/// loop around them is then vectorised instead).
+#[inline(never)]
+fn dot_baseline(a: &[i8], b: &[i8]) -> i32 {
+    dot_lanes(a, b)
+}
+
+/// Products of two int8 values fit in an i16, and 32 lanes of them added into i32 lanes are
+/// what the compiler turns into SIMD instructions of the target it compiles for.
+#[inline(always)]
+fn dot_lanes(a: &[i8], b: &[i8]) -> i32 {
+    const LANES: usize = 32;
+    let n = a.len().min(b.len());
+    let ((a, a_tail), (b, b_tail)) = (a[..n].as_chunks::<LANES>(), b[..n].as_chunks::<LANES>());
+    let tail: i32 = a_tail
+        .iter()
+        .zip(b_tail)
+        .map(|(x, y)| i32::from(*x) * i32::from(*y))
+        .sum();
+    let mut lanes = [0i32; LANES];
+    for (x, y) in a.iter().zip(b) {
+        for i in 0..LANES {
+            lanes[i] += i32::from(i16::from(x[i]) * i16::from(y[i]));
+        }
+    }
+    lanes.iter().sum::<i32>() + tail
+}
+
+/// A dot product of quantised values as the cosine of the vectors they stand for.
+pub fn scaled(dot: i32, scale: f32, other_scale: f32) -> f32 {
+    dot as f32 * scale * other_scale
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -61,5 +112,20 @@ mod tests {
         assert!(v.dot(&Vector::quantise(&[0.0, 0.0, 1.0])).abs() < 0.01);
         assert_eq!(Vector::from_bytes(&v.to_bytes()), Some(v));
         assert_eq!(Vector::from_bytes(&[1, 2]), None);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
+        /// The lane-wise dot product is the plain one, whatever the lengths and values
+        /// (-128 included, which quantising never makes but stored bytes may hold).
+        #[test]
+        fn the_lane_wise_dot_product_is_the_plain_one(
+            a in proptest::collection::vec(proptest::num::i8::ANY, 0..300),
+            b in proptest::collection::vec(proptest::num::i8::ANY, 0..300),
+        ) {
+            let plain: i32 = a.iter().zip(&b).map(|(x, y)| i32::from(*x) * i32::from(*y)).sum();
+            proptest::prop_assert_eq!(dot_values(&a, &b), plain);
+            proptest::prop_assert_eq!(dot_baseline(&a, &b), plain);
+        }
     }
 }

@@ -11,6 +11,7 @@ use anyhow::Result;
 use rusqlite::{Connection, params};
 
 use super::search::steps::mark;
+use crate::embed::vector::{dot_values, scaled};
 use crate::embed::{Model, Vector};
 use crate::model::Kind;
 
@@ -143,26 +144,38 @@ pub fn nearest(
     let deletions: i64 = conn.query_row("SELECT n FROM vector_deletions", [], |r| r.get(0))?;
     let fresh = match cache.as_mut() {
         Some(c) if c.db == key && c.deletions == deletions && c.model == model.id() => c,
-        _ => cache.insert(Cache {
-            db: key,
-            model: model.id().to_string(),
-            deletions,
-            entries: Vec::new(),
-            newest: [0; 3],
-        }),
+        _ => cache.insert(Cache::new(key, model, deletions)),
     };
     fresh.read_new(conn, model.id())?;
     mark("vector cache check and read");
-    let wanted: Vec<String> = projects.iter().map(|p| p.to_lowercase()).collect();
     let query = Vector::quantise(query);
-    let codes: Vec<u8> = kinds.iter().map(|k| code(*k) as u8).collect();
-    let mut scored: Vec<(u8, i64, f32)> = fresh
-        .entries
+    let query_values = fresh.fit(&query.values);
+    // Which kinds and projects are wanted, decided once per kind code and project id rather
+    // than once per vector.
+    let mut kind_wanted = [false; 3];
+    for kind in kinds {
+        kind_wanted[code(*kind) as usize] = true;
+    }
+    let wanted: Vec<String> = projects.iter().map(|p| p.to_lowercase()).collect();
+    let project_wanted: Vec<bool> = fresh
+        .project_names
         .iter()
-        .filter(|e| codes.contains(&e.kind))
-        .filter(|e| wanted.is_empty() || wanted.contains(&e.project))
-        .map(|e| (e.kind, e.id, e.vector.dot(&query)))
+        .map(|name| wanted.is_empty() || wanted.contains(name))
         .collect();
+    let mut scored: Vec<(u8, i64, f32)> = Vec::with_capacity(fresh.ids.len());
+    let rows = fresh
+        .values
+        .chunks_exact(fresh.dims.max(1))
+        .zip(&fresh.kinds)
+        .zip(&fresh.projects)
+        .zip(&fresh.ids)
+        .zip(&fresh.scales);
+    for ((((values, kind), project), id), scale) in rows {
+        if kind_wanted[usize::from(*kind)] && project_wanted[*project as usize] {
+            let dot = dot_values(values, &query_values);
+            scored.push((*kind, *id, scaled(dot, *scale, query.scale)));
+        }
+    }
     mark("vector scan");
     let by_score = |a: &(u8, i64, f32), b: &(u8, i64, f32)| {
         b.2.partial_cmp(&a.2).unwrap_or(std::cmp::Ordering::Equal)
@@ -182,27 +195,69 @@ pub fn nearest(
 
 /// The vectors of one database, kept in memory by a process that searches it again and again
 /// (the MCP server, the TUI): reading 100,000 vectors from SQLite costs more than comparing them.
+///
+/// One entry per index across the columns, and every vector's values in one buffer of `dims`
+/// values each: a scan over 100,000 vectors then reads memory in order, compares a project by
+/// its number, and leaves the loop to SIMD.
 struct Cache {
     db: String,
     model: String,
     /// `vector_deletions` when the entries were read: any deletion since means a full reread.
     deletions: i64,
-    entries: Vec<Entry>,
     /// The largest record id read, per kind.
     newest: [i64; 3],
-}
-
-struct Entry {
-    kind: u8,
-    id: i64,
-    /// Lower-cased, as project keys compare.
-    project: String,
-    vector: Vector,
+    /// Values per vector: the model's dimensions.
+    dims: usize,
+    kinds: Vec<u8>,
+    ids: Vec<i64>,
+    /// Indexes into `project_names`.
+    projects: Vec<u32>,
+    scales: Vec<f32>,
+    values: Vec<i8>,
+    /// Each project read, lower-cased as project keys compare, once.
+    project_names: Vec<String>,
+    project_ids: std::collections::HashMap<String, u32>,
 }
 
 static CACHE: std::sync::Mutex<Option<Cache>> = std::sync::Mutex::new(None);
 
 impl Cache {
+    fn new(db: String, model: &Model, deletions: i64) -> Cache {
+        Cache {
+            db,
+            model: model.id().to_string(),
+            deletions,
+            newest: [0; 3],
+            dims: model.dims(),
+            kinds: Vec::new(),
+            ids: Vec::new(),
+            projects: Vec::new(),
+            scales: Vec::new(),
+            values: Vec::new(),
+            project_names: Vec::new(),
+            project_ids: std::collections::HashMap::new(),
+        }
+    }
+
+    /// `values` cut or padded with zeros to `dims`: a vector of another length compares as
+    /// before (a dot product over the shorter length), in a buffer of equal strides.
+    fn fit(&self, values: &[i8]) -> Vec<i8> {
+        let mut fitted = values[..values.len().min(self.dims)].to_vec();
+        fitted.resize(self.dims, 0);
+        fitted
+    }
+
+    fn project_id(&mut self, project: &str) -> u32 {
+        let key = project.to_lowercase();
+        if let Some(id) = self.project_ids.get(&key) {
+            return *id;
+        }
+        let id = self.project_names.len() as u32;
+        self.project_names.push(key.clone());
+        self.project_ids.insert(key, id);
+        id
+    }
+
     /// Reads the vectors added since the last read.
     fn read_new(&mut self, conn: &Connection, model_id: &str) -> Result<()> {
         let mut stmt = conn.prepare_cached(
@@ -210,30 +265,29 @@ impl Cache {
              WHERE kind = ?1 AND record_id > ?2 AND model = ?3 ORDER BY record_id",
         )?;
         for kind in 0..3u8 {
-            let rows = stmt.query_map(
-                params![i64::from(kind), self.newest[kind as usize], model_id],
-                |r| {
-                    Ok((
-                        r.get::<_, i64>(0)?,
-                        r.get::<_, String>(1)?,
-                        r.get_ref(2)?
-                            .as_blob()
-                            .map(<[u8]>::to_vec)
-                            .unwrap_or_default(),
-                    ))
-                },
-            )?;
-            for row in rows {
-                let (id, project, bytes) = row?;
+            let mut rows = stmt.query(params![
+                i64::from(kind),
+                self.newest[kind as usize],
+                model_id
+            ])?;
+            while let Some(row) = rows.next()? {
+                let id: i64 = row.get(0)?;
                 self.newest[kind as usize] = self.newest[kind as usize].max(id);
-                if let Some(vector) = Vector::from_bytes(&bytes) {
-                    self.entries.push(Entry {
-                        kind,
-                        id,
-                        project: project.to_lowercase(),
-                        vector,
-                    });
-                }
+                let bytes = row.get_ref(2)?.as_blob().unwrap_or_default();
+                let Some((scale, values)) = bytes.split_at_checked(4) else {
+                    continue; // no vector (as `Vector::from_bytes` reads one)
+                };
+                let project = self.project_id(row.get_ref(1)?.as_str()?);
+                self.kinds.push(kind);
+                self.ids.push(id);
+                self.projects.push(project);
+                self.scales
+                    .push(f32::from_le_bytes(scale.try_into().unwrap_or([0, 0, 0, 0])));
+                // Cut or padded to `dims`, as `fit` does.
+                let start = self.values.len();
+                self.values
+                    .extend(values.iter().take(self.dims).map(|b| *b as i8));
+                self.values.resize(start + self.dims, 0);
             }
         }
         Ok(())
