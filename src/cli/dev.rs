@@ -224,7 +224,7 @@ const BENCH_QUERIES: &[&str] = &[
 /// The median of each step of mem_search step 1 (`cmem dev search-timing`): the search's own
 /// steps as it records them, and the rest of the call (filtering, rendering) beside them.
 fn search_timing(db: &Path, project: &str, runs: usize, semantic: bool) -> Result<String> {
-    use crate::store::search::steps;
+    use crate::store::steps;
     anyhow::ensure!(db.exists(), "no database at {}", db.display());
     let store = Store::open(db)?;
     if semantic {

@@ -21,6 +21,7 @@ pub mod query;
 pub mod rank;
 pub mod search;
 pub mod spool;
+pub mod steps;
 pub mod summaries;
 pub mod sync_origin;
 #[cfg(test)]

@@ -12,7 +12,7 @@ use rusqlite::{Connection, params_from_iter};
 
 use super::query::{self, Term, Terms};
 use super::timeline::{observation_row, prompt_row, summary_row};
-use super::{observations, prompts, summaries};
+use super::{observations, prompts, steps, summaries};
 use crate::model::{IndexRow, Kind, ObsType};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -688,40 +688,6 @@ fn hybrid(
     hits.sort_by(best_first);
     steps::mark("fused hits");
     Ok(hits)
-}
-
-/// How long each step of a search took, for `cmem dev search-timing`: recorded only on a thread
-/// that started a recording, so a search otherwise pays one thread-local check per step.
-pub mod steps {
-    use std::cell::RefCell;
-    use std::time::{Duration, Instant};
-
-    type Recording = (Instant, Vec<(&'static str, Duration)>);
-
-    thread_local! {
-        static STEPS: RefCell<Option<Recording>> = const { RefCell::new(None) };
-    }
-
-    /// Starts recording this thread's steps.
-    pub fn start() {
-        STEPS.with(|s| *s.borrow_mut() = Some((Instant::now(), Vec::new())));
-    }
-
-    /// Ends the step `name`, begun at the previous mark (or the start).
-    pub fn mark(name: &'static str) {
-        STEPS.with(|s| {
-            if let Some((last, done)) = s.borrow_mut().as_mut() {
-                let now = Instant::now();
-                done.push((name, now - *last));
-                *last = now;
-            }
-        });
-    }
-
-    /// Stops recording and gives the steps, in order.
-    pub fn take() -> Vec<(&'static str, Duration)> {
-        STEPS.with(|s| s.borrow_mut().take().map(|r| r.1).unwrap_or_default())
-    }
 }
 
 /// At most this many observations of one turn are read as its piece of work.

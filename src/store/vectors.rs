@@ -10,7 +10,7 @@
 use anyhow::Result;
 use rusqlite::{Connection, params};
 
-use super::search::steps::mark;
+use super::steps::mark;
 use crate::embed::vector::{dot_values, scaled};
 use crate::embed::{Model, Vector};
 use crate::model::Kind;
