@@ -209,6 +209,32 @@ fn concludes(outcome: &str) -> Option<bool> {
         .map(|i| i < DECISIONS)
 }
 
+/// Openings of what follows a request after a comma that make it a second instruction or a
+/// constraint (`…, then run the tests`, `…, you can use the helper in utils`, `…, don't touch
+/// the fixtures`), not the reason for it.
+const NOT_A_REASON: &[&str] = &[
+    "then",
+    "and",
+    "also",
+    "but",
+    "or",
+    "pls",
+    "please",
+    "thanks",
+    "you",
+    "don't",
+    "don\u{2019}t",
+    "dont",
+    "just",
+    "only",
+    "keep",
+    "use",
+    "avoid",
+    "without",
+    "no",
+    "not",
+];
+
 /// Why the work was done, in a few words: the problem the request states before asking
 /// (`Requests to the billing API time out under load`), else what the outcome says it led to
 /// (`…, so startup messages are logged`).
@@ -242,33 +268,7 @@ pub fn why(prompt: &str, outcome: Option<&str>) -> Option<String> {
         // `…, then run the tests` is a second request, not a reason.
         (rest.split_whitespace().count() >= 4
             && !opens(rest, IMPERATIVE)
-            && !opens(
-                rest,
-                // A second instruction after the comma (`…, you can use the helper in
-                // utils`, `…, don't touch the fixtures`, `…, just the public api`).
-                &[
-                    "then",
-                    "and",
-                    "also",
-                    "but",
-                    "or",
-                    "pls",
-                    "please",
-                    "thanks",
-                    "you",
-                    "don't",
-                    "don\u{2019}t",
-                    "dont",
-                    "just",
-                    "only",
-                    "keep",
-                    "use",
-                    "avoid",
-                    "without",
-                    "no",
-                    "not",
-                ],
-            )
+            && !opens(rest, NOT_A_REASON)
             && !opens(rest, APPROVAL)
             && !rest.ends_with('?'))
         .then(|| rest.to_string())

@@ -354,18 +354,16 @@ pub fn commands(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
         };
         let class = outcome::classify(&sh.command);
         // Each title form is tried with the command whole, shortened and dropped: the
-        // outcome after it is worth more than the command's arguments.
-        // `first` are the forms to try before any shortening of the command: the command
-        // names what was checked (`cargo test auth::jwt`), worth more than a long output line.
+        // outcome after it is worth more than the command's arguments. `first` are fuller
+        // forms to try before those.
         let titled_first = |first: Vec<String>, with: &dyn Fn(&str) -> String, without: String| {
-            let mut forms: Vec<String> = [40, 24, 0]
-                .iter()
-                .map(|&n| with(&outcome::show_command(&sh.command, n)))
-                .collect();
-            forms.insert(0, with(&shown));
-            for (i, f) in first.into_iter().enumerate() {
-                forms.insert(1 + i, f);
-            }
+            let mut forms = first;
+            forms.push(with(&shown));
+            forms.extend(
+                [40, 24, 0]
+                    .iter()
+                    .map(|&n| with(&outcome::show_command(&sh.command, n))),
+            );
             forms.push(without);
             // When nothing fits whole, the program's name stays and the outcome is shortened.
             let program = outcome::show_command(&sh.command, 0);
@@ -419,12 +417,11 @@ pub fn commands(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
                         forms.push(format!("`{c}` {fails}: {l}"));
                     }
                     forms.push(format!("`{shown}` {fails}: {}", fit_list(&failing, 40)));
-                    for n in [40, 24, 0] {
-                        let c = outcome::show_command(&sh.command, n);
-                        forms.push(format!("`{c}` {fails}: {tests}"));
-                    }
-                    forms.push(format!("A check {fails}: {tests}"));
-                    fitting_title(forms)
+                    titled_first(
+                        forms,
+                        &|c| format!("`{c}` {fails}: {tests}"),
+                        format!("A check {fails}: {tests}"),
+                    )
                 }
                 (Some(l), CommandClass::Check) => titled(
                     &|c| format!("`{c}` {fails}: {l}"),
@@ -446,10 +443,12 @@ pub fn commands(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
             } else {
                 class
             };
+            // A benchmark that measured a change says what changed, not that it ran.
+            let bench = (class == CommandClass::Check)
+                .then(|| outcome::bench_changes(&sh.output))
+                .flatten();
             match class {
-                // A benchmark that measured a change says what changed, not that it ran.
-                CommandClass::Check if outcome::bench_changes(&sh.output).is_some() => {
-                    let found = outcome::bench_changes(&sh.output).unwrap_or_default();
+                _ if let Some(found) = &bench => {
                     let title = titled(&|c| format!("`{c}`: {found}"), found.clone());
                     Draft::new(ObsType::Discovery, title).concepts(&["how-it-works"])
                 }
