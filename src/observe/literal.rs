@@ -335,7 +335,9 @@ fn opens_comment(code: &str, rest: &str) -> bool {
 
 /// A whole-line comment: its wording says why, not what changed, so an edit that also
 /// rewords the comment above a constant still has one before → after.
-fn is_comment(line: &str) -> bool {
+/// Whether a trimmed line is a comment (or a docstring's quotes): what a change says, not
+/// what it changes.
+pub fn is_comment(line: &str) -> bool {
     [
         "//", "/*", "*/", "-- ", "<!--", ";;", "\"\"\"", "'''", "* ", "# ",
     ]

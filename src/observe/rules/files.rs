@@ -136,7 +136,8 @@ pub fn file_change(edits: &[&FileEdit]) -> FileChange {
     };
     // A config value is known by its own key: the outline of a YAML list item stops at its
     // container (`spec.template`), while `timeoutSeconds: 1` → `5` is the change.
-    let symbols = match (&quote, config_key(&path, edits)) {
+    let key = config_key(&path, edits);
+    let symbols = match (&quote, key.clone()) {
         (Some(_), Some(key))
             if key.chars().count() <= 24
                 && !symbols
@@ -152,7 +153,7 @@ pub fn file_change(edits: &[&FileEdit]) -> FileChange {
     let symbols = match edits.iter().find_map(|e| place::of_edit(e)) {
         Some(place)
             if !created
-                && config_key(&path, edits).is_none()
+                && key.is_none()
                 && !symbols.iter().any(|s| s.ends_with(&place)) =>
         {
             vec![place]
@@ -297,17 +298,15 @@ const LINES_QUOTE_MAX: usize = 100;
 
 /// The lines the edits added, removed or replaced, said in a few words when there are one or
 /// two short ones: `added `GRANT CREATE ON SCHEMA public TO app;``, `removed `…``, or
-/// `now `type Status = "paid" | "open"``  for several lines replaced by one. Closing braces
-/// and blank lines are the shape of the code, not the change.
+/// `now `type Status = "paid" | "open"``  for several lines replaced by one. Closing braces,
+/// blank lines and comments are the shape of the code or words about it, not the change.
 fn lines_of(edits: &[&FileEdit]) -> Option<String> {
     let own: Vec<&&FileEdit> = edits.iter().filter(|e| !only_imports(e)).collect();
     let shape = |l: &str| {
         l.is_empty()
             || l.chars().all(|c| "{}()[];,".contains(c))
             || l == "end"
-            || ["//", "/*", "* ", "-- ", "# "]
-                .iter()
-                .any(|c| l.starts_with(c))
+            || literal::is_comment(l)
     };
     // A line that only gained or lost its trailing comma (the list around it changed) is
     // the same line.
