@@ -152,9 +152,7 @@ pub fn file_change(edits: &[&FileEdit]) -> FileChange {
     // `var.worker_instance_type`) when the outline stops above it or has no name for it.
     let symbols = match edits.iter().find_map(|e| place::of_edit(e)) {
         Some(place)
-            if !created
-                && key.is_none()
-                && !symbols.iter().any(|s| s.ends_with(&place)) =>
+            if !created && key.is_none() && !symbols.iter().any(|s| s.ends_with(&place)) =>
         {
             vec![place]
         }
