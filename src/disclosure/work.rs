@@ -20,7 +20,7 @@
 //! Prompts are context only and never details.
 
 use crate::model::{IndexRow, Kind};
-use crate::store::search::Hit;
+use crate::store::search::{self, Hit};
 
 /// A hit holds every term when its share of the query's term weight is (within rounding) 1.
 const EVERY_TERM: f64 = 1.0 - 1e-9;
@@ -30,38 +30,65 @@ const EVERY_TERM: f64 = 1.0 - 1e-9;
 /// alone (tuning set recall@3: 0.891 with none, 0.895 with 2 to 5).
 const RANKED_FIRST: usize = 2;
 
+/// What a query asks, read from its form: it decides how the details cover the work.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Asked {
+    /// It names an identifier: every record holding it is about the same thing, whatever its
+    /// work.
+    pub identifier: bool,
+    /// It is a question: it asks for an answer, which one of the work's records holds.
+    pub question: bool,
+}
+
+impl Asked {
+    pub fn of(query: &str) -> Asked {
+        Asked {
+            identifier: search::names_identifier(query),
+            question: search::asks_a_question(query),
+        }
+    }
+}
+
 /// The hit that names the piece of work: the best record, unless a prompt ranks above every
 /// record. A prompt is the user's own words for what the session was to do, so when it matches
 /// best it names its session, and that session's best record stands for it (prompts themselves
-/// are never details).
-pub fn best(hits: &[Hit]) -> Option<&Hit> {
+/// are never details). For a question, a summary that ranks best names its session too, and
+/// that session's best observation leads: the summary tells the whole work, the observation the
+/// answer asked for (the summary stays among the details; tuning set MRR on questions 0.638 →
+/// 0.667, development set 0.889 → 0.972, recall unchanged on both).
+pub fn best(hits: &[Hit], asked: Asked) -> Option<&Hit> {
     let first_record = hits.iter().find(|h| h.row.kind != Kind::Prompt);
+    let best_of_session = |lead: &Hit, kinds: &[Kind]| {
+        let session = lead.row.session_id?;
+        hits.iter()
+            .find(|h| kinds.contains(&h.row.kind) && h.row.session_id == Some(session))
+    };
     let named = hits
         .first()
         .filter(|h| h.row.kind == Kind::Prompt)
-        .and_then(|p| p.row.session_id)
-        .and_then(|session| {
-            hits.iter()
-                .find(|h| h.row.kind != Kind::Prompt && h.row.session_id == Some(session))
-        });
-    named.or(first_record)
+        .and_then(|p| best_of_session(p, &[Kind::Observation, Kind::Summary]));
+    let chosen = named.or(first_record)?;
+    if asked.question && chosen.row.kind == Kind::Summary {
+        return best_of_session(chosen, &[Kind::Observation]).or(Some(chosen));
+    }
+    Some(chosen)
 }
 
 /// The records auto mode details, best first: at most `max`, from `hits` (best first), the
 /// summary of the best hit's turn (`summary`, when the best hit is not itself a summary) and the
-/// observations of that turn (`turn`, in the order they were made). `identifier`: the query
-/// names an identifier, so every record holding it is about the same thing, whatever its work.
+/// observations of that turn (`turn`, in the order they were made), as the query `asked`.
 pub fn details<'a>(
     hits: &'a [Hit],
     summary: Option<&'a IndexRow>,
     turn: &'a [IndexRow],
-    identifier: bool,
+    asked: Asked,
     max: usize,
 ) -> Vec<&'a IndexRow> {
     let records: Vec<&Hit> = hits.iter().filter(|h| h.row.kind != Kind::Prompt).collect();
-    let Some(top) = best(hits) else {
+    let Some(top) = best(hits, asked) else {
         return Vec::new();
     };
+    let identifier = asked.identifier;
     let session = top.row.session_id;
     let same_work = |h: &&Hit| session.is_some() && h.row.session_id == session;
     let complete = |h: &&&Hit| h.cover >= EVERY_TERM;
@@ -125,6 +152,41 @@ mod tests {
 
     const O: Kind = Kind::Observation;
     const S: Kind = Kind::Summary;
+    const WORDS: Asked = Asked {
+        identifier: false,
+        question: false,
+    };
+    const IDENTIFIER: Asked = Asked {
+        identifier: true,
+        question: false,
+    };
+    const QUESTION: Asked = Asked {
+        identifier: false,
+        question: true,
+    };
+
+    #[test]
+    fn a_question_is_answered_by_an_observation_before_its_summary() {
+        // The summary of session 1 ranks best; its observation 3 ranks below a record of
+        // session 2.
+        let hits = vec![hit(S, 1, 1, 0.8), hit(O, 2, 2, 0.6), hit(O, 3, 1, 0.5)];
+        assert_eq!(best(&hits, QUESTION).map(|h| h.row.id), Some(3));
+        assert_eq!(
+            ids(&details(&hits, None, &[], QUESTION, 3)),
+            vec![(O, 3), (S, 1), (O, 2)]
+        );
+        // Plain words: the summary leads.
+        assert_eq!(
+            ids(&details(&hits, None, &[], WORDS, 3)),
+            vec![(S, 1), (O, 3), (O, 2)]
+        );
+        // A summary with no observation among the hits stays the answer.
+        let alone = vec![hit(S, 1, 1, 0.8), hit(O, 2, 2, 0.6)];
+        assert_eq!(best(&alone, QUESTION).map(|h| h.row.id), Some(1));
+        assert_eq!(Asked::of("why did checkout fail?"), QUESTION);
+        assert_eq!(Asked::of("checkout_total"), IDENTIFIER);
+        assert_eq!(Asked::of("checkout failure"), WORDS);
+    }
 
     #[test]
     fn the_best_hits_summary_and_session_outrank_partial_matches_elsewhere() {
@@ -138,12 +200,12 @@ mod tests {
         ];
         let summary = hit(S, 9, 1, 0.0).row;
         assert_eq!(
-            ids(&details(&hits, Some(&summary), &[], false, 3)),
+            ids(&details(&hits, Some(&summary), &[], WORDS, 3)),
             vec![(O, 1), (S, 9), (O, 4)]
         );
         // Without a summary the session's other record still comes before other sessions'.
         assert_eq!(
-            ids(&details(&hits, None, &[], false, 3)),
+            ids(&details(&hits, None, &[], WORDS, 3)),
             vec![(O, 1), (O, 4), (O, 2)]
         );
     }
@@ -159,20 +221,20 @@ mod tests {
         ];
         let summary = hit(S, 9, 1, 0.0).row;
         assert_eq!(
-            ids(&details(&hits, Some(&summary), &[], true, 3)),
+            ids(&details(&hits, Some(&summary), &[], IDENTIFIER, 3)),
             vec![(O, 1), (O, 2), (S, 9)]
         );
         // Plain words recur across pieces of work: the best hit's summary comes first.
         assert_eq!(
-            ids(&details(&hits, Some(&summary), &[], false, 3)),
+            ids(&details(&hits, Some(&summary), &[], WORDS, 3)),
             vec![(O, 1), (S, 9), (O, 2)]
         );
         // Prompts are never details; nothing is repeated; fewer hits, fewer details.
         assert_eq!(
-            ids(&details(&hits[..1], Some(&summary), &[], true, 3)),
+            ids(&details(&hits[..1], Some(&summary), &[], IDENTIFIER, 3)),
             vec![(O, 1), (S, 9)]
         );
-        assert!(details(&hits[3..], Some(&summary), &[], true, 3).is_empty());
+        assert!(details(&hits[3..], Some(&summary), &[], IDENTIFIER, 3).is_empty());
     }
 
     #[test]
@@ -182,7 +244,7 @@ mod tests {
             h.row.session_id = None;
         }
         assert_eq!(
-            ids(&details(&hits, None, &[], false, 2)),
+            ids(&details(&hits, None, &[], WORDS, 2)),
             vec![(O, 1), (O, 2)]
         );
     }
@@ -194,11 +256,11 @@ mod tests {
         let hits = vec![hit(O, 1, 1, 1.0), hit(O, 2, 2, 1.0), hit(O, 3, 1, 1.0)];
         let summary = hit(S, 9, 1, 0.0).row;
         assert_eq!(
-            ids(&details(&hits, Some(&summary), &[], false, 3)),
+            ids(&details(&hits, Some(&summary), &[], WORDS, 3)),
             vec![(O, 1), (O, 3), (S, 9)]
         );
         assert_eq!(
-            ids(&details(&hits, Some(&summary), &[], true, 3)),
+            ids(&details(&hits, Some(&summary), &[], IDENTIFIER, 3)),
             vec![(O, 1), (O, 2), (O, 3)]
         );
     }
@@ -213,17 +275,17 @@ mod tests {
             hit(O, 3, 2, 0.3),
             hit(O, 4, 2, 0.2),
         ];
-        assert_eq!(best(&hits).map(|h| h.row.id), Some(3));
+        assert_eq!(best(&hits, WORDS).map(|h| h.row.id), Some(3));
         assert_eq!(
-            ids(&details(&hits, None, &[], false, 2)),
+            ids(&details(&hits, None, &[], WORDS, 2)),
             vec![(O, 3), (O, 4)]
         );
         // A prompt whose session has no candidate record names nothing: the best record leads.
         let lone = vec![hit(Kind::Prompt, 1, 3, 0.8), hit(O, 2, 1, 0.6)];
-        assert_eq!(best(&lone).map(|h| h.row.id), Some(2));
+        assert_eq!(best(&lone, WORDS).map(|h| h.row.id), Some(2));
         // A prompt below a record changes nothing.
         let below = vec![hit(O, 2, 1, 0.6), hit(Kind::Prompt, 1, 2, 0.8)];
-        assert_eq!(best(&below).map(|h| h.row.id), Some(2));
+        assert_eq!(best(&below, WORDS).map(|h| h.row.id), Some(2));
     }
 
     #[test]
@@ -243,19 +305,19 @@ mod tests {
             hit(O, 7, 9, 0.0).row,
         ];
         assert_eq!(
-            ids(&details(&hits, None, &turn, false, 4)),
+            ids(&details(&hits, None, &turn, WORDS, 4)),
             vec![(S, 1), (O, 5), (O, 6), (O, 2)]
         );
         // Records of another session never come in as the turn's.
         assert_eq!(
-            ids(&details(&hits, None, &turn[2..], false, 4)),
+            ids(&details(&hits, None, &turn[2..], WORDS, 4)),
             vec![(S, 1), (O, 2), (O, 3), (O, 4)]
         );
         // The session's candidates come first, best first, then the rest of its turn.
         let mut with_candidate = hits.clone();
         with_candidate.push(hit(O, 6, 1, 0.1));
         assert_eq!(
-            ids(&details(&with_candidate, None, &turn, false, 4)),
+            ids(&details(&with_candidate, None, &turn, WORDS, 4)),
             vec![(S, 1), (O, 6), (O, 5), (O, 2)]
         );
     }
@@ -267,7 +329,7 @@ mod tests {
         let hits = vec![hit(O, 1, 1, 1.0), hit(O, 2, 1, 0.5), hit(O, 3, 2, 1.0)];
         let summary = hit(S, 9, 1, 0.0).row;
         assert_eq!(
-            ids(&details(&hits, Some(&summary), &[], false, 3)),
+            ids(&details(&hits, Some(&summary), &[], WORDS, 3)),
             vec![(O, 1), (O, 2), (S, 9)]
         );
         // Further down the ranking, a record of the session does not pass the summary.
@@ -278,7 +340,7 @@ mod tests {
             hit(O, 2, 1, 0.5),
         ];
         assert_eq!(
-            ids(&details(&hits, Some(&summary), &[], false, 3)),
+            ids(&details(&hits, Some(&summary), &[], WORDS, 3)),
             vec![(O, 1), (S, 9), (O, 2)]
         );
     }

@@ -555,7 +555,7 @@ const ANSWER_WEIGHT: f64 = 1.15;
 
 /// Whether a query is shaped as a question (asked by its form, not by what it is about): it
 /// ends with a question mark or opens with an interrogative or an auxiliary verb.
-fn asks_a_question(text: &str) -> bool {
+pub fn asks_a_question(text: &str) -> bool {
     const OPENERS: &[&str] = &[
         "why", "how", "what", "when", "where", "which", "who", "whose", "is", "are", "was", "were",
         "do", "does", "did", "can", "could", "should", "would", "will", "has", "have",
