@@ -1,12 +1,14 @@
-"""Tuning set only (Dec 2 2026): MiniLM fused on top of today's cmem rankings.
+"""Tuning set (or, with SET=dev, the development set) (Dec 2 2026): MiniLM fused on top of today's cmem rankings.
 Grids: base in {cmem auto, cmem lexical}, 3-way lexical+potion+MiniLM."""
 import sys
-from common import figures, fmt, TUNING
+from common import figures, fmt, TUNING, ROOT
+import os
+DEV = os.path.join(ROOT, "tests/fixtures/search-dev")
 from fusion import Data, rrf
 
 m = sys.argv[1] if len(sys.argv) > 1 else "minilm-l6"
 d = Data(m)
-qis = [i for i, q in enumerate(d.queries) if q["set"] == TUNING]
+qis = [i for i, q in enumerate(d.queries) if q["set"] == (DEV if os.environ.get("SET") == "dev" else TUNING)]
 qs = [d.queries[i] for i in qis]
 sem = {i: [(r, c) for r, c in d.semantic(i) if not r.startswith("P")] for i in qis}
 
