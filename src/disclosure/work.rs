@@ -4,7 +4,8 @@
 //! Measured on the tuning set, what auto mode missed were the other records of that work (the
 //! follow-up, the session's summary), while records of other sessions that hold only some of the
 //! query's words took their places. So the details are, in this order:
-//! 1. the best hit (see `best`: a prompt that ranks first names its session's best record);
+//! 1. the best hit (see `best`: a prompt that ranks first names its session's best record, and
+//!    for a question a summary that ranks first names its session's best observation);
 //! 2. records holding every term of the query, best first: of the best hit's session only, unless
 //!    the query is an identifier (an identifier used in two places names one thing; plain words
 //!    recur across pieces of work);
