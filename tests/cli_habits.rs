@@ -35,6 +35,7 @@ fn printing_commands(env: &Env) -> Vec<Vec<String>> {
         vec!["unfold", "big.rs", "item_1500"],
         vec!["symbols", "item"],
         vec!["context", "--project", "acme-api"],
+        vec!["search", "--all-projects", "token"],
         vec!["config"],
         vec!["config", "--defaults"],
         vec!["config", "--path"],

@@ -14,6 +14,7 @@ mod keep_memory;
 mod model;
 mod observe;
 mod pipe;
+mod search;
 mod sync;
 mod transfer;
 mod tui;
@@ -56,6 +57,8 @@ enum Command {
     Context(context::ContextArgs),
     /// Write each directory's per-file memory table into DIR/CLAUDE.md (between <cmem-context> markers)
     ClaudeMd(claude_md::ClaudeMdArgs),
+    /// Search the memory as the agent's mem_search does (words and meaning, one ranking)
+    Search(search::SearchArgs),
     /// The sentence-embedding model of semantic search: status, install one from a directory
     Model(model::ModelArgs),
     /// Show the effective settings, the config file path, or the defaults
@@ -110,6 +113,7 @@ pub fn main() -> ExitCode {
         Command::Doctor(args) => doctor::run(&args),
         Command::Context(args) => context::run(&args),
         Command::ClaudeMd(args) => claude_md::run(&args),
+        Command::Search(args) => search::run(&args),
         Command::Model(args) => model::run(&args),
         Command::Config(args) => config_cmd::run(&args),
         Command::Observe(args) => observe::run(&args),

@@ -44,6 +44,26 @@ pub struct Query {
     pub order: Order,
 }
 
+impl Query {
+    /// Narrows the query to a record kind (`observations`, `summaries` or `sessions`,
+    /// `prompts`) or to an observation type (`bugfix`, `decision`, …), as the `search` tool's
+    /// and `cmem search`'s type names them; the error says what is accepted.
+    pub fn of_type(mut self, name: &str) -> Result<Query, String> {
+        match name {
+            "observations" => self.kinds = vec![Kind::Observation],
+            "sessions" | "summaries" => self.kinds = vec![Kind::Summary],
+            "prompts" => self.kinds = vec![Kind::Prompt],
+            t if ObsType::parse(t).is_some() => self.obs_types.push(t.to_string()),
+            t => {
+                return Err(format!(
+                    "type must be observations, sessions, prompts or an observation type, not {t:?}."
+                ));
+            }
+        }
+        Ok(self)
+    }
+}
+
 /// A search result: the row plus its relevance (`cmem_rank` or bm25, lower is better; 0
 /// without text).
 #[derive(Debug, Clone, PartialEq)]

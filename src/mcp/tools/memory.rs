@@ -235,17 +235,8 @@ fn build_query(ctx: &Ctx, args: &Map<String, Value>) -> Result<Query, String> {
         },
         ..Default::default()
     };
-    match text_arg(args, "type") {
-        None => {}
-        Some("observations") => q.kinds = vec![Kind::Observation],
-        Some("sessions") | Some("summaries") => q.kinds = vec![Kind::Summary],
-        Some("prompts") => q.kinds = vec![Kind::Prompt],
-        Some(t) if crate::model::ObsType::parse(t).is_some() => q.obs_types.push(t.to_string()),
-        Some(t) => {
-            return Err(format!(
-                "type must be observations, sessions, prompts or an observation type, not {t:?}."
-            ));
-        }
+    if let Some(t) = text_arg(args, "type") {
+        q = q.of_type(t)?;
     }
     if let Some(bad) = q
         .obs_types

@@ -1,0 +1,166 @@
+//! `cmem search`: the memory's search on the command line. It ranks as `mem_search`, the
+//! `search` tool and the TUI's `s` do (words and meaning, one scale) and prints the `search`
+//! tool's table, so a person sees what the agent would be shown.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result, bail};
+use clap::Args;
+use serde_json::json;
+
+use crate::model::IndexRow;
+use crate::project::{self, ProjectKeys};
+use crate::store::Store;
+use crate::store::search::{self, Query};
+use crate::view::replies::{NO_MEMORY, SEARCH_LIMIT};
+use crate::view::time::Tz;
+
+#[derive(Args)]
+pub struct SearchArgs {
+    /// What to look for: words, a question, identifiers (`refresh_window`, `src/auth.rs`)
+    #[arg(required = true, value_name = "QUERY")]
+    query: Vec<String>,
+    /// Search this project key (repeatable; default: the project of the current directory)
+    #[arg(long, short)]
+    project: Vec<String>,
+    /// Search the project of this directory instead of the current one
+    #[arg(long, conflicts_with = "project")]
+    cwd: Option<PathBuf>,
+    /// Search every project
+    #[arg(long, short = 'a', conflicts_with_all = ["project", "cwd"])]
+    all_projects: bool,
+    /// How many rows to print (1-100)
+    #[arg(long, short = 'n', default_value_t = SEARCH_LIMIT)]
+    limit: usize,
+    /// Only observations, summaries or prompts, or one observation type (bugfix, decision, …)
+    #[arg(long, short = 't', value_name = "TYPE")]
+    r#type: Option<String>,
+    /// Match words only, without the embedding model (as when `[search] semantic = false`)
+    #[arg(long)]
+    lexical: bool,
+    /// Print the rows as one JSON array
+    #[arg(long)]
+    json: bool,
+}
+
+/// Exit codes as `grep` and `rg` have them, so scripts can tell a miss from a failure.
+const NOTHING_FOUND: u8 = 1;
+const FAILED: u8 = 2;
+
+pub fn run(args: &SearchArgs) -> Result<ExitCode> {
+    match search_memory(args) {
+        Err(e) if !super::pipe::is_broken_pipe(&e) => {
+            eprintln!("cmem: error: {e:#}");
+            Ok(ExitCode::from(FAILED))
+        }
+        other => other,
+    }
+}
+
+fn search_memory(args: &SearchArgs) -> Result<ExitCode> {
+    let settings = crate::config::load()?.settings;
+    if !(1..=100).contains(&args.limit) {
+        bail!("--limit {}: give a number from 1 to 100", args.limit);
+    }
+    let text = args.query.join(" ");
+    if text.trim().is_empty() {
+        bail!("the query is empty: give words, a question or an identifier to look for");
+    }
+    let projects = if args.all_projects {
+        Vec::new()
+    } else if !args.project.is_empty() {
+        args.project.clone()
+    } else {
+        let dir = match &args.cwd {
+            Some(dir) => std::path::absolute(dir)
+                .with_context(|| format!("cannot resolve {}", dir.display()))?,
+            None => std::env::current_dir().context("cannot read the current directory")?,
+        };
+        let keys: ProjectKeys = project::resolve(&dir);
+        keys.all
+    };
+    let mut query = Query {
+        text: Some(text.clone()),
+        projects,
+        limit: args.limit,
+        ..Default::default()
+    };
+    if let Some(t) = &args.r#type {
+        query = query.of_type(t).map_err(anyhow::Error::msg)?;
+    }
+    let semantic = settings.search.semantic && !args.lexical;
+    if semantic {
+        crate::embed::enable();
+    }
+    let db = settings.db_path();
+    if !db.exists() {
+        eprintln!("{NO_MEMORY}");
+        return Ok(ExitCode::from(NOTHING_FOUND));
+    }
+    let store = Store::open(&db).with_context(|| format!("cannot open {}", db.display()))?;
+    let rows: Vec<IndexRow> = search::search(&store.conn, &query)?
+        .into_iter()
+        .map(|h| h.row)
+        .collect();
+    let tz = Tz::from_setting(&settings.context.timezone)?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&rows_json(&rows))?);
+    } else {
+        let mode = if semantic && crate::embed::model().is_some() {
+            "words and meaning"
+        } else {
+            "words only"
+        };
+        let scope = if query.projects.is_empty() {
+            "all projects".to_string()
+        } else {
+            query.projects.join(", ")
+        };
+        if rows.is_empty() {
+            let wider = if query.projects.is_empty() {
+                ""
+            } else {
+                ", or --all-projects"
+            };
+            println!(
+                "Nothing in {scope} matches \"{text}\" ({mode}). Try fewer or other words{wider}."
+            );
+        } else {
+            let heading = format!(
+                "{} result(s) for \"{text}\" in {scope} ({mode})",
+                rows.len()
+            );
+            println!(
+                "{}",
+                crate::view::search::table(&heading, &rows, &tz).to_plain()
+            );
+            println!("\nBrowse them with `cmem tui` (its `s` searches the same way).");
+        }
+    }
+    Ok(if rows.is_empty() {
+        ExitCode::from(NOTHING_FOUND)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// The rows as a script reads them: display id, kind, project, type, title, time.
+fn rows_json(rows: &[IndexRow]) -> serde_json::Value {
+    rows.iter()
+        .map(|r| {
+            json!({
+                "id": r.kind.display_id(r.id),
+                "kind": r.kind.label(),
+                "project": r.project,
+                "type": r.obs_type,
+                "title": r.title,
+                "created_at": jiff::Timestamp::from_millisecond(r.created_at)
+                    .map(|t| t.to_string())
+                    .ok(),
+                "created_at_epoch_ms": r.created_at,
+                "session_id": r.session_id,
+            })
+        })
+        .collect()
+}

@@ -1,0 +1,122 @@
+//! `cmem search` on a real database: the ranking the MCP tools use, a project scope, JSON for
+//! scripts, and grep's exit codes (0 found, 1 nothing, 2 error).
+
+mod common;
+
+use common::Env;
+use serde_json::Value;
+
+fn seeded() -> Env {
+    let env = Env::new();
+    env.run_ok(&["dev", "generate", "--observations", "300"]);
+    env
+}
+
+fn search(env: &Env, args: &[&str]) -> std::process::Output {
+    env.cmd()
+        .arg("search")
+        .args(args)
+        .output()
+        .expect("run cmem search")
+}
+
+fn json_rows(env: &Env, args: &[&str]) -> Vec<Value> {
+    let mut all = vec!["--json"];
+    all.extend_from_slice(args);
+    let out = search(env, &all);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice::<Value>(&out.stdout)
+        .expect("--json prints JSON")
+        .as_array()
+        .expect("an array")
+        .clone()
+}
+
+#[test]
+fn ranks_as_the_search_tool_and_prints_its_table() {
+    let env = seeded();
+    let out = search(&env, &["--all-projects", "-n", "5", "token", "refresh"]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.starts_with("5 result(s) for \"token refresh\" in all projects"),
+        "{text}"
+    );
+    let rows = json_rows(&env, &["--all-projects", "-n", "5", "token", "refresh"]);
+    assert_eq!(rows.len(), 5);
+    // The table lists the same records in the same order as the JSON.
+    let table_ids: Vec<String> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("| #"))
+        .map(|l| l.split(' ').next().unwrap_or_default().to_string())
+        .collect();
+    let json_ids: Vec<String> = rows
+        .iter()
+        .map(|r| r["id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(table_ids, json_ids);
+    // The search tool of the MCP server ranks the same records first.
+    let reply = env.mcp_serve(&common::jsonl(&[
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#.into(),
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.into(),
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search","arguments":{"query":"token refresh","limit":5,"project":"acme-api"}}}"#.into(),
+    ]));
+    let tool_text = String::from_utf8_lossy(reply.last().unwrap()).to_string();
+    let scoped = json_rows(&env, &["-p", "acme-api", "-n", "5", "token refresh"]);
+    assert!(!scoped.is_empty());
+    for r in &scoped {
+        assert_eq!(r["project"], "acme-api", "{r}");
+        let id = r["id"].as_str().unwrap();
+        assert!(
+            tool_text.contains(&format!("| #{id} |")),
+            "{id} not in {tool_text}"
+        );
+    }
+}
+
+#[test]
+fn filters_by_type_and_says_when_nothing_matches() {
+    let env = seeded();
+    let summaries = json_rows(&env, &["-a", "-t", "summaries", "token"]);
+    assert!(!summaries.is_empty());
+    for r in summaries {
+        assert_eq!(r["kind"], "summary", "{r}");
+    }
+    let fixes = json_rows(&env, &["-a", "-t", "bugfix", "checkout"]);
+    assert!(!fixes.is_empty());
+    for r in fixes {
+        assert_eq!(r["type"], "bugfix", "{r}");
+    }
+    // The test's own directory is no project of the generated memory: nothing there.
+    let out = search(&env, &["token"]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("or --all-projects"), "{text}");
+    let out = search(&env, &["-a", "zzqxv"]);
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn bad_arguments_are_errors_that_say_what_to_give() {
+    let env = seeded();
+    for (args, says) in [
+        (vec!["-a", "-t", "nope", "x"], "type must be"),
+        (vec!["-a", "-n", "0", "x"], "from 1 to 100"),
+        (vec!["-a", "  "], "query is empty"),
+    ] {
+        let out = search(&env, &args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(says), "{args:?}: {err}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+    // No database yet: nothing found, and why.
+    let fresh = Env::new();
+    let out = search(&fresh, &["-a", "token"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("No memory has been recorded yet"));
+}
