@@ -36,6 +36,7 @@ fn printing_commands(env: &Env) -> Vec<Vec<String>> {
         vec!["symbols", "item"],
         vec!["context", "--project", "acme-api"],
         vec!["search", "--all-projects", "token"],
+        vec!["show", "1", "2", "3"],
         vec!["config"],
         vec!["config", "--defaults"],
         vec!["config", "--path"],

@@ -120,3 +120,36 @@ fn bad_arguments_are_errors_that_say_what_to_give() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("No memory has been recorded yet"));
 }
+
+#[test]
+fn show_prints_what_get_observations_returns() {
+    let env = seeded();
+    let rows = json_rows(&env, &["-a", "-n", "2", "token", "refresh"]);
+    let ids: Vec<&str> = rows.iter().map(|r| r["id"].as_str().unwrap()).collect();
+    let out = env.cmd().arg("show").args(&ids).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(text.starts_with(&format!("## #{}", ids[0])), "{text}");
+    assert!(text.contains(&format!("## #{}", ids[1])), "{text}");
+    // The agent's get_observations gets the same text.
+    let reply = env.mcp_serve(&common::jsonl(&[
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#.into(),
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.into(),
+        format!(
+            r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"get_observations","arguments":{{"ids":{}}}}}}}"#,
+            serde_json::to_string(&ids).unwrap()
+        ),
+    ]));
+    let answer: Value = serde_json::from_slice(reply.last().unwrap()).unwrap();
+    assert_eq!(
+        answer["result"]["content"][0]["text"].as_str().unwrap(),
+        text.trim_end()
+    );
+    // A missing record is named, and the exit code says so; a malformed id is an error.
+    let out = env.cmd().args(["show", ids[0], "999999"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Not found: 999999"));
+    let out = env.cmd().args(["show", "banana"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is not an id"));
+}

@@ -59,6 +59,8 @@ enum Command {
     ClaudeMd(claude_md::ClaudeMdArgs),
     /// Search the memory as the agent's mem_search does (words and meaning, one ranking)
     Search(search::SearchArgs),
+    /// Print records in full, as the agent's get_observations does: 123, S12 (summary), P7 (prompt)
+    Show(search::ShowArgs),
     /// The sentence-embedding model of semantic search: status, install one from a directory
     Model(model::ModelArgs),
     /// Show the effective settings, the config file path, or the defaults
@@ -114,6 +116,7 @@ pub fn main() -> ExitCode {
         Command::Context(args) => context::run(&args),
         Command::ClaudeMd(args) => claude_md::run(&args),
         Command::Search(args) => search::run(&args),
+        Command::Show(args) => search::show(&args),
         Command::Model(args) => model::run(&args),
         Command::Config(args) => config_cmd::run(&args),
         Command::Observe(args) => observe::run(&args),

@@ -1,6 +1,7 @@
-//! `cmem search`: the memory's search on the command line. It ranks as `mem_search`, the
-//! `search` tool and the TUI's `s` do (words and meaning, one scale) and prints the `search`
-//! tool's table, so a person sees what the agent would be shown.
+//! `cmem search` and `cmem show`: the memory's search and its records on the command line.
+//! Search ranks as `mem_search`, the `search` tool and the TUI's `s` do (words and meaning, one
+//! scale) and prints the `search` tool's table; show prints what `get_observations` returns.
+//! A person sees what the agent would be shown.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -13,7 +14,7 @@ use crate::model::IndexRow;
 use crate::project::{self, ProjectKeys};
 use crate::store::Store;
 use crate::store::search::{self, Query};
-use crate::view::replies::{NO_MEMORY, SEARCH_LIMIT};
+use crate::view::replies::{self, NO_MEMORY, RecordOrder, SEARCH_LIMIT};
 use crate::view::time::Tz;
 
 #[derive(Args)]
@@ -135,7 +136,10 @@ fn search_memory(args: &SearchArgs) -> Result<ExitCode> {
                 "{}",
                 crate::view::search::table(&heading, &rows, &tz).to_plain()
             );
-            println!("\nBrowse them with `cmem tui` (its `s` searches the same way).");
+            println!(
+                "\nRead one: cmem show {} · browse: cmem tui (its `s` searches the same way)",
+                rows[0].kind.display_id(rows[0].id)
+            );
         }
     }
     Ok(if rows.is_empty() {
@@ -163,4 +167,62 @@ fn rows_json(rows: &[IndexRow]) -> serde_json::Value {
             })
         })
         .collect()
+}
+
+#[derive(Args)]
+pub struct ShowArgs {
+    /// Observation ids (`123`), summary ids (`S12`) and prompt ids (`P7`), as search shows them
+    #[arg(required = true, value_name = "ID")]
+    ids: Vec<String>,
+}
+
+/// At most this many records per run (each is cut at the agent's 6,000 bytes too).
+const SHOW_MAX: usize = 50;
+
+pub fn show(args: &ShowArgs) -> Result<ExitCode> {
+    match show_records(args) {
+        Err(e) if !super::pipe::is_broken_pipe(&e) => {
+            eprintln!("cmem: error: {e:#}");
+            Ok(ExitCode::from(FAILED))
+        }
+        other => other,
+    }
+}
+
+fn show_records(args: &ShowArgs) -> Result<ExitCode> {
+    let settings = crate::config::load()?.settings;
+    let mut ids = Vec::new();
+    for text in &args.ids {
+        match crate::model::Kind::parse_id(text) {
+            Some(id) if !ids.contains(&id) => ids.push(id),
+            Some(_) => {}
+            None => bail!(
+                "{text:?} is not an id: give 123 (an observation), S12 (a summary) or P7 (a prompt)"
+            ),
+        }
+    }
+    if ids.len() > SHOW_MAX {
+        bail!("{} ids: give at most {SHOW_MAX} at a time", ids.len());
+    }
+    let db = settings.db_path();
+    if !db.exists() {
+        eprintln!("{NO_MEMORY}");
+        return Ok(ExitCode::from(NOTHING_FOUND));
+    }
+    let store = Store::open(&db).with_context(|| format!("cannot open {}", db.display()))?;
+    let tz = Tz::from_setting(&settings.context.timezone)?;
+    let (text, missing) = replies::records_and_missing(
+        &store.conn,
+        &ids,
+        ids.len(),
+        None,
+        RecordOrder::AsGiven,
+        &tz,
+    )?;
+    println!("{text}");
+    Ok(if missing.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(NOTHING_FOUND)
+    })
 }

@@ -136,6 +136,18 @@ pub fn records(
     order: RecordOrder,
     tz: &Tz,
 ) -> Result<String> {
+    Ok(records_and_missing(conn, ids, limit, only_project, order, tz)?.0)
+}
+
+/// `records`, and the IDs it did not find (as displayed), for callers that act on them.
+pub fn records_and_missing(
+    conn: &Connection,
+    ids: &[(Kind, i64)],
+    limit: usize,
+    only_project: Option<&str>,
+    order: RecordOrder,
+    tz: &Tz,
+) -> Result<(String, Vec<String>)> {
     let only_project = only_project.map(str::to_lowercase);
     let of = |k: Kind| {
         ids.iter()
@@ -227,7 +239,7 @@ pub fn records(
             missing.join(", ")
         ));
     }
-    Ok(text)
+    Ok((text, missing))
 }
 
 /// One record's text, cut at `MAX_DETAIL_BYTES` with a note when it is longer.
