@@ -88,9 +88,25 @@ fn filters_by_type_and_says_when_nothing_matches() {
     }
     let fixes = json_rows(&env, &["-a", "-t", "bugfix", "checkout"]);
     assert!(!fixes.is_empty());
-    for r in fixes {
+    for r in &fixes {
         assert_eq!(r["type"], "bugfix", "{r}");
     }
+    // A type is accepted however it is written, and filters as its stored name does.
+    assert_eq!(json_rows(&env, &["-a", "-t", "Bugfix", "checkout"]), fixes);
+    let alerts = json_rows(&env, &["-a", "-t", "security_alert", "config"]);
+    assert!(!alerts.is_empty());
+    assert_eq!(
+        json_rows(&env, &["-a", "-t", "Security-Alert", "config"]),
+        alerts
+    );
+    // So does the search tool's obs_type list.
+    let reply = env.mcp_serve(&common::jsonl(&[
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#.into(),
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.into(),
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search","arguments":{"query":"checkout","obs_type":"BugFix","project":"acme-api"}}}"#.into(),
+    ]));
+    let tool_text = String::from_utf8_lossy(reply.last().unwrap()).to_string();
+    assert!(!tool_text.contains("0 result(s)"), "{tool_text}");
     // The test's own directory is no project of the generated memory: nothing there.
     let out = search(&env, &["token"]);
     assert_eq!(out.status.code(), Some(1));

@@ -53,12 +53,15 @@ impl Query {
             "observations" => self.kinds = vec![Kind::Observation],
             "sessions" | "summaries" => self.kinds = vec![Kind::Summary],
             "prompts" => self.kinds = vec![Kind::Prompt],
-            t if ObsType::parse(t).is_some() => self.obs_types.push(t.to_string()),
-            t => {
-                return Err(format!(
-                    "type must be observations, sessions, prompts or an observation type, not {t:?}."
-                ));
-            }
+            // As stored (`bugfix`), however it was written (`Bugfix`, `security-alert`).
+            t => match ObsType::parse(t) {
+                Some(o) => self.obs_types.push(o.id().to_string()),
+                None => {
+                    return Err(format!(
+                        "type must be observations, sessions, prompts or an observation type, not {t:?}."
+                    ));
+                }
+            },
         }
         Ok(self)
     }
@@ -825,6 +828,11 @@ mod db_tests {
             ..q("pool")
         };
         assert_eq!(ids(search(c, &typed).unwrap()), vec![tok]);
+        // A type named as `parse` accepts it filters as its stored name does.
+        for name in ["change", "Change", " CHANGE "] {
+            let typed = q("pool").of_type(name).unwrap();
+            assert_eq!(ids(search(c, &typed).unwrap()), vec![tok], "{name:?}");
+        }
         let by_file = Query {
             files: vec!["db/pool.rs".into()],
             text: None,
