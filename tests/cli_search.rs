@@ -169,3 +169,26 @@ fn show_prints_what_get_observations_returns() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("is not an id"));
 }
+
+#[test]
+fn searches_while_another_process_holds_the_write_lock() {
+    let env = seeded();
+    // The first search gives every record its vector; after that, a search only reads.
+    assert!(!json_rows(&env, &["-a", "token"]).is_empty());
+    let writer = rusqlite::Connection::open(env.db_path()).unwrap();
+    writer.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let started = std::time::Instant::now();
+    let out = search(&env, &["-a", "token"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(4),
+        "{:?}",
+        started.elapsed()
+    );
+    writer.execute_batch("ROLLBACK").unwrap();
+}

@@ -70,8 +70,17 @@ pub struct Embedded {
 pub fn embed_missing(conn: &Connection, model: &Model, full: bool) -> Result<Embedded> {
     let mut done = Embedded::default();
     if full {
-        // Only a full pass looks for another model's vectors: it reads every vector.
-        conn.execute("DELETE FROM record_vectors WHERE model != ?1", [model.id()])?;
+        // Only a full pass looks for another model's vectors: it reads every vector. It writes
+        // only when there are some, so a search whose records all have a vector only reads
+        // (`cmem search` runs while another process holds the write lock).
+        let stale: bool = conn.query_row(
+            "SELECT EXISTS (SELECT 1 FROM record_vectors WHERE model != ?1)",
+            [model.id()],
+            |r| r.get(0),
+        )?;
+        if stale {
+            conn.execute("DELETE FROM record_vectors WHERE model != ?1", [model.id()])?;
+        }
     }
     for kind in [Kind::Observation, Kind::Summary, Kind::Prompt] {
         let mut after: i64 = if full {
