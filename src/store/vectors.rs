@@ -111,7 +111,7 @@ pub fn embed_missing(conn: &Connection, model: &Model, full: bool) -> Result<Emb
                 break;
             };
             conn.execute_batch("SAVEPOINT embed")?;
-            for (id, project, text) in &batch {
+            let written = batch.iter().try_for_each(|(id, project, text)| {
                 // A text with no known word still gets a (zero) vector, so it is not retried.
                 let vector = model
                     .embed(text)
@@ -120,13 +120,22 @@ pub fn embed_missing(conn: &Connection, model: &Model, full: bool) -> Result<Emb
                         scale: 0.0,
                         values: vec![0; model.dims()],
                     });
-                insert.execute(params![
-                    code(kind),
-                    id,
-                    project,
-                    model.id(),
-                    vector.to_bytes()
-                ])?;
+                insert
+                    .execute(params![
+                        code(kind),
+                        id,
+                        project,
+                        model.id(),
+                        vector.to_bytes()
+                    ])
+                    .map(|_| ())
+            });
+            if let Err(e) = written {
+                // The MCP server's connection lives on: it must not stay inside the savepoint
+                // (its later reads would see an old snapshot). The insert's error is the one
+                // to report, so a failing rollback adds nothing.
+                let _ = conn.execute_batch("ROLLBACK TO embed; RELEASE embed");
+                return Err(e.into());
             }
             conn.execute_batch("RELEASE embed")?;
             done.records += batch.len();
@@ -317,4 +326,32 @@ pub fn coverage(conn: &Connection, model_id: &str) -> Result<(i64, i64)> {
         |r| r.get(0),
     )?;
     Ok((with, all))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Store;
+    use crate::store::observations::{NewObservation, insert};
+
+    #[test]
+    fn a_failed_insert_leaves_no_transaction_open() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("t.db")).unwrap();
+        let c = &store.conn;
+        insert(c, &NewObservation::sample("p", "bugfix", "Pool leaked", 1))
+            .unwrap()
+            .unwrap();
+        c.execute_batch(
+            "CREATE TEMP TRIGGER refuse BEFORE INSERT ON record_vectors
+             BEGIN SELECT RAISE(ABORT, 'disk says no'); END;",
+        )
+        .unwrap();
+        let model = crate::embed::load().unwrap();
+        let err = embed_missing(c, model, true).unwrap_err();
+        assert!(format!("{err:#}").contains("disk says no"), "{err:#}");
+        assert!(c.is_autocommit(), "the savepoint was left open");
+        c.execute_batch("DROP TRIGGER refuse").unwrap();
+        assert_eq!(embed_missing(c, model, true).unwrap().records, 1);
+    }
 }
