@@ -50,13 +50,34 @@ const NOTHING_FOUND: u8 = 1;
 const FAILED: u8 = 2;
 
 pub fn run(args: &SearchArgs) -> Result<ExitCode> {
-    match search_memory(args) {
+    grep_exit(search_memory(args))
+}
+
+/// A failure prints as every command's does but exits `FAILED`, not 1 (which says "nothing
+/// found"); a closed pipe stays main's to treat. A busy database says what to do about it.
+fn grep_exit(result: Result<ExitCode>) -> Result<ExitCode> {
+    match result {
         Err(e) if !super::pipe::is_broken_pipe(&e) => {
             eprintln!("cmem: error: {e:#}");
+            if is_busy(&e) {
+                eprintln!(
+                    "cmem: another process is writing to the memory; retry in a moment (`--lexical` searches without writing)"
+                );
+            }
             Ok(ExitCode::from(FAILED))
         }
         other => other,
     }
+}
+
+fn is_busy(e: &anyhow::Error) -> bool {
+    e.chain().any(|cause| {
+        matches!(
+            cause.downcast_ref::<rusqlite::Error>(),
+            Some(rusqlite::Error::SqliteFailure(f, _))
+                if matches!(f.code, rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+        )
+    })
 }
 
 fn search_memory(args: &SearchArgs) -> Result<ExitCode> {
@@ -74,8 +95,16 @@ fn search_memory(args: &SearchArgs) -> Result<ExitCode> {
         args.project.clone()
     } else {
         let dir = match &args.cwd {
-            Some(dir) => std::path::absolute(dir)
-                .with_context(|| format!("cannot resolve {}", dir.display()))?,
+            Some(dir) => {
+                let abs = std::path::absolute(dir)
+                    .with_context(|| format!("cannot resolve {}", dir.display()))?;
+                anyhow::ensure!(
+                    abs.is_dir(),
+                    "--cwd {}: not a directory (give a directory of the project to search)",
+                    dir.display()
+                );
+                abs
+            }
             None => std::env::current_dir().context("cannot read the current directory")?,
         };
         let keys: ProjectKeys = project::resolve(&dir);
@@ -99,6 +128,12 @@ fn search_memory(args: &SearchArgs) -> Result<ExitCode> {
         eprintln!("{NO_MEMORY}");
         return Ok(ExitCode::from(NOTHING_FOUND));
     }
+    // A search may embed records, and says in the log when it could not.
+    crate::logging::init(
+        &settings.data_dir(),
+        crate::logging::Level::parse(&settings.log_level),
+        "search",
+    );
     let store = Store::open(&db).with_context(|| format!("cannot open {}", db.display()))?;
     let rows: Vec<IndexRow> = search::search(&store.conn, &query)?
         .into_iter()
@@ -113,11 +148,7 @@ fn search_memory(args: &SearchArgs) -> Result<ExitCode> {
         } else {
             "words only"
         };
-        let scope = if query.projects.is_empty() {
-            "all projects".to_string()
-        } else {
-            query.projects.join(", ")
-        };
+        let scope = replies::scope(&query);
         if rows.is_empty() {
             let wider = if query.projects.is_empty() {
                 ""
@@ -128,10 +159,7 @@ fn search_memory(args: &SearchArgs) -> Result<ExitCode> {
                 "Nothing in {scope} matches \"{text}\" ({mode}). Try fewer or other words{wider}."
             );
         } else {
-            let heading = format!(
-                "{} result(s) for \"{text}\" in {scope} ({mode})",
-                rows.len()
-            );
+            let heading = format!("{} ({mode})", replies::search_heading(&query, rows.len()));
             println!(
                 "{}",
                 crate::view::search::table(&heading, &rows, &tz).to_plain()
@@ -180,13 +208,7 @@ pub struct ShowArgs {
 const SHOW_MAX: usize = 50;
 
 pub fn show(args: &ShowArgs) -> Result<ExitCode> {
-    match show_records(args) {
-        Err(e) if !super::pipe::is_broken_pipe(&e) => {
-            eprintln!("cmem: error: {e:#}");
-            Ok(ExitCode::from(FAILED))
-        }
-        other => other,
-    }
+    grep_exit(show_records(args))
 }
 
 fn show_records(args: &ShowArgs) -> Result<ExitCode> {

@@ -653,7 +653,17 @@ fn hybrid(
     let lexical = run(conn, q, Some(plan))?;
     steps::mark("lexical search");
     let full = !FULL_EMBED_PASS.swap(true, std::sync::atomic::Ordering::Relaxed);
-    super::vectors::embed_missing(conn, model, full)?;
+    if let Err(e) = super::vectors::embed_missing(conn, model, full) {
+        // Vectors are derived data: a search that cannot write them (another process holds
+        // the write lock past the busy wait) ranks with the vectors there are, and a later
+        // search embeds the rest, with the full pass again if this was it.
+        crate::logging::error(format!(
+            "search: records left without vectors this time: {e:#}"
+        ));
+        if full {
+            FULL_EMBED_PASS.store(false, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
     steps::mark("embed missing records");
     let kinds: Vec<Kind> = [Kind::Observation, Kind::Summary, Kind::Prompt]
         .into_iter()

@@ -59,23 +59,32 @@ pub fn search_query(text: &str, projects: &[String]) -> Query {
 pub fn search(conn: &Connection, q: &Query, tz: &Tz) -> Result<String> {
     let hits = search::search(conn, q)?;
     let rows: Vec<_> = hits.into_iter().map(|h| h.row).collect();
-    // No projects (the TUI's "all projects" scope; an MCP call always names some).
-    let scope = if q.projects.is_empty() {
-        "all projects".to_string()
-    } else {
-        q.projects.join(", ")
-    };
-    let heading = match &q.text {
-        Some(t) => format!("{} result(s) for \"{t}\" in {scope}", rows.len()),
-        None => format!("{} record(s) in {scope}", rows.len()),
-    };
-    let mut text = search_view::table(&heading, &rows, tz).to_plain();
+    let mut text = search_view::table(&search_heading(q, rows.len()), &rows, tz).to_plain();
     if rows.is_empty() {
         text.push_str("\n\nNothing found. Try fewer or other words, or mem_search.");
     } else {
         text.push_str("\n\nDetails: get_observations(ids=[…]) · context: timeline(anchor=…)");
     }
     Ok(text)
+}
+
+/// The projects a search looks in, as its heading names them (none: the TUI's and `cmem
+/// search --all-projects`' scope; an MCP call always names some).
+pub fn scope(q: &Query) -> String {
+    if q.projects.is_empty() {
+        "all projects".to_string()
+    } else {
+        q.projects.join(", ")
+    }
+}
+
+/// `N result(s) for "text" in scope`, or `N record(s) in scope` without text.
+pub fn search_heading(q: &Query, found: usize) -> String {
+    let scope = scope(q);
+    match &q.text {
+        Some(t) => format!("{found} result(s) for \"{t}\" in {scope}"),
+        None => format!("{found} record(s) in {scope}"),
+    }
 }
 
 /// `timeline`: the records around `anchor` in its project; `None` when there is no such record.
