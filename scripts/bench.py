@@ -19,6 +19,7 @@ import argparse
 import json
 import os
 import pathlib
+import shutil
 import sqlite3
 import statistics
 import subprocess
@@ -457,14 +458,37 @@ def bench_outline(args, cmem):
     summary("harness spawn overhead (/bin/true)", baseline)
 
 
+def bench_search(args, cmem):
+    """`cmem search` as a person runs it: a new process per query, vectors already stored."""
+    print(f"cmem search: wide synthetic memory, one process per query, {os.cpu_count()} cores")
+    queries = ["why does the pool leak connections", "token refresh window", "invoice tax rounding"]
+    for n in args.sizes:
+        tmp, data, work, env = bench_home("cmem-bench-search-", "acme-api")
+        subprocess.run([str(cmem), "dev", "generate", "--observations", str(n), "--wide"],
+                       env=env, check=True, stdout=subprocess.DEVNULL)
+        empty = tmp / "empty"
+        empty.write_text("")
+        for mode in ([], ["--lexical"]):
+            argv = [str(cmem), "search", "--all-projects", "-n", "10", *mode]
+            # The first search gives every record its vector; the runs after it only read.
+            subprocess.run(argv + [queries[0]], env=env, check=True, stdout=subprocess.DEVNULL)
+            for q in queries:
+                spawn_timed(argv + [q], empty, env)
+            samples = [spawn_timed(argv + [queries[i % len(queries)]], empty, env) for i in range(args.runs)]
+            label = "lexical" if mode else "hybrid"
+            summary(f"search {label}, {n:>7,} observations", samples)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def main():
     if sys.argv[1:2] == ["--check-static"]:  # for .ci/run
         how = linking(sys.argv[2])
         sys.exit(0 if how == "statically linked" else f"{sys.argv[2]} is {how}, not statically linked")
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("bench", choices=["post-tool-use", "session-start", "pre-tool-use", "outline", "mcp", "tui", "stop"])
+    ap.add_argument("bench", choices=["post-tool-use", "session-start", "pre-tool-use", "outline", "mcp", "tui", "stop",
+                                      "search"])
     ap.add_argument("--sizes", type=lambda s: [int(x) for x in s.split(",")], default=[1_000, 10_000, 100_000],
-                    help="session-start: observation counts (comma-separated)")
+                    help="session-start, search: observation counts (comma-separated)")
     ap.add_argument("--runs", type=int, default=None)
     ap.add_argument("--tool-uses", type=int, default=10_000)
     ap.add_argument("--payload-kib", type=int, default=10)
@@ -487,6 +511,7 @@ def main():
         "session-start": (bench_session_start, 200),
         "stop": (bench_stop, 200),
         "tui": (bench_tui, 10),
+        "search": (bench_search, 30),
     }
     run, default_runs = benches[args.bench]
     if args.runs is None:
