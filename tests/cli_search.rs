@@ -171,6 +171,17 @@ fn show_prints_what_get_observations_returns() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("is not an id"));
 }
 
+/// How many observations have no vector.
+fn without_vector(db: &rusqlite::Connection) -> i64 {
+    db.query_row(
+        "SELECT count(*) FROM observations o WHERE NOT EXISTS
+           (SELECT 1 FROM record_vectors v WHERE v.kind = 0 AND v.record_id = o.id)",
+        [],
+        |r| r.get(0),
+    )
+    .unwrap()
+}
+
 #[test]
 fn searches_while_another_process_holds_the_write_lock() {
     let env = seeded();
@@ -203,24 +214,10 @@ fn searches_while_another_process_holds_the_write_lock() {
     );
     assert!(env.log_text().contains("records left without vectors"));
     writer.execute_batch("ROLLBACK").unwrap();
-    let missing: i64 = writer
-        .query_row(
-            "SELECT count(*) FROM observations o WHERE NOT EXISTS
-               (SELECT 1 FROM record_vectors v WHERE v.kind = 0 AND v.record_id = o.id)",
-            [],
-            |r| r.get(0),
-        )
-        .unwrap();
+    let missing = without_vector(&writer);
     assert_eq!(missing, 1);
     // Once the lock is gone, the next search gives it its vector.
     assert!(!json_rows(&env, &["-a", "token"]).is_empty());
-    let missing: i64 = writer
-        .query_row(
-            "SELECT count(*) FROM observations o WHERE NOT EXISTS
-               (SELECT 1 FROM record_vectors v WHERE v.kind = 0 AND v.record_id = o.id)",
-            [],
-            |r| r.get(0),
-        )
-        .unwrap();
+    let missing = without_vector(&writer);
     assert_eq!(missing, 0);
 }
