@@ -53,15 +53,12 @@ impl Query {
             "observations" => self.kinds = vec![Kind::Observation],
             "sessions" | "summaries" => self.kinds = vec![Kind::Summary],
             "prompts" => self.kinds = vec![Kind::Prompt],
-            // As stored (`bugfix`), however it was written (`Bugfix`, `security-alert`).
-            t => match ObsType::parse(t) {
-                Some(o) => self.obs_types.push(o.id().to_string()),
-                None => {
-                    return Err(format!(
-                        "type must be observations, sessions, prompts or an observation type, not {t:?}."
-                    ));
-                }
-            },
+            t if ObsType::parse(t).is_some() => self.obs_types.push(t.to_string()),
+            t => {
+                return Err(format!(
+                    "type must be observations, sessions, prompts or an observation type, not {t:?}."
+                ));
+            }
         }
         Ok(self)
     }
@@ -246,9 +243,15 @@ fn row_filters(sql: &mut Sql, q: &Query, kind: Kind, project_col: &str, time_col
     match kind {
         Kind::Observation => {
             if !q.obs_types.is_empty() {
+                // As stored (`bugfix`), however a caller wrote it (`Bugfix`, `security-alert`).
+                let stored: Vec<String> = q
+                    .obs_types
+                    .iter()
+                    .map(|t| ObsType::parse(t).map_or_else(|| t.clone(), |o| o.id().to_string()))
+                    .collect();
                 sql.add(
-                    format!("o.type IN ({})", Sql::marks(q.obs_types.len())),
-                    text_values(&q.obs_types),
+                    format!("o.type IN ({})", Sql::marks(stored.len())),
+                    text_values(&stored),
                 );
             }
             if !q.concepts.is_empty() {

@@ -238,15 +238,13 @@ fn build_query(ctx: &Ctx, args: &Map<String, Value>) -> Result<Query, String> {
     if let Some(t) = text_arg(args, "type") {
         q = q.of_type(t)?;
     }
-    // Filtered as stored (`bugfix`), however they were written (`Bugfix`, `security-alert`).
-    q.obs_types = q
+    if let Some(bad) = q
         .obs_types
         .iter()
-        .map(|t| match crate::model::ObsType::parse(t) {
-            Some(o) => Ok(o.id().to_string()),
-            None => Err(format!("unknown observation type {t:?}.")),
-        })
-        .collect::<Result<_, _>>()?;
+        .find(|t| crate::model::ObsType::parse(t).is_none())
+    {
+        return Err(format!("unknown observation type {bad:?}."));
+    }
     Ok(q)
 }
 
