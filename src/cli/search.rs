@@ -8,7 +8,6 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
-use serde_json::json;
 
 use crate::model::IndexRow;
 use crate::project::{self, ProjectKeys};
@@ -111,7 +110,7 @@ fn search_memory(args: &SearchArgs) -> Result<ExitCode> {
         keys.all
     };
     let mut query = Query {
-        text: Some(text.clone()),
+        text: Some(text),
         projects,
         limit: args.limit,
         ..Default::default()
@@ -139,62 +138,24 @@ fn search_memory(args: &SearchArgs) -> Result<ExitCode> {
         .into_iter()
         .map(|h| h.row)
         .collect();
-    let tz = Tz::from_setting(&settings.context.timezone)?;
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&rows_json(&rows))?);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&replies::rows_json(&rows))?
+        );
     } else {
-        let mode = if semantic && crate::embed::model().is_some() {
-            "words and meaning"
-        } else {
-            "words only"
-        };
-        let scope = replies::scope(&query);
-        if rows.is_empty() {
-            let wider = if query.projects.is_empty() {
-                ""
-            } else {
-                ", or --all-projects"
-            };
-            println!(
-                "Nothing in {scope} matches \"{text}\" ({mode}). Try fewer or other words{wider}."
-            );
-        } else {
-            let heading = format!("{} ({mode})", replies::search_heading(&query, rows.len()));
-            println!(
-                "{}",
-                crate::view::search::table(&heading, &rows, &tz).to_plain()
-            );
-            println!(
-                "\nRead one: cmem show {} · browse: cmem tui (its `s` searches the same way)",
-                rows[0].kind.display_id(rows[0].id)
-            );
-        }
+        let tz = Tz::from_setting(&settings.context.timezone)?;
+        let semantic = semantic && crate::embed::model().is_some();
+        println!(
+            "{}",
+            replies::search_for_a_person(&query, &rows, semantic, &tz)
+        );
     }
     Ok(if rows.is_empty() {
         ExitCode::from(NOTHING_FOUND)
     } else {
         ExitCode::SUCCESS
     })
-}
-
-/// The rows as a script reads them: display id, kind, project, type, title, time.
-fn rows_json(rows: &[IndexRow]) -> serde_json::Value {
-    rows.iter()
-        .map(|r| {
-            json!({
-                "id": r.kind.display_id(r.id),
-                "kind": r.kind.label(),
-                "project": r.project,
-                "type": r.obs_type,
-                "title": r.title,
-                "created_at": jiff::Timestamp::from_millisecond(r.created_at)
-                    .map(|t| t.to_string())
-                    .ok(),
-                "created_at_epoch_ms": r.created_at,
-                "session_id": r.session_id,
-            })
-        })
-        .collect()
 }
 
 #[derive(Args)]

@@ -10,7 +10,7 @@ use rusqlite::Connection;
 use super::time::Tz;
 use super::{Block, BlockKind, Doc, MAX_REPLY_BYTES, detail, raw};
 use super::{search as search_view, timeline as timeline_view, work_state as ws_view};
-use crate::model::{Kind, work_state};
+use crate::model::{IndexRow, Kind, work_state};
 use crate::store::search::Query;
 use crate::store::work_state as ws_store;
 use crate::store::{observations, prompts, search, summaries, sync_origin, timeline, tool_uses};
@@ -66,6 +66,55 @@ pub fn search(conn: &Connection, q: &Query, tz: &Tz) -> Result<String> {
         text.push_str("\n\nDetails: get_observations(ids=[…]) · context: timeline(anchor=…)");
     }
     Ok(text)
+}
+
+/// `cmem search`'s text: the `search` tool's table under a heading that says how it searched
+/// (`semantic`: words and meaning), then where to read on; or why nothing was found.
+pub fn search_for_a_person(q: &Query, rows: &[IndexRow], semantic: bool, tz: &Tz) -> String {
+    let mode = if semantic {
+        "words and meaning"
+    } else {
+        "words only"
+    };
+    let Some(first) = rows.first() else {
+        let wider = if q.projects.is_empty() {
+            ""
+        } else {
+            ", or --all-projects"
+        };
+        return format!(
+            "Nothing in {} matches \"{}\" ({mode}). Try fewer or other words{wider}.",
+            scope(q),
+            q.text.as_deref().unwrap_or_default()
+        );
+    };
+    let heading = format!("{} ({mode})", search_heading(q, rows.len()));
+    format!(
+        "{}\n\nRead one: cmem show {} · browse: cmem tui (its `s` searches the same way)",
+        search_view::table(&heading, rows, tz).to_plain(),
+        first.kind.display_id(first.id)
+    )
+}
+
+/// Search rows as a script reads them (`cmem search --json`): display id, kind, project, type,
+/// title, time.
+pub fn rows_json(rows: &[IndexRow]) -> serde_json::Value {
+    rows.iter()
+        .map(|r| {
+            serde_json::json!({
+                "id": r.kind.display_id(r.id),
+                "kind": r.kind.label(),
+                "project": r.project,
+                "type": r.obs_type,
+                "title": r.title,
+                "created_at": jiff::Timestamp::from_millisecond(r.created_at)
+                    .map(|t| t.to_string())
+                    .ok(),
+                "created_at_epoch_ms": r.created_at,
+                "session_id": r.session_id,
+            })
+        })
+        .collect()
 }
 
 /// The projects a search looks in, as its heading names them (none: the TUI's and `cmem
