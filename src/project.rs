@@ -33,6 +33,16 @@ impl ProjectKeys {
     }
 }
 
+/// The project a command works on: the one `named`, else the one `dir` belongs to, else the
+/// current directory's.
+pub fn chosen(named: Option<&str>, dir: Option<&Path>) -> std::io::Result<ProjectKeys> {
+    Ok(match (named, dir) {
+        (Some(p), _) => ProjectKeys::named(p),
+        (None, Some(dir)) => resolve(&std::path::absolute(dir)?),
+        (None, None) => resolve(&std::env::current_dir()?),
+    })
+}
+
 /// Resolves the project keys of a working directory.
 pub fn resolve(cwd: &Path) -> ProjectKeys {
     let cwd = if cwd.as_os_str().is_empty() {

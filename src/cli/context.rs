@@ -40,11 +40,7 @@ pub fn run(args: &ContextArgs) -> Result<ExitCode> {
     if let Some(dir) = &args.by_file {
         return by_file(args, dir.as_deref(), &settings);
     }
-    let keys = match (&args.project, &args.cwd) {
-        (Some(p), _) => ProjectKeys::named(p),
-        (None, Some(dir)) => project::resolve(&std::path::absolute(dir)?),
-        (None, None) => project::resolve(&std::env::current_dir()?),
-    };
+    let keys = project::chosen(args.project.as_deref(), args.cwd.as_deref())?;
     // A mode that cannot load stops here with the reason; hooks fall back to `code` instead.
     crate::model::mode::resolve(&settings.context.mode)?;
     let now = crate::clock::now_ms();
@@ -85,11 +81,7 @@ fn by_file(
     let (keys, rel) = if let Some(dir) = dir {
         dir_keys(dir, args.project.as_deref())?
     } else {
-        let keys = match (&args.project, &args.cwd) {
-            (Some(p), _) => ProjectKeys::named(p),
-            (None, Some(d)) => project::resolve(&std::path::absolute(d)?),
-            (None, None) => project::resolve(&std::env::current_dir()?),
-        };
+        let keys = project::chosen(args.project.as_deref(), args.cwd.as_deref())?;
         (keys, String::new())
     };
     let store = open_if_exists(settings)?;

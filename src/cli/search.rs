@@ -10,7 +10,7 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 
 use crate::model::IndexRow;
-use crate::project::{self, ProjectKeys};
+use crate::project;
 use crate::store::Store;
 use crate::store::search::{self, Query};
 use crate::view::replies::{self, NO_MEMORY, RecordOrder, SEARCH_LIMIT};
@@ -93,21 +93,16 @@ fn search_memory(args: &SearchArgs) -> Result<ExitCode> {
     } else if !args.project.is_empty() {
         args.project.clone()
     } else {
-        let dir = match &args.cwd {
-            Some(dir) => {
-                let abs = std::path::absolute(dir)
-                    .with_context(|| format!("cannot resolve {}", dir.display()))?;
-                anyhow::ensure!(
-                    abs.is_dir(),
-                    "--cwd {}: not a directory (give a directory of the project to search)",
-                    dir.display()
-                );
-                abs
-            }
-            None => std::env::current_dir().context("cannot read the current directory")?,
-        };
-        let keys: ProjectKeys = project::resolve(&dir);
-        keys.all
+        if let Some(dir) = &args.cwd {
+            anyhow::ensure!(
+                dir.is_dir(),
+                "--cwd {}: not a directory (give a directory of the project to search)",
+                dir.display()
+            );
+        }
+        project::chosen(None, args.cwd.as_deref())
+            .context("cannot resolve the project's directory")?
+            .all
     };
     let mut query = Query {
         text: Some(text),

@@ -53,10 +53,7 @@ pub fn run(args: &TuiArgs) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let loaded = crate::config::load()?;
-    let keys = match &args.project {
-        Some(p) => project::ProjectKeys::named(p),
-        None => project::resolve(&std::env::current_dir()?),
-    };
+    let keys = project::chosen(args.project.as_deref(), None)?;
     let db = loaded.settings.db_path();
     if !db.exists() {
         bail!(
