@@ -79,6 +79,15 @@ fn in_order<T>(ids: &[i64], found: Vec<T>, id_of: fn(&T) -> i64) -> Vec<T> {
     ids.iter().filter_map(|id| by_id.remove(id)).collect()
 }
 
+/// The table that holds records of `kind`.
+pub fn records_table(kind: crate::model::Kind) -> &'static str {
+    match kind {
+        crate::model::Kind::Observation => "observations",
+        crate::model::Kind::Summary => "session_summaries",
+        crate::model::Kind::Prompt => "user_prompts",
+    }
+}
+
 /// The rows with these ids, in the order asked (unknown ids are skipped). `select` ends with
 /// the id column to match: `SELECT … FROM observations WHERE id`.
 pub fn by_ids<T>(

@@ -176,7 +176,7 @@ struct Table {
 fn table(kind: Kind) -> Table {
     match kind {
         Kind::Observation => Table {
-            rows: "observations",
+            rows: super::records_table(Kind::Observation),
             fts: "observations_fts",
             // title, subtitle, narrative, facts, concepts, files read, files modified. A path
             // says where the work happened, not what it was: its words count as a concept's
@@ -184,12 +184,12 @@ fn table(kind: Kind) -> Table {
             weights: "10.0, 4.0, 2.0, 2.0, 1.0, 1.0, 1.0",
         },
         Kind::Summary => Table {
-            rows: "session_summaries",
+            rows: super::records_table(Kind::Summary),
             fts: "session_summaries_fts",
             weights: "3.0, 1.0, 1.5, 3.0, 0.5, 1.0",
         },
         Kind::Prompt => Table {
-            rows: "user_prompts",
+            rows: super::records_table(Kind::Prompt),
             fts: "user_prompts_fts",
             // A prompt is the user's words for the work, as a paraphrase is: matching best, it
             // names its session (`disclosure::work::best`). Tuning set the same from 1 to 3;

@@ -92,13 +92,11 @@ impl Tally {
     /// missing ones reads every record's text (at 100,000 observations, 90 ms for each `cmem
     /// search` process).
     fn complete(&self, conn: &Connection, kind: Kind) -> Result<bool> {
-        let records = match kind {
-            Kind::Observation => "observations",
-            Kind::Summary => "session_summaries",
-            Kind::Prompt => "user_prompts",
-        };
-        let n: i64 =
-            conn.query_row(&format!("SELECT count(*) FROM {records}"), [], |r| r.get(0))?;
+        let n: i64 = conn.query_row(
+            &format!("SELECT count(*) FROM {}", super::records_table(kind)),
+            [],
+            |r| r.get(0),
+        )?;
         Ok(n == self.current[code(kind) as usize])
     }
 }

@@ -239,11 +239,7 @@ pub fn records_and_missing(
         };
         let doc = match doc {
             Some((at, project, mut d)) => {
-                let table = match kind {
-                    Kind::Observation => "observations",
-                    Kind::Summary => "session_summaries",
-                    Kind::Prompt => "user_prompts",
-                };
+                let table = crate::store::records_table(*kind);
                 detail::shared_by(&mut d, sync_origin::written_by(conn, table, *id)?);
                 Some((at, project, d))
             }
