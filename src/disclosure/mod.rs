@@ -599,8 +599,9 @@ impl Engine {
         .map_err(retrieval)?;
         // The details cover the piece of work the best hit belongs to (see `work`).
         let asked = work::Asked::of(&options.query);
-        let summary = closing_summary(conn, &hits, asked).map_err(retrieval)?;
-        let turn = best_turn(conn, &hits, asked).map_err(retrieval)?;
+        let top = work::best(&hits, asked);
+        let summary = closing_summary(conn, top).map_err(retrieval)?;
+        let turn = best_turn(conn, top).map_err(retrieval)?;
         let mut chosen: Vec<Disclosed> =
             work::details(&hits, summary.as_ref(), &turn, asked, options.max_details)
                 .into_iter()
@@ -628,12 +629,8 @@ impl Engine {
 }
 
 /// The summary of the best hit's turn, when the best hit is an observation of a session.
-fn closing_summary(
-    conn: &Connection,
-    hits: &[search::Hit],
-    asked: work::Asked,
-) -> Result<Option<IndexRow>> {
-    let Some(top) = work::best(hits, asked) else {
+fn closing_summary(conn: &Connection, top: Option<&search::Hit>) -> Result<Option<IndexRow>> {
+    let Some(top) = top else {
         return Ok(None);
     };
     let (Kind::Observation, Some(session)) = (top.row.kind, top.row.session_id) else {
@@ -649,8 +646,8 @@ fn closing_summary(
 }
 
 /// The observations of the best hit's turn, in the order they were made.
-fn best_turn(conn: &Connection, hits: &[search::Hit], asked: work::Asked) -> Result<Vec<IndexRow>> {
-    let Some(top) = work::best(hits, asked) else {
+fn best_turn(conn: &Connection, top: Option<&search::Hit>) -> Result<Vec<IndexRow>> {
+    let Some(top) = top else {
         return Ok(Vec::new());
     };
     let Some(session) = top.row.session_id else {
