@@ -38,25 +38,11 @@ fn the_original_tuning_queries_are_all_answered_in_the_top_three() {
 #[test]
 fn held_out_search_beats_the_bm25_baselines() {
     for name in ["search-heldout", "search-heldout2"] {
-        held_out_set_beats_the_bm25_baselines(name);
-    }
-}
-
-fn held_out_set_beats_the_bm25_baselines(name: &str) {
-    let report = eval::run(&set(name), None).unwrap();
-    let auto = report.figures("cmem auto", "all").unwrap();
-    assert!(auto.queries >= 120, "{name}: {} queries", auto.queries);
-    for baseline in ["bm25 OR", "bm25 OR porter"] {
-        let b = report.figures(baseline, "all").unwrap();
-        assert!(
-            auto.recall3 > b.recall3 && auto.mrr > b.mrr,
-            "{name}: cmem auto (recall@3 {:.3}, MRR {:.3}) is not above {baseline} ({:.3}, {:.3})\n{}",
-            auto.recall3,
-            auto.mrr,
-            b.recall3,
-            b.mrr,
-            report.to_text(false)
-        );
+        let report = eval::run(&set(name), None).unwrap();
+        let auto = report.figures("cmem auto", "all").unwrap();
+        assert!(auto.queries >= 120, "{name}: {} queries", auto.queries);
+        // A held-out set's misses are never shown: read, they would be tuned on.
+        above_the_baselines(name, &report, false);
     }
 }
 
@@ -70,12 +56,22 @@ fn the_development_set_stays_answered_and_above_the_baselines() {
         auto.recall3,
         report.to_text(true)
     );
+    above_the_baselines("search-dev", &report, true);
+}
+
+/// cmem auto's recall@3 and MRR are above both plain bm25 baselines of the same run.
+fn above_the_baselines(name: &str, report: &eval::Report, show_misses: bool) {
+    let auto = report.figures("cmem auto", "all").unwrap();
     for baseline in ["bm25 OR", "bm25 OR porter"] {
         let b = report.figures(baseline, "all").unwrap();
         assert!(
             auto.recall3 > b.recall3 && auto.mrr > b.mrr,
-            "cmem auto is not above {baseline}\n{}",
-            report.to_text(true)
+            "{name}: cmem auto (recall@3 {:.3}, MRR {:.3}) is not above {baseline} ({:.3}, {:.3})\n{}",
+            auto.recall3,
+            auto.mrr,
+            b.recall3,
+            b.mrr,
+            report.to_text(show_misses)
         );
     }
 }
