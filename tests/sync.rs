@@ -346,7 +346,7 @@ fn two_devices_end_with_the_union_and_find_each_others_records() {
     let (ca, cb) = (counts(&a), counts(&b));
 
     let init = ok(cmem(&a, &url).args(["sync", "init"]));
-    assert!(init.contains("version 0 -> 1"), "{init}");
+    assert!(init.contains("version 0 -> 2"), "{init}");
     for _ in 0..2 {
         sync(&a, &url);
         sync(&b, &url);
@@ -637,7 +637,7 @@ fn a_role_granted_one_project_never_sees_another() {
         .unwrap()
         .get(0);
     assert_eq!(other, 0);
-    // Nor can she write into another project.
+    // Nor can she write the table at all (only the push functions write it).
     let err = carol
         .execute(
             "INSERT INTO cmem.rows (device, tbl, local_id, project, doc, hash, writer)
@@ -645,11 +645,7 @@ fn a_role_granted_one_project_never_sees_another() {
             &[],
         )
         .unwrap_err();
-    assert!(
-        err.to_string().contains("row-level security")
-            || format!("{err:?}").contains("row-level security"),
-        "{err:?}"
-    );
+    assert!(format!("{err:?}").contains("permission denied"), "{err:?}");
 
     // Carol's cmem pulls acme-api only; dave, granted nothing, gets nothing and is told why.
     let c = Env::new();
@@ -931,4 +927,383 @@ fn doctor_tells_the_sync_state_without_asking_the_server() {
         "{line}"
     );
     assert!(!text.contains("hunter2"), "{text}");
+}
+
+/// A team on one server: alice is granted acme-api; bob acme-api and orbit-web, and keeps his
+/// `cmem` project to himself (`[sync] projects` does not list it).
+struct Team {
+    pg: Cluster,
+    alice: Env,
+    bob: Env,
+}
+
+const BOB_SHARES: &str = "acme-api,orbit-web";
+
+impl Team {
+    fn new() -> Option<Team> {
+        let pg = Cluster::start()?;
+        pg.client()
+            .batch_execute("CREATE ROLE alice LOGIN; CREATE ROLE bob LOGIN;")
+            .unwrap();
+        let admin = Env::new();
+        ok(cmem(&admin, &pg.url()).args(["sync", "init"]));
+        for (role, project) in [
+            ("alice", "acme-api"),
+            ("bob", "acme-api"),
+            ("bob", "orbit-web"),
+        ] {
+            ok(cmem(&admin, &pg.url()).args(["sync", "grant", role, project]));
+        }
+        let team = Team {
+            pg,
+            alice: Env::new(),
+            bob: Env::new(),
+        };
+        generate(&team.bob, 60, 11);
+        generate(&team.alice, 20, 12);
+        team.sync_bob();
+        team.sync_alice();
+        Some(team)
+    }
+
+    fn sync_bob(&self) -> String {
+        sync_with(
+            &self.bob,
+            &self.pg.url_as("bob", "postgres"),
+            &[("CMEM_SYNC_PROJECTS", BOB_SHARES)],
+        )
+    }
+
+    fn sync_alice(&self) -> String {
+        sync_with(
+            &self.alice,
+            &self.pg.url_as("alice", "postgres"),
+            &[("CMEM_SYNC_PROJECTS", "acme-api")],
+        )
+    }
+
+    fn device(env: &Env) -> String {
+        env.db()
+            .query_row(
+                "SELECT value FROM sync_state WHERE key = 'device'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap()
+    }
+
+    /// Bob's observation ids of one project.
+    fn bob_ids(&self, table: &str, project: &str) -> Vec<i64> {
+        self.bob.rows(
+            &format!("SELECT id FROM {table} WHERE project = '{project}' ORDER BY id"),
+            |r| r.get(0),
+        )
+    }
+
+    /// Bob's rows per table and project.
+    fn bob_rows(&self) -> BTreeMap<String, i64> {
+        let mut out = BTreeMap::new();
+        for t in [
+            "sessions",
+            "observations",
+            "session_summaries",
+            "work_state_entries",
+        ] {
+            for (p, n) in self.bob.rows(
+                &format!("SELECT project, COUNT(*) FROM {t} GROUP BY 1"),
+                |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)),
+            ) {
+                out.insert(format!("{t}/{p}"), n);
+            }
+        }
+        out.insert("user_prompts".into(), self.bob.count("user_prompts"));
+        out
+    }
+}
+
+fn denied(result: Result<u64, postgres::Error>) -> String {
+    let err = result.expect_err("the server took a write it must refuse");
+    format!("{err:?}")
+}
+
+/// Issue 33, attacks 1 and 2: with her own SQL, a teammate tries to delete, overwrite and move
+/// bob's rows (of his never-shared project too), forge a sequence number, and rename or claim
+/// his device. Everything is refused or changes nothing, and bob's next syncs lose nothing.
+#[test]
+fn a_teammate_with_her_own_sql_cannot_touch_another_devices_rows() {
+    let Some(team) = Team::new() else { return };
+    let before = team.bob_rows();
+    let bob = Team::device(&team.bob);
+    let alice = Team::device(&team.alice);
+    let private = team.bob_ids("observations", "cmem");
+    let private_sessions = team.bob_ids("sessions", "cmem");
+    let orbit = team.bob_ids("observations", "orbit-web");
+    let acme = team.bob_ids("observations", "acme-api");
+    assert!(!private.is_empty() && !orbit.is_empty() && !acme.is_empty());
+    let mut sql = team.pg.client_as("alice");
+    let server_before: i64 = team
+        .pg
+        .client()
+        .query_one("SELECT COUNT(*) FROM cmem.rows WHERE NOT deleted", &[])
+        .unwrap()
+        .get(0);
+
+    // Direct writes: a tombstone for bob's private observation, a forged sequence number, a
+    // renamed or claimed device.
+    let err = denied(sql.execute(
+        "INSERT INTO cmem.rows (device, tbl, local_id, project, deleted, hash, writer)
+         VALUES ($1, 'observations', $2, 'acme-api', true, '', $3)",
+        &[&bob, &private[0], &alice],
+    ));
+    assert!(err.contains("permission denied"), "{err}");
+    let err = denied(sql.execute(
+        "INSERT INTO cmem.rows (device, tbl, local_id, project, doc, hash, writer, seq)
+         VALUES ($1, 'observations', 999999, 'acme-api', '{}', 'h', $1, 9223372036854775000)",
+        &[&alice],
+    ));
+    assert!(
+        err.contains("permission denied") || err.contains("identity column"),
+        "{err}"
+    );
+    let err = denied(sql.execute(
+        "UPDATE cmem.rows SET seq = 9223372036854775000 WHERE device = $1",
+        &[&alice],
+    ));
+    assert!(
+        err.contains("permission denied") || err.contains("identity column"),
+        "{err}"
+    );
+    let err = denied(sql.execute(
+        "UPDATE cmem.rows SET project = 'acme-api', deleted = true WHERE device = $1",
+        &[&bob],
+    ));
+    assert!(err.contains("permission denied"), "{err}");
+    let err = denied(sql.execute(
+        "UPDATE cmem.devices SET name = 'pwned', role = 'alice' WHERE device = $1",
+        &[&bob],
+    ));
+    assert!(err.contains("permission denied"), "{err}");
+    let err = denied(sql.execute(
+        "INSERT INTO cmem.devices (device, name, role) VALUES ('f00d', 'fake', 'bob')",
+        &[],
+    ));
+    assert!(err.contains("permission denied"), "{err}");
+
+    // Through the push functions: pushing as bob's device, creating rows under his identity,
+    // moving his rows, and one generate_series of tombstones per table over his ids.
+    let err = format!(
+        "{:?}",
+        sql.query(
+            "SELECT * FROM cmem.push_rows($1, ARRAY[$1], ARRAY['observations'], ARRAY[$2::int8],
+                 ARRAY['acme-api'], ARRAY['{}'], ARRAY['h'], ARRAY[NULL::int8])",
+            &[&bob, &private[0]],
+        )
+        .unwrap_err()
+    );
+    assert!(err.contains("is not registered to role alice"), "{err}");
+    let verdict = |sql: &mut postgres::Client, id: i64, project: &str| -> String {
+        sql.query_one(
+            "SELECT outcome FROM cmem.push_rows($1, ARRAY[$2], ARRAY['observations'], ARRAY[$3::int8],
+                 ARRAY[$4], ARRAY['{\"title\": \"forged\"}'], ARRAY['forged'], ARRAY[NULL::int8])",
+            &[&alice, &bob, &id, &project],
+        )
+        .unwrap()
+        .get(0)
+    };
+    let v = verdict(&mut sql, private[0], "acme-api");
+    assert!(
+        v.contains("refused: a new row must be the pushing device's own"),
+        "{v}"
+    );
+    let v = verdict(&mut sql, orbit[0], "acme-api");
+    assert!(
+        v.contains("refused: project orbit-web is not granted to role alice"),
+        "{v}"
+    );
+    let v = verdict(&mut sql, acme[0], "orbit-web");
+    assert!(
+        v.contains("refused: project orbit-web is not granted"),
+        "{v}"
+    );
+    let mut taken = 0;
+    for t in TABLES {
+        let n: i64 = sql
+            .query_one(
+                "SELECT cmem.push_tombstones($1, array_fill($2::text, ARRAY[5000]),
+                     array_fill($3::text, ARRAY[5000]), ARRAY(SELECT generate_series(1, 5000)::int8))",
+                &[&alice, &bob, &t],
+            )
+            .map(|r| r.get(0))
+            .unwrap_or_else(|e| panic!("{e:?}"));
+        // Only rows of acme-api, the project both share, can be forgotten by her; none of
+        // those are in this sweep's count of what must survive below.
+        taken += n;
+    }
+    let server = team.pg.client().query_one(
+        "SELECT COUNT(*) FILTER (WHERE deleted AND project <> 'acme-api'), COUNT(*) FILTER (WHERE NOT deleted)
+         FROM cmem.rows",
+        &[],
+    ).unwrap();
+    assert_eq!(
+        server.get::<_, i64>(0),
+        0,
+        "no row outside acme-api was forgotten"
+    );
+    assert_eq!(server.get::<_, i64>(1) + taken, server_before);
+
+    // Bob's next sync: his private and orbit-web rows are intact (acme-api's forgotten rows
+    // are gone, as a forget in a shared project is meant to), and pulls still move.
+    team.sync_bob();
+    let after = team.bob_rows();
+    for (k, n) in &before {
+        if !k.contains("acme-api") && k != "user_prompts" {
+            assert_eq!(after.get(k), Some(n), "{k}: {before:?} -> {after:?}");
+        }
+    }
+    assert_eq!(team.bob_ids("sessions", "cmem"), private_sessions);
+    assert_eq!(team.bob_ids("observations", "cmem"), private);
+    mcp_call(
+        &team.alice,
+        "save_memory",
+        json!({"title": "Okapi runbook after the attack", "text": "acme-api still syncs.", "project": "acme-api"}),
+    );
+    team.sync_alice();
+    let out = team.sync_bob();
+    assert!(out.contains("pulled 1 new"), "{out}");
+    assert_eq!(
+        team.bob
+            .count_where("observations", "title = 'Okapi runbook after the attack'"),
+        1
+    );
+    // Bob's device still carries his name and role.
+    let row = team
+        .pg
+        .client()
+        .query_one(
+            "SELECT role::text FROM cmem.devices WHERE device = $1",
+            &[&bob],
+        )
+        .unwrap();
+    assert_eq!(row.get::<_, String>(0), "bob");
+}
+
+/// A server from before schema v2, where a role wrote `cmem.rows` directly: a forged huge
+/// `seq` (that froze every puller) is renumbered by `cmem sync init`, a device whose cursor it
+/// moved starts over, and a forged tombstone of a row its device never shared deletes nothing.
+#[test]
+fn upgrading_a_v1_server_repairs_forged_sequence_numbers_and_frozen_cursors() {
+    let Some(pg) = Cluster::start() else { return };
+    let url = pg.url();
+    let mut admin = pg.client();
+    admin
+        .batch_execute(&format!(
+            "CREATE SCHEMA cmem;
+             CREATE TABLE cmem.meta (version integer NOT NULL, at timestamptz NOT NULL DEFAULT now());
+             {}
+             INSERT INTO cmem.meta (version) VALUES (1);",
+            include_str!("../src/sync/sql/001_server.sql")
+        ))
+        .unwrap();
+    let (a, b) = (Env::new(), Env::new());
+    generate(&a, 12, 21);
+    generate(&b, 12, 22);
+    // Both devices get their ids (a v1 server refuses the sync: the schema is too old).
+    for env in [&a, &b] {
+        let out = cmem(env, &url).arg("sync").output().unwrap();
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("run `cmem sync init` to upgrade"),
+            "{out:?}"
+        );
+    }
+    let bob = Team::device(&b);
+    let private: i64 = b.rows("SELECT MIN(id) FROM observations", |r| r.get(0))[0];
+    admin
+        .execute(
+            "INSERT INTO cmem.rows (device, tbl, local_id, project, doc, hash, writer, seq)
+             VALUES ('ffff', 'observations', 1, 'acme-api', '{\"title\": \"forged far ahead\"}', 'h', 'ffff', 9223372036854775000)",
+            &[],
+        )
+        .unwrap();
+    admin
+        .execute(
+            "INSERT INTO cmem.rows (device, tbl, local_id, project, deleted, hash, writer)
+             VALUES ($1, 'observations', $2, 'acme-api', true, '', 'ffff')",
+            &[&bob, &private],
+        )
+        .unwrap();
+    // B had pulled the forged row under v1: its cursor sits past everything to come.
+    b.db()
+        .execute(
+            "INSERT INTO sync_state (key, value) VALUES ('pull_seq', '9223372036854775000')
+             ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            [],
+        )
+        .unwrap();
+
+    let init = ok(cmem(&a, &url).args(["sync", "init"]));
+    assert!(init.contains("version 1 -> 2"), "{init}");
+    let max: i64 = admin
+        .query_one("SELECT MAX(seq) FROM cmem.rows", &[])
+        .unwrap()
+        .get(0);
+    assert!(max < 100, "the forged seq was renumbered: {max}");
+    let before = counts(&b);
+    sync(&a, &url);
+    let out = sync(&b, &url);
+    let from_a = counts(&a);
+    for t in TABLES {
+        assert_eq!(counts(&b)[t], before[t] + from_a[t], "{t}: {out}");
+    }
+    assert_eq!(
+        b.count_where("observations", &format!("id = {private}")),
+        1,
+        "the forged tombstone deleted nothing"
+    );
+}
+
+/// Issue 33, attack 3: a session synced while open gets a newer `seq` when it ends, so a
+/// device that joins later pulls its prompts and observations first. They wait for it and are
+/// linked when it comes: the late device ends identical to the others. A device that skipped
+/// rows under an older cmem gets them back on its next sync.
+#[test]
+fn a_device_that_joins_late_gets_every_prompt_linked_to_its_session() {
+    let Some(pg) = Cluster::start() else { return };
+    let url = pg.url();
+    let a = Env::new();
+    generate(&a, 30, 31);
+    ok(cmem(&a, &url).args(["sync", "init"]));
+    sync(&a, &url);
+    // Every session ends after it was shared: its new revision comes after its children.
+    a.db()
+        .execute_batch(
+            "UPDATE sessions SET status = 'completed', completed_at_epoch = started_at_epoch + 60000",
+        )
+        .unwrap();
+    sync(&a, &url);
+    let late = Env::new();
+    let out = sync_with(&late, &url, &[("CMEM_SYNC_BATCH", "7")]);
+    assert!(!out.contains("kept"), "nothing waits at the end: {out}");
+    assert_eq!(counts(&late), counts(&a));
+    assert_eq!(export_without_ids(&late), export_without_ids(&a));
+    assert_eq!(
+        late.count_where("observations", "session_id IS NULL"),
+        a.count_where("observations", "session_id IS NULL")
+    );
+
+    // An older cmem skipped those prompts: the next sync of a new cmem fetches them again.
+    let lost: i64 = late.count("user_prompts");
+    {
+        let db = late.db();
+        db.execute_batch(
+            "UPDATE sync_state SET value = 'off' WHERE key = 'outbox';
+             DELETE FROM user_prompts;
+             UPDATE sync_state SET value = 'on' WHERE key = 'outbox';
+             UPDATE sync_state SET value = '*|raw=true' WHERE key = 'shared';",
+        )
+        .unwrap();
+    }
+    assert_eq!(late.count("user_prompts"), 0);
+    sync(&late, &url);
+    assert_eq!(late.count("user_prompts"), lost);
+    assert_eq!(export_without_ids(&late), export_without_ids(&a));
 }

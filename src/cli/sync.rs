@@ -49,10 +49,15 @@ fn auto(settings: &crate::config::Settings) {
         "sync",
     );
     match crate::sync::run(settings) {
-        Ok(Some(r)) => logging::info(format!(
-            "sync: pushed {} row(s) and {} deletion(s); pulled {} new, {} changed, {} removed",
-            r.pushed, r.tombstones, r.pulled.inserted, r.pulled.updated, r.pulled.deleted
-        )),
+        Ok(Some(r)) => {
+            logging::info(format!(
+                "sync: pushed {} row(s) and {} deletion(s); pulled {} new, {} changed, {} removed",
+                r.pushed, r.tombstones, r.pulled.inserted, r.pulled.updated, r.pulled.deleted
+            ));
+            for e in &r.errors {
+                logging::warn(format!("sync: {e}"));
+            }
+        }
         Ok(None) => logging::debug("sync: another sync is running"),
         Err(e) => logging::warn(format!("sync: {e:#}")),
     }
@@ -81,10 +86,35 @@ pub fn run(args: &SyncArgs) -> Result<ExitCode> {
                 "pulled {} new, {} changed, {} removed, {} skipped; {} still on the server",
                 p.inserted, p.updated, p.deleted, p.skipped, r.behind
             );
+            if p.waiting > 0 {
+                println!(
+                    "kept {} until their parent arrives (a prompt before its session)",
+                    plural(p.waiting, "pulled row", "pulled rows")
+                );
+            }
+            if p.refused > 0 {
+                println!(
+                    "ignored {} naming a row of this machine it is not the copy of (see the log)",
+                    plural(p.refused, "pulled revision", "pulled revisions")
+                );
+            }
+            if r.refused > 0 {
+                eprintln!(
+                    "cmem: the server refused {}: {}",
+                    plural(r.refused, "row", "rows"),
+                    r.refusal.as_deref().unwrap_or("no reason given")
+                );
+            }
             if settings.sync.projects.is_empty() {
                 eprintln!(
                     "cmem: no project is shared yet: list them in [sync] projects (globs; \"*\" for all)"
                 );
+            }
+            if !r.errors.is_empty() {
+                for e in &r.errors {
+                    eprintln!("cmem: sync {e}");
+                }
+                return Ok(ExitCode::FAILURE);
             }
         }
         Some(SyncCommand::Status { offline }) => {

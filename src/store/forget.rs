@@ -406,6 +406,24 @@ pub fn scrub(
         if let Some(sql) = trigger {
             tx.execute_batch(&sql)?;
         }
+        // Pulled rows that wait for their parent (src/sync) hold captured text too.
+        let kept: Vec<(String, String, i64, String)> = tx
+            .prepare("SELECT tbl, device, remote_id, pulled FROM sync_pending")?
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
+            .collect::<rusqlite::Result<_>>()?;
+        let mut scrubbed = 0;
+        for (tbl, device, remote, text) in kept {
+            if let Some(new) = pattern.replace(&text, with) {
+                tx.execute(
+                    "UPDATE sync_pending SET pulled = ?1 WHERE tbl = ?2 AND device = ?3 AND remote_id = ?4",
+                    rusqlite::params![new, tbl, device, remote],
+                )?;
+                scrubbed += 1;
+            }
+        }
+        if scrubbed > 0 {
+            counts.push(("sync_pending".to_string(), "pulled".to_string(), scrubbed));
+        }
         Ok(counts)
     })
 }

@@ -12,6 +12,7 @@ const STEPS: &[&str] = &[
     include_str!("sql/003_quarantine.sql"),
     include_str!("sql/004_vectors.sql"),
     include_str!("sql/005_sync.sql"),
+    include_str!("sql/006_sync_authority.sql"),
 ];
 
 pub const SCHEMA_VERSION: i64 = STEPS.len() as i64;

@@ -3,12 +3,14 @@
 use anyhow::Result;
 use rusqlite::{Connection, OptionalExtension, params};
 
-/// `name (role)` of the device a pulled row came from; `None` for rows written here.
+/// `name (role)` of the device a pulled row came from; `None` for rows written here (the map
+/// holds those too, once the server has them).
 pub fn written_by(conn: &Connection, table: &str, id: i64) -> Result<Option<String>> {
     let mut stmt = conn.prepare_cached(
         "SELECT COALESCE(d.name, m.device), d.role FROM sync_map m
          LEFT JOIN sync_devices d ON d.device = m.device
-         WHERE m.tbl = ?1 AND m.local_id = ?2",
+         WHERE m.tbl = ?1 AND m.local_id = ?2
+           AND m.device IS NOT (SELECT value FROM sync_state WHERE key = 'device')",
     )?;
     Ok(stmt
         .query_row(params![table, id], |r| {

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use anyhow::{Context, Result};
 use rusqlite::types::Value as Sql;
 use rusqlite::{Connection, OptionalExtension, Transaction, params, params_from_iter};
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
@@ -95,6 +96,12 @@ pub fn queue_all(tx: &Transaction) -> Result<()> {
     Ok(())
 }
 
+/// Pulled rows kept until their parent arrives.
+pub fn kept(conn: &Connection) -> Result<usize> {
+    let n: i64 = conn.query_row("SELECT COUNT(*) FROM sync_pending", [], |r| r.get(0))?;
+    Ok(n as usize)
+}
+
 pub fn waiting(conn: &Connection) -> Result<i64> {
     Ok(conn.query_row("SELECT COUNT(*) FROM sync_outbox", [], |r| r.get(0))?)
 }
@@ -110,15 +117,63 @@ pub fn queued(conn: &Connection, table: &str, after: i64, limit: usize) -> Resul
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
-/// The global identity of a local row: where it came from, or this device.
-pub fn identity(conn: &Connection, me: &str, table: &str, id: i64) -> Result<(String, i64)> {
+/// What sync knows of a local row: its global identity (where it came from, or this device)
+/// and, once the server holds it, the revision it was last in step with and its document's
+/// hash then.
+pub struct Replica {
+    pub device: String,
+    pub remote: i64,
+    pub rev: Option<i64>,
+    pub hash: Option<String>,
+}
+
+pub fn replica(conn: &Connection, me: &str, table: &str, id: i64) -> Result<Replica> {
     let mut stmt = conn.prepare_cached(
-        "SELECT device, remote_id FROM sync_map WHERE tbl = ?1 AND local_id = ?2",
+        "SELECT device, remote_id, rev, hash FROM sync_map WHERE tbl = ?1 AND local_id = ?2",
     )?;
     Ok(stmt
-        .query_row(params![table, id], |r| Ok((r.get(0)?, r.get(1)?)))
+        .query_row(params![table, id], |r| {
+            Ok(Replica {
+                device: r.get(0)?,
+                remote: r.get(1)?,
+                rev: r.get(2)?,
+                hash: r.get(3)?,
+            })
+        })
         .optional()?
-        .unwrap_or_else(|| (me.to_string(), id)))
+        .unwrap_or_else(|| Replica {
+            device: me.to_string(),
+            remote: id,
+            rev: None,
+            hash: None,
+        }))
+}
+
+/// The global identity of a local row.
+pub fn identity(conn: &Connection, me: &str, table: &str, id: i64) -> Result<(String, i64)> {
+    let r = replica(conn, me, table, id)?;
+    Ok((r.device, r.remote))
+}
+
+/// Records that local row `local` is the replica of `(device, remote)` at server revision
+/// `rev`, its document hashing to `hash`. A local row already mapped to another identity
+/// (the same session reached this device twice) keeps its mapping.
+pub fn remember(
+    conn: &Connection,
+    table: &str,
+    (device, remote): (&str, i64),
+    local: i64,
+    rev: Option<i64>,
+    hash: Option<&str>,
+) -> Result<()> {
+    let mut stmt = conn.prepare_cached(
+        "INSERT INTO sync_map (tbl, device, remote_id, local_id, rev, hash) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+         ON CONFLICT (tbl, device, remote_id) DO UPDATE
+             SET local_id = excluded.local_id, rev = excluded.rev, hash = excluded.hash
+         ON CONFLICT DO NOTHING",
+    )?;
+    stmt.execute(params![table, device, remote, local, rev, hash])?;
+    Ok(())
 }
 
 /// A row ready to push: its project (what sharing and row-level security go by), the
@@ -130,7 +185,7 @@ pub struct Doc {
 }
 
 /// The row as a document, or `None` when it is gone (forgotten: push a tombstone).
-pub fn doc(
+pub fn doc_of(
     conn: &Connection,
     me: &str,
     table: &str,
@@ -214,6 +269,7 @@ pub fn sent(tx: &Transaction, table: &str, entries: &[(i64, i64)]) -> Result<()>
 }
 
 /// A row revision from the server.
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Pulled {
     pub device: String,
     pub table: String,
@@ -224,6 +280,7 @@ pub struct Pulled {
     pub writer: String,
     pub writer_name: String,
     pub writer_role: String,
+    pub rev: i64,
 }
 
 #[derive(Debug, Default, Clone, Copy)]
@@ -231,27 +288,48 @@ pub struct Applied {
     pub inserted: usize,
     pub updated: usize,
     pub deleted: usize,
-    /// Rows not shared here, or that cannot be stored (a prompt whose session never came).
+    /// Rows not shared here, or that cannot be stored.
     pub skipped: usize,
+    /// Rows kept until their parent (a prompt's session, …) arrives: after a pull, how many
+    /// are kept in all.
+    pub waiting: usize,
+    /// Revisions refused because they name a local row they are not the replica of.
+    pub refused: usize,
 }
 
-/// Where a global identity lives locally, if it does.
-fn local_id(
-    tx: &Transaction,
-    me: &str,
-    table: &str,
-    device: &str,
-    remote: i64,
-) -> Result<Option<i64>> {
-    if device == me {
-        let mut stmt = tx.prepare_cached(&format!("SELECT id FROM {table} WHERE id = ?1"))?;
-        return Ok(stmt.query_row([remote], |r| r.get(0)).optional()?);
+impl Applied {
+    pub fn add(&mut self, o: Applied) {
+        self.inserted += o.inserted;
+        self.updated += o.updated;
+        self.deleted += o.deleted;
+        self.skipped += o.skipped;
+        self.refused += o.refused;
     }
+}
+
+/// The local row that is the replica of a global identity, if there is one. Only the map
+/// says so: a row of this device is mapped once the server holds it (a device id matching
+/// proves nothing, anyone can write it).
+fn local_id(tx: &Transaction, table: &str, device: &str, remote: i64) -> Result<Option<i64>> {
     let mut stmt = tx.prepare_cached(
         "SELECT local_id FROM sync_map WHERE tbl = ?1 AND device = ?2 AND remote_id = ?3",
     )?;
     Ok(stmt
         .query_row(params![table, device, remote], |r| r.get(0))
+        .optional()?)
+}
+
+/// The project a local row belongs to (a prompt's is its session's).
+fn local_project(tx: &Transaction, table: &str, id: i64) -> Result<Option<String>> {
+    let sql = if table == "user_prompts" {
+        "SELECT s.project FROM user_prompts p JOIN sessions s ON s.id = p.session_id WHERE p.id = ?1"
+            .to_string()
+    } else {
+        format!("SELECT project FROM {table} WHERE id = ?1")
+    };
+    Ok(tx
+        .prepare_cached(&sql)?
+        .query_row([id], |r| r.get(0))
         .optional()?)
 }
 
@@ -296,7 +374,21 @@ fn same_row(tx: &Transaction, table: &str, row: &[(String, Sql)]) -> Result<Opti
     Ok(None)
 }
 
-/// Applies pulled revisions in one transaction the caller commits (with the new cursor).
+/// What applying one pulled revision came to.
+enum Step {
+    Inserted,
+    Updated,
+    Deleted,
+    Skipped,
+    Refused,
+    /// Mapped onto the same row already here (it reached this device twice).
+    Mapped,
+    /// Its parent `(table, device, id)` is not here yet.
+    Waits(&'static str, String, i64),
+}
+
+/// Applies pulled revisions in one transaction the caller commits (with the new cursor), then
+/// the kept rows whose parents have arrived since.
 pub fn apply(
     tx: &Transaction,
     me: &str,
@@ -309,10 +401,6 @@ pub fn apply(
     // The rows written here came from the server: they are not to be sent back.
     set_state(tx, "outbox", "off")?;
     for p in rows {
-        let Some(table) = TABLES.iter().copied().find(|t| *t == p.table) else {
-            out.skipped += 1;
-            continue;
-        };
         if p.writer != me && writers.insert(p.writer.as_str()) {
             tx.execute(
                 "INSERT INTO sync_devices (device, name, role) VALUES (?1, ?2, ?3)
@@ -320,111 +408,204 @@ pub fn apply(
                 params![p.writer, p.writer_name, p.writer_role],
             )?;
         }
-        let here = local_id(tx, me, table, &p.device, p.remote_id)?;
-        if p.deleted {
-            if let Some(id) = here {
-                tx.execute(&format!("DELETE FROM {table} WHERE id = ?1"), [id])?;
-                out.deleted += 1;
-            }
-            continue;
+        // A newer revision replaces a kept one (or, a tombstone, drops it).
+        tx.prepare_cached(
+            "DELETE FROM sync_pending WHERE tbl = ?1 AND device = ?2 AND remote_id = ?3",
+        )?
+        .execute(params![p.table, p.device, p.remote_id])?;
+        tally(tx, &mut out, p, apply_one(tx, me, p, columns, now_ms)?)?;
+    }
+    // Kept rows whose parent came: each stored row may be the parent of others.
+    loop {
+        let ready: Vec<String> = tx
+            .prepare_cached(
+                "SELECT p.pulled FROM sync_pending p
+                 JOIN sync_map m ON m.tbl = p.wait_tbl AND m.device = p.wait_device AND m.remote_id = p.wait_remote",
+            )?
+            .query_map([], |r| r.get(0))?
+            .collect::<rusqlite::Result<_>>()?;
+        if ready.is_empty() {
+            break;
         }
-        let Some(text) = &p.doc else {
-            out.skipped += 1;
-            continue;
-        };
-        let doc: Map<String, Value> = serde_json::from_str(text)
-            .with_context(|| format!("the server holds a broken {table} row from {}", p.device))?;
-        let mut row: Vec<(String, Sql)> = Vec::new();
-        let mut orphan = false;
-        for c in &columns[table] {
-            if c == "id" {
-                continue;
-            }
-            let Some(v) = doc.get(c) else { continue };
-            let reference = REFERENCES
-                .iter()
-                .find(|(t, col, _)| *t == table && col == c)
-                .map(|(_, _, target)| *target);
-            let value = match (reference, v) {
-                (Some(target), Value::String(global)) => {
-                    let resolved = match global.rsplit_once(':') {
-                        Some((device, id)) => match id.parse::<i64>() {
-                            Ok(id) => local_id(tx, me, target, device, id)?,
-                            Err(_) => None,
-                        },
-                        None => None,
-                    };
-                    match resolved {
-                        Some(id) => Sql::Integer(id),
-                        None => {
-                            orphan |= table == "user_prompts";
-                            Sql::Null
-                        }
-                    }
-                }
-                (_, v) => to_sql(v),
-            };
-            row.push((c.clone(), value));
-        }
-        if orphan {
-            out.skipped += 1;
-            continue;
-        }
-        // A turn another device has not observed yet must not be observed here as well.
-        if table == "user_prompts"
-            && let Some((_, v)) = row.iter_mut().find(|(k, _)| k == "observed_at_epoch")
-            && *v == Sql::Null
-        {
-            *v = Sql::Integer(now_ms);
-        }
-        match here {
-            Some(id) if table == "work_state_entries" => {
-                // Append-only by trigger: a new revision (a scrub) replaces the entry whole.
-                tx.execute("DELETE FROM work_state_entries WHERE id = ?1", [id])?;
-                row.push(("id".into(), Sql::Integer(id)));
-                insert(tx, table, &row)?;
-                out.updated += 1;
-            }
-            Some(id) => {
-                let sets = row
-                    .iter()
-                    .enumerate()
-                    .map(|(i, (k, _))| format!("\"{k}\" = ?{}", i + 2))
-                    .collect::<Vec<_>>()
-                    .join(", ");
-                let mut values = vec![Sql::Integer(id)];
-                values.extend(row.iter().map(|(_, v)| v.clone()));
-                tx.execute(
-                    &format!("UPDATE {table} SET {sets} WHERE id = ?1"),
-                    params_from_iter(values.iter()),
-                )?;
-                out.updated += 1;
-            }
-            None => {
-                let id = if insert(tx, table, &row)? {
-                    out.inserted += 1;
-                    Some(tx.last_insert_rowid())
-                } else {
-                    let same = same_row(tx, table, &row)?;
-                    if same.is_none() {
-                        out.skipped += 1;
-                    }
-                    same
-                };
-                if let Some(id) = id
-                    && p.device != me
-                {
-                    tx.execute(
-                        "INSERT INTO sync_map (tbl, device, remote_id, local_id) VALUES (?1, ?2, ?3, ?4)
-                         ON CONFLICT DO NOTHING",
-                        params![table, p.device, p.remote_id, id],
-                    )?;
-                }
-            }
+        for text in ready {
+            let p: Pulled = serde_json::from_str(&text).context("a kept sync row is unreadable")?;
+            tx.prepare_cached(
+                "DELETE FROM sync_pending WHERE tbl = ?1 AND device = ?2 AND remote_id = ?3",
+            )?
+            .execute(params![p.table, p.device, p.remote_id])?;
+            let step = apply_one(tx, me, &p, columns, now_ms)?;
+            tally(tx, &mut out, &p, step)?;
         }
     }
     set_state(tx, "outbox", "on")?;
     Ok(out)
+}
+
+fn tally(tx: &Transaction, out: &mut Applied, p: &Pulled, step: Step) -> Result<()> {
+    match step {
+        Step::Inserted => out.inserted += 1,
+        Step::Updated => out.updated += 1,
+        Step::Deleted => out.deleted += 1,
+        Step::Skipped => out.skipped += 1,
+        Step::Refused => out.refused += 1,
+        Step::Mapped => {}
+        Step::Waits(table, device, remote) => {
+            tx.prepare_cached(
+                "INSERT INTO sync_pending (tbl, device, remote_id, wait_tbl, wait_device, wait_remote, pulled)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+                 ON CONFLICT (tbl, device, remote_id) DO UPDATE SET
+                     wait_tbl = excluded.wait_tbl, wait_device = excluded.wait_device,
+                     wait_remote = excluded.wait_remote, pulled = excluded.pulled",
+            )?
+            .execute(params![
+                p.table,
+                p.device,
+                p.remote_id,
+                table,
+                device,
+                remote,
+                serde_json::to_string(p)?
+            ])?;
+            out.waiting += 1;
+        }
+    }
+    Ok(())
+}
+
+fn apply_one(
+    tx: &Transaction,
+    me: &str,
+    p: &Pulled,
+    columns: &HashMap<&'static str, Vec<String>>,
+    now_ms: i64,
+) -> Result<Step> {
+    let Some(table) = TABLES.iter().copied().find(|t| *t == p.table) else {
+        return Ok(Step::Skipped);
+    };
+    let mut here = local_id(tx, table, &p.device, p.remote_id)?;
+    if let Some(id) = here {
+        match local_project(tx, table, id)? {
+            // The server keeps another device's row in its project; a revision that moves it
+            // is not this row's.
+            Some(project) if !project.eq_ignore_ascii_case(&p.project) => {
+                crate::logging::warn(format!(
+                    "sync: ignored a revision of {table} {id} from {} that moves it from {project} to {}",
+                    p.writer, p.project
+                ));
+                return Ok(Step::Refused);
+            }
+            Some(_) => {}
+            // Gone here since (forgotten, or with its session): the mapping is stale.
+            None => {
+                tx.execute(
+                    "DELETE FROM sync_map WHERE tbl = ?1 AND local_id = ?2",
+                    params![table, id],
+                )?;
+                here = None;
+            }
+        }
+    }
+    if p.device == me && here.is_none() {
+        // A revision of a row of this device that this device never shared: forged, or a row
+        // forgotten here already. Nothing local is touched.
+        return Ok(if p.deleted {
+            Step::Skipped
+        } else {
+            Step::Refused
+        });
+    }
+    if p.deleted {
+        let Some(id) = here else {
+            return Ok(Step::Skipped);
+        };
+        tx.execute(&format!("DELETE FROM {table} WHERE id = ?1"), [id])?;
+        tx.execute(
+            "DELETE FROM sync_map WHERE tbl = ?1 AND local_id = ?2",
+            params![table, id],
+        )?;
+        return Ok(Step::Deleted);
+    }
+    let Some(text) = &p.doc else {
+        return Ok(Step::Skipped);
+    };
+    let doc: Map<String, Value> = serde_json::from_str(text)
+        .with_context(|| format!("the server holds a broken {table} row from {}", p.device))?;
+    let mut row: Vec<(String, Sql)> = Vec::new();
+    for c in &columns[table] {
+        if c == "id" {
+            continue;
+        }
+        let Some(v) = doc.get(c) else { continue };
+        let reference = REFERENCES
+            .iter()
+            .find(|(t, col, _)| *t == table && col == c)
+            .map(|(_, _, target)| *target);
+        let value = match (reference, v) {
+            (Some(target), Value::String(global)) => {
+                let Some((device, id)) = global
+                    .rsplit_once(':')
+                    .and_then(|(d, id)| Some((d, id.parse::<i64>().ok()?)))
+                else {
+                    row.push((c.clone(), Sql::Null));
+                    continue;
+                };
+                match local_id(tx, target, device, id)? {
+                    Some(id) => Sql::Integer(id),
+                    None => return Ok(Step::Waits(target, device.to_string(), id)),
+                }
+            }
+            (_, v) => to_sql(v),
+        };
+        row.push((c.clone(), value));
+    }
+    // A turn another device has not observed yet must not be observed here as well.
+    if table == "user_prompts"
+        && let Some((_, v)) = row.iter_mut().find(|(k, _)| k == "observed_at_epoch")
+        && *v == Sql::Null
+    {
+        *v = Sql::Integer(now_ms);
+    }
+    let identity = (p.device.as_str(), p.remote_id);
+    let (id, step) = match here {
+        Some(id) if table == "work_state_entries" => {
+            // Append-only by trigger: a new revision (a scrub) replaces the entry whole.
+            tx.execute("DELETE FROM work_state_entries WHERE id = ?1", [id])?;
+            row.push(("id".into(), Sql::Integer(id)));
+            insert(tx, table, &row)?;
+            (id, Step::Updated)
+        }
+        Some(id) => {
+            let sets = row
+                .iter()
+                .enumerate()
+                .map(|(i, (k, _))| format!("\"{k}\" = ?{}", i + 2))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let mut values = vec![Sql::Integer(id)];
+            values.extend(row.iter().map(|(_, v)| v.clone()));
+            tx.execute(
+                &format!("UPDATE {table} SET {sets} WHERE id = ?1"),
+                params_from_iter(values.iter()),
+            )?;
+            (id, Step::Updated)
+        }
+        None => {
+            if insert(tx, table, &row)? {
+                (tx.last_insert_rowid(), Step::Inserted)
+            } else {
+                match same_row(tx, table, &row)? {
+                    Some(id) => (id, Step::Mapped),
+                    None => return Ok(Step::Skipped),
+                }
+            }
+        }
+    };
+    // In step with this revision: the document as it reads here now is the base of the next
+    // local change.
+    let cols = &columns[table];
+    let hash = doc_of(tx, me, table, cols, id)?.map(|d| d.hash);
+    remember(tx, table, identity, id, Some(p.rev), hash.as_deref())?;
+    Ok(step)
 }
 
 /// `INSERT OR IGNORE`: false when a unique index already holds the row.

@@ -36,8 +36,13 @@ pub struct Report {
     pub server_changed: u64,
     /// Queued rows not shared (their project is not in `[sync] projects`, or raw tool I/O).
     pub kept_local: usize,
+    /// Rows the server refused, and the first reason.
+    pub refused: usize,
+    pub refusal: Option<String>,
     pub pulled: local::Applied,
     pub behind: i64,
+    /// A push or pull that failed; the other half ran anyway.
+    pub errors: Vec<String>,
 }
 
 fn batch_size() -> usize {
@@ -109,10 +114,15 @@ fn open(settings: &Settings) -> Result<Store> {
     Ok(store)
 }
 
+/// What `note_sharing` keys on besides the settings: bumped when a new cmem must queue and
+/// pull everything once (2: rows of this device get an explicit mapping, and rows skipped by
+/// older pulls while their parent was missing are fetched again).
+const SHARING_GENERATION: &str = "2";
+
 /// When what is shared changes, everything is queued and pulled again (both are idempotent).
 fn note_sharing(store: &mut Store, settings: &Settings) -> Result<()> {
     let key = format!(
-        "{}|raw={}",
+        "{SHARING_GENERATION}|{}|raw={}",
         settings.sync.projects.join("\n"),
         settings.sync.raw_tool_io
     );
@@ -123,13 +133,15 @@ fn note_sharing(store: &mut Store, settings: &Settings) -> Result<()> {
         .conn
         .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
     local::queue_all(&tx)?;
+    tx.execute("DELETE FROM sync_refused", [])?;
     local::set_state(&tx, "pull_seq", "0")?;
     local::set_state(&tx, "shared", &key)?;
     tx.commit()?;
     Ok(())
 }
 
-/// Push, then pull; `None` when another sync of this data dir is running.
+/// Push, then pull; `None` when another sync of this data dir is running. A push that fails
+/// does not stop the pull (nor the reverse): the report lists what failed.
 pub fn run(settings: &Settings) -> Result<Option<Report>> {
     let url = url(settings)?;
     let target = conn::parse(url)?;
@@ -147,9 +159,17 @@ pub fn run(settings: &Settings) -> Result<Option<Report>> {
         device: me.clone(),
         ..Report::default()
     };
-    push(&mut store, &mut client, settings, &me, &mut report)?;
-    pull(&mut store, &mut client, settings, &me, &mut report)?;
-    report.behind = server::behind(&mut client, &me, pull_cursor(&store)?)?;
+    if let Err(e) = push(&mut store, &mut client, settings, &me, &mut report) {
+        report.errors.push(format!("push: {e:#}"));
+    }
+    if let Err(e) = pull(&mut store, &mut client, settings, &me, &mut report) {
+        report.errors.push(format!("pull: {e:#}"));
+    }
+    match server::behind(&mut client, &me, pull_cursor(&store)?) {
+        Ok(n) => report.behind = n,
+        Err(e) if report.errors.is_empty() => report.errors.push(format!("{e:#}")),
+        Err(_) => {}
+    }
     if report.pulled.deleted + report.pulled.updated > 0 {
         // Forgotten or scrubbed elsewhere: leave no trace here either.
         if let Err(e) = crate::store::forget::leave_no_trace(&store.conn) {
@@ -165,6 +185,12 @@ fn pull_cursor(store: &Store) -> Result<i64> {
     Ok(local::state(&store.conn, "pull_seq")?
         .and_then(|s| s.parse().ok())
         .unwrap_or(0))
+}
+
+/// A queued row as it goes to the server.
+struct Outgoing {
+    id: i64,
+    upsert: server::Upsert,
 }
 
 fn push(
@@ -184,7 +210,7 @@ fn push(
             if entries.is_empty() {
                 break;
             }
-            let mut upserts = Vec::new();
+            let mut outgoing = Vec::new();
             let mut tombstones = Vec::new();
             let mut foreign_gone = Vec::new();
             let mut bytes = 0;
@@ -194,39 +220,83 @@ fn push(
                     entries.truncate(n);
                     break;
                 }
-                let (device, remote) = local::identity(&store.conn, me, table, *id)?;
-                match local::doc(&store.conn, me, table, &cols, *id)? {
+                let replica = local::replica(&store.conn, me, table, *id)?;
+                match local::doc_of(&store.conn, me, table, &cols, *id)? {
                     None => {
-                        if device != me {
+                        if replica.device != me {
                             foreign_gone.push(*id);
                         }
-                        tombstones.push((device, table.to_string(), remote));
+                        tombstones.push((replica.device, table.to_string(), replica.remote));
                     }
+                    // Queued again but as the server last had it (a pulled row, a re-queue).
+                    Some(doc) if replica.hash.as_deref() == Some(doc.hash.as_str()) => {}
                     Some(doc) if shared(settings, table, &doc.project) => {
                         bytes += doc.text.len();
-                        upserts.push(server::Upsert {
-                            device,
-                            table: table.to_string(),
-                            id: remote,
-                            project: doc.project,
-                            doc: doc.text,
-                            hash: doc.hash,
+                        outgoing.push(Outgoing {
+                            id: *id,
+                            upsert: server::Upsert {
+                                device: replica.device,
+                                table: table.to_string(),
+                                id: replica.remote,
+                                project: doc.project,
+                                doc: doc.text,
+                                hash: doc.hash,
+                                base: None,
+                            },
                         })
                     }
                     Some(_) => report.kept_local += 1,
                 }
             }
             after = entries.last().map_or(after, |e| e.0);
-            if !upserts.is_empty() || !tombstones.is_empty() {
-                report.server_changed += server::push(client, me, &upserts, &tombstones)?;
+            let mut outcomes = Vec::new();
+            if !outgoing.is_empty() || !tombstones.is_empty() {
+                let upserts: Vec<server::Upsert> =
+                    outgoing.iter().map(|o| o.upsert.clone()).collect();
+                let pushed = server::push(client, me, &upserts, &tombstones)?;
+                outcomes = pushed.outcomes;
+                report.server_changed += pushed.tombstones;
                 batches += 1;
                 abort_at("push", batches);
             }
-            report.pushed += upserts.len();
             report.tombstones += tombstones.len();
             let tx = store
                 .conn
                 .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+            let mut keep = std::collections::HashSet::new();
+            for (o, outcome) in outgoing.iter().zip(&outcomes) {
+                let u = &o.upsert;
+                match outcome {
+                    server::Outcome::Written(rev) | server::Outcome::Same(rev) => {
+                        if matches!(outcome, server::Outcome::Written(_)) {
+                            report.server_changed += 1;
+                        }
+                        report.pushed += 1;
+                        local::remember(
+                            &tx,
+                            table,
+                            (&u.device, u.id),
+                            o.id,
+                            Some(*rev),
+                            Some(&u.hash),
+                        )?;
+                    }
+                    server::Outcome::Gone => report.pushed += 1,
+                    server::Outcome::Conflict(_) => {
+                        keep.insert(o.id);
+                    }
+                    server::Outcome::Refused(why) => {
+                        report.refused += 1;
+                        report.refusal.get_or_insert_with(|| why.clone());
+                        tx.execute(
+                            "INSERT INTO sync_refused (tbl, row_id, why, at) VALUES (?1, ?2, ?3, ?4)
+                             ON CONFLICT (tbl, row_id) DO UPDATE SET why = excluded.why, at = excluded.at",
+                            rusqlite::params![table, o.id, why, crate::clock::now_ms()],
+                        )?;
+                    }
+                }
+            }
+            entries.retain(|(id, _)| !keep.contains(id));
             local::sent(&tx, table, &entries)?;
             for id in foreign_gone {
                 tx.execute(
@@ -253,6 +323,14 @@ fn pull(
     for t in TABLES {
         columns.insert(t, crate::store::jsonl::table_columns(&store.conn, t)?);
     }
+    // A cursor past anything the server handed out was moved by a forged row (servers before
+    // schema v2 let roles choose `seq`): pull everything again, which is idempotent.
+    if pull_cursor(store)? > server::last_seq(client)? {
+        crate::logging::warn(
+            "sync: the pull cursor was past the server's last sequence number; pulling everything again",
+        );
+        local::set_state(&store.conn, "pull_seq", "0")?;
+    }
     let mut batches = 0;
     loop {
         let cursor = pull_cursor(store)?;
@@ -275,18 +353,16 @@ fn pull(
         if now != cursor {
             continue;
         }
-        let applied = local::apply(&tx, me, &wanted, &columns, crate::clock::now_ms())?;
+        let mut applied = local::apply(&tx, me, &wanted, &columns, crate::clock::now_ms())?;
         batches += 1;
         abort_at("pull", batches);
         local::set_state(&tx, "pull_seq", &last.to_string())?;
         local::set_state(&tx, "last_pull", &crate::clock::now_ms().to_string())?;
         tx.commit()?;
-        let p = &mut report.pulled;
-        p.inserted += applied.inserted;
-        p.updated += applied.updated;
-        p.deleted += applied.deleted;
-        p.skipped += applied.skipped + unwanted.len();
+        applied.skipped += unwanted.len();
+        report.pulled.add(applied);
     }
+    report.pulled.waiting = local::kept(&store.conn)?;
     Ok(())
 }
 

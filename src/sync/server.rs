@@ -5,12 +5,12 @@ use anyhow::{Context, Result, bail};
 use postgres::Client;
 
 /// Server step N brings the `cmem` schema from version N-1 to N.
-const STEPS: &[&str] = &[include_str!("sql/001_server.sql")];
+const STEPS: &[&str] = &[
+    include_str!("sql/001_server.sql"),
+    include_str!("sql/002_authority.sql"),
+];
 
 pub const SERVER_VERSION: i32 = STEPS.len() as i32;
-
-/// One lock for every push: revisions commit in `seq` order (see 001_server.sql).
-const PUSH_LOCK: &str = "SELECT pg_advisory_xact_lock(7432650101)";
 
 /// The server's schema version, or 0 when `cmem sync init` never ran there.
 pub fn version(client: &mut Client) -> Result<i32> {
@@ -92,9 +92,7 @@ pub fn grant(client: &mut Client, role: &str, project: &str) -> Result<()> {
     let r = ident(role);
     tx.batch_execute(&format!(
         "GRANT USAGE ON SCHEMA cmem TO {r};
-         GRANT SELECT ON cmem.meta TO {r};
-         GRANT SELECT, INSERT, UPDATE ON cmem.rows, cmem.devices TO {r};
-         GRANT USAGE ON SEQUENCE cmem.row_seq TO {r};"
+         GRANT SELECT ON cmem.meta, cmem.rows, cmem.devices TO {r};"
     ))
     .with_context(|| {
         format!("cannot grant {role} access to the cmem schema (does the role exist?)")
@@ -103,17 +101,24 @@ pub fn grant(client: &mut Client, role: &str, project: &str) -> Result<()> {
     Ok(())
 }
 
-/// Records this device (its name and the role it connects as).
+/// Registers this device to the role that connects (or refreshes its name); fails when the
+/// device id belongs to another role.
 pub fn hello(client: &mut Client, device: &str, name: &str) -> Result<()> {
-    client.execute(
-        "INSERT INTO cmem.devices (device, name) VALUES ($1, $2)
-         ON CONFLICT (device) DO UPDATE SET name = EXCLUDED.name, role = current_user, last_seen = now()",
+    let row = client.query_one(
+        "SELECT cmem.hello($1, $2)::text, session_user::text",
         &[&device, &name],
     )?;
+    let (owner, me): (String, String) = (row.get(0), row.get(1));
+    if owner != me {
+        bail!(
+            "this data dir's device id {device} is registered on the server to role {owner}, not {me}: sync as {owner}, or change [sync] url back"
+        );
+    }
     Ok(())
 }
 
 /// A revision to push.
+#[derive(Clone)]
 pub struct Upsert {
     pub device: String,
     pub table: String,
@@ -121,62 +126,111 @@ pub struct Upsert {
     pub project: String,
     pub doc: String,
     pub hash: String,
+    /// The server revision this one was based on (`None`: no check).
+    pub base: Option<i64>,
 }
 
 /// A row forgotten here: (device, table, id).
 pub type Tombstone = (String, String, i64);
 
-/// Pushes one batch in one transaction; returns how many rows the server changed. A replay
-/// changes nothing: an unchanged revision has the same hash, and a tombstone is final.
+/// What the server did with one pushed revision.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// Stored as this revision number.
+    Written(i64),
+    /// The server already holds this document, as this revision.
+    Same(i64),
+    /// Forgotten on the server: a tombstone is final.
+    Gone,
+    /// The row moved on to this revision since the one the push was based on.
+    Conflict(i64),
+    /// Not allowed, and why (a project not granted, another device's row).
+    Refused(String),
+}
+
+impl Outcome {
+    fn parse(text: &str) -> Outcome {
+        let rev = |r: &str| r.parse().unwrap_or(0);
+        if let Some(r) = text.strip_prefix("written:") {
+            Outcome::Written(rev(r))
+        } else if let Some(r) = text.strip_prefix("conflict:") {
+            Outcome::Conflict(rev(r))
+        } else if let Some(r) = text.strip_prefix("same:") {
+            Outcome::Same(rev(r))
+        } else if text == "gone" {
+            Outcome::Gone
+        } else {
+            Outcome::Refused(text.strip_prefix("refused: ").unwrap_or(text).to_string())
+        }
+    }
+}
+
+/// What one pushed batch did: an outcome per upsert (in order) and the tombstones the server
+/// took.
+pub struct Pushed {
+    pub outcomes: Vec<Outcome>,
+    pub tombstones: u64,
+}
+
+/// Pushes one batch in one transaction through the server's push functions, which decide
+/// row by row what this role may write. A replay changes nothing: an unchanged revision has
+/// the same hash, and a tombstone is final.
 pub fn push(
     client: &mut Client,
     me: &str,
     upserts: &[Upsert],
     tombstones: &[Tombstone],
-) -> Result<u64> {
+) -> Result<Pushed> {
     let mut tx = client.transaction()?;
-    tx.batch_execute(PUSH_LOCK)?;
-    let mut changed = 0;
+    let mut outcomes = Vec::with_capacity(upserts.len());
     if !upserts.is_empty() {
-        let col = |f: fn(&Upsert) -> String| upserts.iter().map(f).collect::<Vec<String>>();
-        let devices = col(|u| u.device.clone());
-        let tables = col(|u| u.table.clone());
-        let projects = col(|u| u.project.clone());
-        let docs = col(|u| u.doc.clone());
-        let hashes = col(|u| u.hash.clone());
+        let col = |f: fn(&Upsert) -> &str| upserts.iter().map(f).collect::<Vec<&str>>();
+        let devices = col(|u| &u.device);
+        let tables = col(|u| &u.table);
+        let projects = col(|u| &u.project);
+        let docs = col(|u| &u.doc);
+        let hashes = col(|u| &u.hash);
         let ids: Vec<i64> = upserts.iter().map(|u| u.id).collect();
-        changed += tx
-            .execute(
-                "INSERT INTO cmem.rows (device, tbl, local_id, project, doc, hash, writer)
-                 SELECT d, t, i, p, doc::jsonb, h, $7
-                 FROM unnest($1::text[], $2::text[], $3::int8[], $4::text[], $5::text[], $6::text[])
-                      AS u (d, t, i, p, doc, h)
-                 ON CONFLICT (device, tbl, local_id) DO UPDATE
-                 SET project = EXCLUDED.project, doc = EXCLUDED.doc, hash = EXCLUDED.hash,
-                     seq = nextval('cmem.row_seq'), writer = EXCLUDED.writer,
-                     written_by = current_user, written_at = now()
-                 WHERE NOT cmem.rows.deleted AND cmem.rows.hash <> EXCLUDED.hash",
-                &[&devices, &tables, &ids, &projects, &docs, &hashes, &me],
+        let bases: Vec<Option<i64>> = upserts.iter().map(|u| u.base).collect();
+        let rows = tx
+            .query(
+                "SELECT k, outcome FROM cmem.push_rows($1, $2, $3, $4, $5, $6, $7, $8)",
+                &[
+                    &me, &devices, &tables, &ids, &projects, &docs, &hashes, &bases,
+                ],
             )
             .map_err(refused)?;
+        outcomes = vec![Outcome::Refused("no answer from the server".into()); upserts.len()];
+        for r in rows {
+            let k: i32 = r.get(0);
+            let text: String = r.get(1);
+            if let Some(slot) = usize::try_from(k - 1)
+                .ok()
+                .and_then(|k| outcomes.get_mut(k))
+            {
+                *slot = Outcome::parse(&text);
+            }
+        }
     }
+    let mut taken = 0;
     if !tombstones.is_empty() {
         let devices: Vec<&str> = tombstones.iter().map(|t| t.0.as_str()).collect();
         let tables: Vec<&str> = tombstones.iter().map(|t| t.1.as_str()).collect();
         let ids: Vec<i64> = tombstones.iter().map(|t| t.2).collect();
-        changed += tx
-            .execute(
-                "UPDATE cmem.rows r
-                 SET deleted = true, doc = NULL, hash = '', seq = nextval('cmem.row_seq'),
-                     writer = $4, written_by = current_user, written_at = now()
-                 FROM unnest($1::text[], $2::text[], $3::int8[]) AS u (d, t, i)
-                 WHERE r.device = u.d AND r.tbl = u.t AND r.local_id = u.i AND NOT r.deleted",
-                &[&devices, &tables, &ids, &me],
+        let n: i64 = tx
+            .query_one(
+                "SELECT cmem.push_tombstones($1, $2, $3, $4)",
+                &[&me, &devices, &tables, &ids],
             )
-            .map_err(refused)?;
+            .map_err(refused)?
+            .get(0);
+        taken = n.max(0) as u64;
     }
     tx.commit().context("the server did not commit the push")?;
-    Ok(changed)
+    Ok(Pushed {
+        outcomes,
+        tombstones: taken,
+    })
 }
 
 fn refused(e: postgres::Error) -> anyhow::Error {
@@ -184,12 +238,12 @@ fn refused(e: postgres::Error) -> anyhow::Error {
         .as_db_error()
         .map(|d| d.message().to_string())
         .unwrap_or_else(|| e.to_string());
-    let hint = if why.contains("row-level security") {
-        "; this role is not granted one of the shared projects: narrow [sync] projects or ask the admin for `cmem sync grant ROLE PROJECT`"
-    } else {
-        ""
-    };
-    anyhow::anyhow!("the server refused the push: {why}{hint}")
+    anyhow::anyhow!("the server refused the push: {why}")
+}
+
+/// The newest sequence number the server handed out.
+pub fn last_seq(client: &mut Client) -> Result<i64> {
+    Ok(client.query_one("SELECT cmem.last_seq()", &[])?.get(0))
 }
 
 /// A revision pulled, with its sequence number.
@@ -202,7 +256,7 @@ pub struct Row {
 pub fn pull(client: &mut Client, me: &str, after: i64, limit: i64) -> Result<Vec<Row>> {
     let rows = client.query(
         "SELECT r.seq, r.device, r.tbl, r.local_id, r.project, r.deleted, r.doc::text, r.writer,
-                COALESCE(d.name, r.writer), r.written_by::text
+                COALESCE(d.name, r.writer), r.written_by::text, r.rev
          FROM cmem.rows r LEFT JOIN cmem.devices d ON d.device = r.writer
          WHERE r.seq > $1 AND r.writer <> $2
          ORDER BY r.seq LIMIT $3",
@@ -222,6 +276,7 @@ pub fn pull(client: &mut Client, me: &str, after: i64, limit: i64) -> Result<Vec
                 writer: r.get(7),
                 writer_name: r.get(8),
                 writer_role: r.get(9),
+                rev: r.get(10),
             },
         })
         .collect())
