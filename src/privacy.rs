@@ -628,16 +628,25 @@ fn looks_like_code(v: &str) -> bool {
 
 /// Tag stripping plus redaction: what every stored text goes through.
 pub fn clean_text(text: &str) -> String {
-    redact(&strip_tags(text)).into_owned()
+    without_nul(redact(&strip_tags(text)).into_owned())
 }
 
 /// Tag stripping plus redaction without trimming: one JSON string value (file contents keep
 /// their exact whitespace).
 pub fn clean_value(text: &str) -> String {
-    match strip_regions(text) {
+    without_nul(match strip_regions(text) {
         Some(stripped) => redact(&stripped).into_owned(),
         None => redact(text).into_owned(),
+    })
+}
+
+/// NUL removed: it carries nothing a reader needs, SQLite's text functions stop at it, and
+/// PostgreSQL's jsonb refuses it (one NUL in a row stopped every later sync).
+pub fn without_nul(mut text: String) -> String {
+    if text.contains('\0') {
+        text.retain(|c| c != '\0');
     }
+    text
 }
 
 /// Cleans every string inside a JSON value, keys included; values under secret-looking keys

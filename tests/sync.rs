@@ -1307,3 +1307,290 @@ fn a_device_that_joins_late_gets_every_prompt_linked_to_its_session() {
     assert_eq!(late.count("user_prompts"), lost);
     assert_eq!(export_without_ids(&late), export_without_ids(&a));
 }
+
+/// A TCP proxy in front of the cluster's socket that forwards until `freeze_after` bytes went
+/// to the server, then carries nothing either way while keeping the connections open: a
+/// network that stopped carrying packets after the connection was made.
+fn freezing_proxy(
+    socket: PathBuf,
+    freeze_after: usize,
+) -> (u16, std::sync::Arc<std::sync::atomic::AtomicBool>) {
+    use std::io::{Read, Write};
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let frozen = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&frozen);
+    std::thread::spawn(move || {
+        let sent = Arc::new(AtomicUsize::new(0));
+        for client in listener.incoming().flatten() {
+            let Ok(server) = std::os::unix::net::UnixStream::connect(&socket) else {
+                continue;
+            };
+            let pump = |mut from: Box<dyn Read + Send>,
+                        mut to: Box<dyn Write + Send>,
+                        count: Option<Arc<AtomicUsize>>,
+                        frozen: Arc<AtomicBool>| {
+                std::thread::spawn(move || {
+                    let mut buf = [0u8; 8192];
+                    loop {
+                        let Ok(n) = from.read(&mut buf) else { return };
+                        if n == 0 {
+                            return;
+                        }
+                        if let Some(c) = &count
+                            && c.fetch_add(n, Ordering::SeqCst) + n > freeze_after
+                        {
+                            frozen.store(true, Ordering::SeqCst);
+                        }
+                        while frozen.load(Ordering::SeqCst) {
+                            // Hold everything, close nothing (bounded by the test's end).
+                            std::thread::sleep(Duration::from_millis(200));
+                        }
+                        if to.write_all(&buf[..n]).is_err() {
+                            return;
+                        }
+                    }
+                });
+            };
+            let (c2, s2) = (client.try_clone().unwrap(), server.try_clone().unwrap());
+            pump(
+                Box::new(client),
+                Box::new(server),
+                Some(Arc::clone(&sent)),
+                Arc::clone(&flag),
+            );
+            pump(Box::new(s2), Box::new(c2), None, Arc::clone(&flag));
+        }
+    });
+    (port, frozen)
+}
+
+/// `cmem doctor` with this data dir's sync settings (it exits 1 when something needs fixing).
+fn doctor(env: &Env, url: &str) -> String {
+    let out = cmem(env, url).arg("doctor").output().unwrap();
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn finish_within(mut child: std::process::Child, limit: Duration) -> (Output, Duration) {
+    let started = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    (child.wait_with_output().unwrap(), started.elapsed())
+}
+
+/// Issue 33, attack 5: a partition after the connection is made (here: mid-push, inside the
+/// push lock) fails that sync within 30 s with one line saying what to do; the server ends the
+/// stuck session, so another device's sync is not held up for longer; nothing is lost.
+#[test]
+fn a_network_that_stops_mid_push_fails_in_seconds_and_blocks_no_other_device() {
+    let Some(pg) = Cluster::start() else { return };
+    let url = pg.url();
+    let (a, b) = (Env::new(), Env::new());
+    generate(&a, 150, 41);
+    generate(&b, 10, 42);
+    ok(cmem(&a, &url).args(["sync", "init"]));
+    sync(&b, &url);
+    let socket = pg.dir.path().join(format!(".s.PGSQL.{}", pg.port));
+    let (port, frozen) = freezing_proxy(socket, 60_000);
+    let through_proxy = format!(
+        "host=127.0.0.1 port={port} user={} dbname=postgres sslmode=disable",
+        pg.superuser
+    );
+    let child = cmem(&a, &through_proxy)
+        .arg("sync")
+        .env("CMEM_SYNC_BATCH", "20")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while !frozen.load(std::sync::atomic::Ordering::SeqCst) {
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "the push never reached 60 kB"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // Another device syncs meanwhile, directly: at most the server's idle limit behind.
+    std::thread::sleep(Duration::from_millis(300));
+    let other = Instant::now();
+    generate(&b, 5, 43);
+    let out = sync(&b, &url);
+    assert!(out.contains("pulled"), "{out}");
+    assert!(
+        other.elapsed() < Duration::from_secs(30),
+        "{:?}",
+        other.elapsed()
+    );
+
+    let (out, took) = finish_within(child, Duration::from_secs(60));
+    assert!(
+        took < Duration::from_secs(30),
+        "the stuck sync took {took:?}"
+    );
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("did not answer") && err.contains("run `cmem sync` again"),
+        "{err}"
+    );
+
+    // Nothing is lost: both devices converge once the network is back.
+    for _ in 0..2 {
+        sync(&a, &url);
+        sync(&b, &url);
+    }
+    assert_eq!(counts(&a), counts(&b));
+    assert_eq!(export_without_ids(&a), export_without_ids(&b));
+}
+
+/// Issue 33, attack 5: a lock on `cmem.rows` held by another session, and the push lock held by
+/// another device, fail the sync in seconds with a message instead of hanging it; a push that
+/// cannot run still lets the pull run.
+#[test]
+fn locks_held_elsewhere_fail_the_sync_in_seconds_and_the_pull_still_runs() {
+    let Some(pg) = Cluster::start() else { return };
+    let url = pg.url();
+    let (a, b) = (Env::new(), Env::new());
+    generate(&a, 10, 51);
+    ok(cmem(&a, &url).args(["sync", "init"]));
+    sync(&a, &url);
+    generate(&b, 6, 52);
+
+    let mut admin = pg.client();
+    let mut tx = admin.transaction().unwrap();
+    tx.batch_execute("LOCK TABLE cmem.rows IN ACCESS EXCLUSIVE MODE")
+        .unwrap();
+    let (out, took) = finish_within(
+        cmem(&b, &url)
+            .arg("sync")
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap(),
+        Duration::from_secs(60),
+    );
+    assert!(took < Duration::from_secs(30), "{took:?}");
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("lock timeout") && err.contains("try again"),
+        "{err}"
+    );
+    tx.rollback().unwrap();
+
+    // Another device's push holds the push lock: this push waits a bounded time; the pull
+    // does not need that lock and brings A's rows.
+    admin
+        .batch_execute("SELECT pg_advisory_lock(7432650101)")
+        .unwrap();
+    let (out, took) = finish_within(
+        cmem(&b, &url)
+            .arg("sync")
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap(),
+        Duration::from_secs(60),
+    );
+    assert!(took < Duration::from_secs(30), "{took:?}");
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("sync push:") && err.contains("lock timeout"),
+        "{err}"
+    );
+    assert_eq!(
+        b.count("observations"),
+        counts(&a)["observations"] + 6,
+        "the pull ran: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let said = doctor(&b, &url);
+    assert!(said.contains("the last sync failed"), "{said}");
+    admin
+        .batch_execute("SELECT pg_advisory_unlock(7432650101)")
+        .unwrap();
+    sync(&b, &url);
+    assert!(!doctor(&b, &url).contains("the last sync failed"));
+}
+
+/// Issue 33, attack 6: a NUL in a saved memory or an old row no longer poisons the outbox, and
+/// a row the server refuses is reported by table and id (in the sync's error and in `cmem
+/// doctor`) while every other row syncs.
+#[test]
+fn a_nul_or_a_row_the_server_refuses_holds_back_no_other_row() {
+    let Some(pg) = Cluster::start() else { return };
+    let url = pg.url();
+    let (a, b) = (Env::new(), Env::new());
+    generate(&a, 12, 61);
+    mcp_call(
+        &a,
+        "save_memory",
+        json!({"title": "Nul\u{0}byte note", "text": "before\u{0}after"}),
+    );
+    mcp_call(
+        &a,
+        "save_memory",
+        json!({"title": "Poisoned row", "text": "the server's own check refuses this one"}),
+    );
+    // A row stored before capture removed NUL.
+    a.db()
+        .execute(
+            "UPDATE observations SET narrative = 'old' || char(0) || 'nul' WHERE id = (SELECT MIN(id) FROM observations)",
+            [],
+        )
+        .unwrap();
+    assert_eq!(
+        a.count_where("observations", "instr(title, char(0)) > 0"),
+        0
+    );
+    ok(cmem(&a, &url).args(["sync", "init"]));
+    pg.client()
+        .batch_execute(
+            "CREATE FUNCTION cmem.refuse_poison() RETURNS trigger LANGUAGE plpgsql AS $$
+             BEGIN
+                 IF NEW.doc->>'title' = 'Poisoned row' THEN RAISE EXCEPTION 'this server refuses poisoned rows'; END IF;
+                 RETURN NEW;
+             END $$;
+             CREATE TRIGGER refuse_poison BEFORE INSERT OR UPDATE ON cmem.rows
+                 FOR EACH ROW EXECUTE FUNCTION cmem.refuse_poison();",
+        )
+        .unwrap();
+    let out = cmem(&a, &url).arg("sync").output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    let poisoned: i64 = a.rows(
+        "SELECT id FROM observations WHERE title = 'Poisoned row'",
+        |r| r.get(0),
+    )[0];
+    assert!(
+        err.contains(&format!("observations {poisoned}"))
+            && err.contains("this server refuses poisoned rows"),
+        "{err}"
+    );
+    let said = doctor(&a, &url);
+    assert!(
+        said.contains("the server refused 1 row")
+            && said.contains(&format!("observations {poisoned}")),
+        "{said}"
+    );
+    // The next sync pushes what is new and does not stumble on the refused row again.
+    generate(&a, 3, 62);
+    sync(&a, &url);
+    sync(&b, &url);
+    assert_eq!(b.count("observations"), a.count("observations") - 1);
+    assert_eq!(
+        b.count_where("observations", "instr(title, char(0)) > 0"),
+        0
+    );
+    assert_eq!(b.count_where("observations", "title = 'Nulbyte note'"), 1);
+    assert_eq!(b.count_where("observations", "narrative = 'oldnul'"), 1);
+}

@@ -223,6 +223,28 @@ fn check_sync(r: &mut Report, settings: &config::Settings) {
             if settings.sync.projects.is_empty() {
                 r.hint("list the projects to share in [sync] projects (globs); nothing is shared by default");
             }
+            if let Some((at, why)) = &st.last_error {
+                r.line(
+                    Status::Warn,
+                    "sync",
+                    format!(
+                        "the last sync failed ({}): {why}",
+                        crate::clock::format_utc_iso(*at)
+                    ),
+                );
+                r.hint("run `cmem sync` to see it again; the next sync that works clears this");
+            }
+            if let Some((table, id, why)) = &st.refusal {
+                r.line(
+                    Status::Warn,
+                    "sync",
+                    format!(
+                        "the server refused {} (newest: {table} {id}: {why})",
+                        crate::text::plural(st.refused as usize, "row", "rows")
+                    ),
+                );
+                r.hint("those rows stay on this machine; they are sent again when [sync] projects changes");
+            }
         }
         Err(e) => r.line(Status::Warn, "sync", format!("{e:#}")),
     }

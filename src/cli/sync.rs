@@ -110,10 +110,10 @@ pub fn run(args: &SyncArgs) -> Result<ExitCode> {
                     "cmem: no project is shared yet: list them in [sync] projects (globs; \"*\" for all)"
                 );
             }
-            if !r.errors.is_empty() {
-                for e in &r.errors {
-                    eprintln!("cmem: sync {e}");
-                }
+            for e in &r.errors {
+                eprintln!("cmem: sync {e}");
+            }
+            if !r.errors.is_empty() || r.refused > 0 {
                 return Ok(ExitCode::FAILURE);
             }
         }
@@ -161,6 +161,21 @@ pub fn run(args: &SyncArgs) -> Result<ExitCode> {
                 "pulled:    {} from other devices",
                 plural(s.pulled_rows as usize, "row", "rows")
             );
+            if s.kept > 0 {
+                println!(
+                    "kept:      {} waiting for their parent to be pulled",
+                    plural(s.kept, "row", "rows")
+                );
+            }
+            if let Some((table, id, why)) = &s.refusal {
+                println!(
+                    "refused:   {} by the server (newest: {table} {id}: {why})",
+                    plural(s.refused as usize, "row", "rows")
+                );
+            }
+            if let Some((at, why)) = &s.last_error {
+                println!("failed:    {} {why}", when(Some(*at)));
+            }
             match s.behind {
                 Some(Ok(n)) => println!("on server: {} to pull", plural(n as usize, "row", "rows")),
                 Some(Err(e)) => println!("on server: unknown: {e}"),

@@ -17,6 +17,16 @@ use rustls::{DigitallySignedStruct, SignatureScheme};
 
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// What cmem's sessions ask of the server, so that nothing waits unbounded there: a lock held
+/// by another session (`lock_timeout`), a statement (`statement_timeout`), and a session of
+/// ours left inside a transaction by a partition or a killed client, which would hold the
+/// push lock for every device (`idle_in_transaction_session_timeout`: cmem never idles in a
+/// transaction, its statements go back to back). The lock wait is longer than the idle limit,
+/// so another device's stuck push is ended before ours gives up. TCP keepalives and
+/// `tcp_user_timeout` bound the server's side of a dead network. Options in the URL come
+/// after these and win.
+pub const SERVER_OPTIONS: &str = "-c lock_timeout=10s -c statement_timeout=15s -c idle_in_transaction_session_timeout=5s -c tcp_keepalives_idle=10 -c tcp_keepalives_interval=5 -c tcp_keepalives_count=3 -c tcp_user_timeout=20000";
+
 /// libpq's `sslmode` values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Ssl {
@@ -96,6 +106,19 @@ pub fn parse(url: &str) -> Result<Target> {
     if config.get_connect_timeout().is_none() {
         config.connect_timeout(CONNECT_TIMEOUT);
     }
+    let options = match config.get_options() {
+        Some(theirs) if !theirs.trim().is_empty() => format!("{SERVER_OPTIONS} {theirs}"),
+        _ => SERVER_OPTIONS.to_string(),
+    };
+    config.options(&options);
+    // The client's side of a dead network: probes after 10 s of silence, and unacknowledged
+    // data gives up after 20 s.
+    config
+        .keepalives(true)
+        .keepalives_idle(Duration::from_secs(10))
+        .keepalives_interval(Duration::from_secs(5))
+        .keepalives_retries(3)
+        .tcp_user_timeout(Duration::from_secs(20));
     config.ssl_mode(match ssl {
         Ssl::Disable => SslMode::Disable,
         Ssl::Prefer => SslMode::Prefer,

@@ -232,6 +232,8 @@ pub fn doc_of(
                 let (device, remote) = identity(conn, me, target, local)?;
                 Value::String(format!("{device}:{remote}"))
             }
+            // Rows stored before capture removed NUL still hold it; jsonb refuses it.
+            (_, Sql::Text(t)) if t.contains('\0') => Value::String(crate::privacy::without_nul(t)),
             (_, v) => to_json(v),
         };
         map.insert(c.clone(), value);

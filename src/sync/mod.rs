@@ -9,6 +9,7 @@
 //! pull's rows and cursor commit together.
 
 pub mod conn;
+pub mod deadline;
 pub mod local;
 pub mod server;
 
@@ -17,6 +18,7 @@ use std::fs::File;
 use std::path::Path;
 
 use anyhow::{Context, Result};
+use rusqlite::OptionalExtension;
 
 use crate::config::Settings;
 use crate::store::Store;
@@ -141,8 +143,38 @@ fn note_sharing(store: &mut Store, settings: &Settings) -> Result<()> {
 }
 
 /// Push, then pull; `None` when another sync of this data dir is running. A push that fails
-/// does not stop the pull (nor the reverse): the report lists what failed.
+/// does not stop the pull (nor the reverse): the report lists what failed, and so does the
+/// data dir until a sync succeeds (`cmem doctor` reads it there).
 pub fn run(settings: &Settings) -> Result<Option<Report>> {
+    let result = run_once(settings);
+    let failure = match &result {
+        Ok(Some(r)) if !r.errors.is_empty() => Some(r.errors.join("; ")),
+        Ok(_) => None,
+        Err(e) => Some(format!("{e:#}")),
+    };
+    if !matches!(result, Ok(None))
+        && let Ok(store) = Store::open(&settings.db_path())
+    {
+        let noted = match failure {
+            Some(why) => local::set_state(
+                &store.conn,
+                "last_error",
+                &format!("{}|{why}", crate::clock::now_ms()),
+            ),
+            None => store
+                .conn
+                .execute("DELETE FROM sync_state WHERE key = 'last_error'", [])
+                .map(|_| ())
+                .map_err(Into::into),
+        };
+        if let Err(e) = noted {
+            crate::logging::warn(format!("sync: cannot note the outcome: {e:#}"));
+        }
+    }
+    result
+}
+
+fn run_once(settings: &Settings) -> Result<Option<Report>> {
     let url = url(settings)?;
     let target = conn::parse(url)?;
     let data_dir = settings.data_dir();
@@ -153,22 +185,33 @@ pub fn run(settings: &Settings) -> Result<Option<Report>> {
     let me = local::ensure_device(&mut store.conn)?;
     note_sharing(&mut store, settings)?;
     let mut client = conn::connect(&target)?;
-    server::check(&mut client)?;
-    server::hello(&mut client, &me, &device_name())?;
+    let dog = deadline::Watchdog::start();
+    dog.within("the schema check", || server::check(&mut client))?;
+    dog.within("the device check", || {
+        server::hello(&mut client, &me, &device_name())
+    })?;
     let mut report = Report {
         device: me.clone(),
         ..Report::default()
     };
-    if let Err(e) = push(&mut store, &mut client, settings, &me, &mut report) {
+    let mut link = Link {
+        client: &mut client,
+        dog: &dog,
+    };
+    if let Err(e) = push(&mut store, &mut link, settings, &me, &mut report) {
         report.errors.push(format!("push: {e:#}"));
     }
-    if let Err(e) = pull(&mut store, &mut client, settings, &me, &mut report) {
+    if let Err(e) = pull(&mut store, &mut link, settings, &me, &mut report) {
         report.errors.push(format!("pull: {e:#}"));
     }
-    match server::behind(&mut client, &me, pull_cursor(&store)?) {
-        Ok(n) => report.behind = n,
-        Err(e) if report.errors.is_empty() => report.errors.push(format!("{e:#}")),
-        Err(_) => {}
+    // After a failure the count would only wait on the same trouble again.
+    if report.errors.is_empty() {
+        match dog.within("the count of rows to pull", || {
+            server::behind(&mut client, &me, pull_cursor(&store)?)
+        }) {
+            Ok(n) => report.behind = n,
+            Err(e) => report.errors.push(format!("{e:#}")),
+        }
     }
     if report.pulled.deleted + report.pulled.updated > 0 {
         // Forgotten or scrubbed elsewhere: leave no trace here either.
@@ -187,6 +230,12 @@ fn pull_cursor(store: &Store) -> Result<i64> {
         .unwrap_or(0))
 }
 
+/// The connection and the deadline every round trip on it runs under.
+struct Link<'a> {
+    client: &'a mut postgres::Client,
+    dog: &'a deadline::Watchdog,
+}
+
 /// A queued row as it goes to the server.
 struct Outgoing {
     id: i64,
@@ -195,7 +244,7 @@ struct Outgoing {
 
 fn push(
     store: &mut Store,
-    client: &mut postgres::Client,
+    link: &mut Link,
     settings: &Settings,
     me: &str,
     report: &mut Report,
@@ -253,7 +302,19 @@ fn push(
             if !outgoing.is_empty() || !tombstones.is_empty() {
                 let upserts: Vec<server::Upsert> =
                     outgoing.iter().map(|o| o.upsert.clone()).collect();
-                let pushed = server::push(client, me, &upserts, &tombstones)?;
+                let pushed = match link.dog.within("a push", || {
+                    server::push(link.client, me, &upserts, &tombstones)
+                }) {
+                    Ok(p) => p,
+                    // One row the server cannot take must not hold back the others: find it.
+                    Err(e) if upserts.len() + tombstones.len() > 1 && !link.client.is_closed() => {
+                        crate::logging::warn(format!(
+                            "sync: a {table} batch failed, pushing its rows one by one: {e:#}"
+                        ));
+                        one_by_one(link, me, &upserts, &tombstones)?
+                    }
+                    Err(e) => return Err(e),
+                };
                 outcomes = pushed.outcomes;
                 report.server_changed += pushed.tombstones;
                 batches += 1;
@@ -287,7 +348,9 @@ fn push(
                     }
                     server::Outcome::Refused(why) => {
                         report.refused += 1;
-                        report.refusal.get_or_insert_with(|| why.clone());
+                        report
+                            .refusal
+                            .get_or_insert_with(|| format!("{table} {}: {why}", o.id));
                         tx.execute(
                             "INSERT INTO sync_refused (tbl, row_id, why, at) VALUES (?1, ?2, ?3, ?4)
                              ON CONFLICT (tbl, row_id) DO UPDATE SET why = excluded.why, at = excluded.at",
@@ -311,9 +374,51 @@ fn push(
     Ok(())
 }
 
+/// A batch the server refused as a whole, pushed row by row: each row that still fails is
+/// refused with the server's reason; a lost connection ends the push.
+fn one_by_one(
+    link: &mut Link,
+    me: &str,
+    upserts: &[server::Upsert],
+    tombstones: &[server::Tombstone],
+) -> Result<server::Pushed> {
+    let mut out = server::Pushed {
+        outcomes: Vec::with_capacity(upserts.len()),
+        tombstones: 0,
+    };
+    for u in upserts {
+        let one = std::slice::from_ref(u);
+        match link
+            .dog
+            .within("a push", || server::push(link.client, me, one, &[]))
+        {
+            Ok(p) => out.outcomes.extend(p.outcomes),
+            Err(e) if !link.client.is_closed() => out
+                .outcomes
+                .push(server::Outcome::Refused(format!("{e:#}"))),
+            Err(e) => return Err(e),
+        }
+    }
+    for t in tombstones {
+        let one = std::slice::from_ref(t);
+        match link
+            .dog
+            .within("a push", || server::push(link.client, me, &[], one))
+        {
+            Ok(p) => out.tombstones += p.tombstones,
+            Err(e) if !link.client.is_closed() => crate::logging::warn(format!(
+                "sync: the server refused the deletion of {} {}: {e:#}",
+                t.1, t.2
+            )),
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(out)
+}
+
 fn pull(
     store: &mut Store,
-    client: &mut postgres::Client,
+    link: &mut Link,
     settings: &Settings,
     me: &str,
     report: &mut Report,
@@ -325,7 +430,10 @@ fn pull(
     }
     // A cursor past anything the server handed out was moved by a forged row (servers before
     // schema v2 let roles choose `seq`): pull everything again, which is idempotent.
-    if pull_cursor(store)? > server::last_seq(client)? {
+    let last_seq = link
+        .dog
+        .within("the sequence check", || server::last_seq(link.client))?;
+    if pull_cursor(store)? > last_seq {
         crate::logging::warn(
             "sync: the pull cursor was past the server's last sequence number; pulling everything again",
         );
@@ -334,7 +442,9 @@ fn pull(
     let mut batches = 0;
     loop {
         let cursor = pull_cursor(store)?;
-        let rows = server::pull(client, me, cursor, size)?;
+        let rows = link
+            .dog
+            .within("a pull", || server::pull(link.client, me, cursor, size))?;
         let Some(last) = rows.last().map(|r| r.seq) else {
             break;
         };
@@ -391,6 +501,13 @@ pub struct Status {
     pub last_pull: Option<i64>,
     pub waiting: i64,
     pub pulled_rows: i64,
+    /// The last sync's failure (when, why), until a sync succeeds.
+    pub last_error: Option<(i64, String)>,
+    /// Rows the server refused: how many, and the newest (table, id, why).
+    pub refused: i64,
+    pub refusal: Option<(String, i64, String)>,
+    /// Pulled rows waiting for their parent.
+    pub kept: usize,
     /// Revisions of other devices on the server not pulled yet, or why the server could not
     /// be asked.
     pub behind: Option<Result<i64, String>>,
@@ -413,6 +530,22 @@ pub fn status(settings: &Settings, ask_server: bool) -> Result<Status> {
             .conn
             .query_row("SELECT COUNT(*) FROM sync_map", [], |r| r.get(0))?,
         behind: None,
+        last_error: local::state(&store.conn, "last_error")?.and_then(|v| {
+            let (at, why) = v.split_once('|')?;
+            Some((at.parse().ok()?, why.to_string()))
+        }),
+        refused: store
+            .conn
+            .query_row("SELECT COUNT(*) FROM sync_refused", [], |r| r.get(0))?,
+        refusal: store
+            .conn
+            .query_row(
+                "SELECT tbl, row_id, why FROM sync_refused ORDER BY at DESC LIMIT 1",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .optional()?,
+        kept: local::kept(&store.conn)?,
     };
     if ask_server && let Some(url) = settings.sync.url.as_deref() {
         let cursor = pull_cursor(&store)?;

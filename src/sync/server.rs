@@ -181,7 +181,9 @@ pub fn push(
     upserts: &[Upsert],
     tombstones: &[Tombstone],
 ) -> Result<Pushed> {
-    let mut tx = client.transaction()?;
+    let mut tx = client
+        .transaction()
+        .map_err(|e| explain("cannot start a push", e))?;
     let mut outcomes = Vec::with_capacity(upserts.len());
     if !upserts.is_empty() {
         let col = |f: fn(&Upsert) -> &str| upserts.iter().map(f).collect::<Vec<&str>>();
@@ -226,7 +228,8 @@ pub fn push(
             .get(0);
         taken = n.max(0) as u64;
     }
-    tx.commit().context("the server did not commit the push")?;
+    tx.commit()
+        .map_err(|e| explain("the server did not commit the push", e))?;
     Ok(Pushed {
         outcomes,
         tombstones: taken,
@@ -234,16 +237,46 @@ pub fn push(
 }
 
 fn refused(e: postgres::Error) -> anyhow::Error {
-    let why = e
-        .as_db_error()
-        .map(|d| d.message().to_string())
-        .unwrap_or_else(|| e.to_string());
-    anyhow::anyhow!("the server refused the push: {why}")
+    explain("the server refused the push", e)
+}
+
+/// A server error in one line that says what to do.
+pub fn explain(what: &str, e: postgres::Error) -> anyhow::Error {
+    let why = match e.as_db_error() {
+        Some(d) => d.message().to_string(),
+        None => {
+            let mut why = e.to_string();
+            let mut source = std::error::Error::source(&e);
+            while let Some(s) = source {
+                why = format!("{why}: {s}");
+                source = s.source();
+            }
+            why
+        }
+    };
+    let hint = if why.contains("lock timeout") {
+        "; another session holds a lock on the cmem tables (another device's push, or a transaction of an admin's): try again shortly (the server ends a stuck push within seconds)"
+    } else if why.contains("statement timeout") {
+        "; one batch took the server longer than 15 s: check its load, or sync in smaller batches (CMEM_SYNC_BATCH)"
+    } else if why.contains("row-level security") || why.contains("not granted") {
+        "; this role is not granted one of the shared projects: narrow [sync] projects or ask the admin for `cmem sync grant ROLE PROJECT`"
+    } else if e.is_closed() || e.as_db_error().is_none() {
+        "; the connection to the sync server was lost: run `cmem sync` again when it is back (nothing is lost)"
+    } else {
+        ""
+    };
+    anyhow::anyhow!(
+        "{what}: {}{hint}",
+        why.split_whitespace().collect::<Vec<_>>().join(" ")
+    )
 }
 
 /// The newest sequence number the server handed out.
 pub fn last_seq(client: &mut Client) -> Result<i64> {
-    Ok(client.query_one("SELECT cmem.last_seq()", &[])?.get(0))
+    Ok(client
+        .query_one("SELECT cmem.last_seq()", &[])
+        .map_err(|e| explain("cannot read the server's sequence", e))?
+        .get(0))
 }
 
 /// A revision pulled, with its sequence number.
@@ -261,7 +294,7 @@ pub fn pull(client: &mut Client, me: &str, after: i64, limit: i64) -> Result<Vec
          WHERE r.seq > $1 AND r.writer <> $2
          ORDER BY r.seq LIMIT $3",
         &[&after, &me, &limit],
-    )?;
+    ).map_err(|e| explain("the server did not give the rows to pull", e))?;
     Ok(rows
         .into_iter()
         .map(|r| Row {
@@ -288,6 +321,7 @@ pub fn behind(client: &mut Client, me: &str, after: i64) -> Result<i64> {
         .query_one(
             "SELECT COUNT(*) FROM cmem.rows WHERE seq > $1 AND writer <> $2",
             &[&after, &me],
-        )?
+        )
+        .map_err(|e| explain("cannot count the rows to pull", e))?
         .get(0))
 }
