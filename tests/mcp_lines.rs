@@ -130,6 +130,27 @@ fn an_over_long_line_is_refused_for_its_id_and_the_server_goes_on() {
     );
 }
 
+/// An object with neither a method nor an id is an invalid request (JSON-RPC 2.0: -32600,
+/// id null); a response to a request the server never sent gets no reply; the server goes on.
+#[test]
+fn an_object_without_method_or_id_is_an_invalid_request() {
+    let env = Env::new();
+    let requests = vec![
+        r#"{"a":1}"#.to_string(),
+        r#"{"jsonrpc":"2.0","id":9,"result":{}}"#.to_string(),
+        r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#.to_string(),
+    ];
+    let replies = env.mcp_serve(&common::jsonl(&requests));
+    assert_eq!(replies.len(), 2, "{replies:?}");
+    let first: Value = serde_json::from_slice(&replies[0]).unwrap();
+    assert_eq!(first["id"], Value::Null);
+    assert_eq!(first["error"]["code"], json!(-32600));
+    assert_eq!(
+        serde_json::from_slice::<Value>(&replies[1]).unwrap(),
+        json!({"jsonrpc": "2.0", "id": 3, "result": {}})
+    );
+}
+
 #[test]
 fn no_reply_leaves_the_bmp() {
     let env = Env::new();

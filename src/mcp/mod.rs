@@ -140,18 +140,21 @@ impl Server {
         };
         let id = obj.get("id").cloned();
         let Some(method) = obj.get("method").and_then(Value::as_str) else {
-            // A response to a request we never sent, or garbage with an id.
-            return match id {
-                Some(id) if !obj.contains_key("result") && !obj.contains_key("error") => {
-                    Some(error_answer(
-                        raw_id.unwrap_or(Id::Value(id)),
-                        INVALID_REQUEST,
-                        "Invalid request: no method",
-                        None,
-                    ))
-                }
-                _ => None,
+            // A response (to a request we never sent) gets no answer; anything else without a
+            // method is an invalid request, answered with id null when it has none (JSON-RPC 2.0).
+            if obj.contains_key("result") || obj.contains_key("error") {
+                return None;
+            }
+            let id = match id {
+                Some(id) => raw_id.unwrap_or(Id::Value(id)),
+                None => Id::NULL,
             };
+            return Some(error_answer(
+                id,
+                INVALID_REQUEST,
+                "Invalid request: no method",
+                None,
+            ));
         };
         let Some(id) = id else {
             self.notification(method);
