@@ -472,6 +472,63 @@ fn forget_and_scrub_reach_the_other_device() {
     assert_eq!(left, 0);
 }
 
+/// Two devices scrub different secrets of the same row before either syncs (attack 4 of issue
+/// 33): the later push is based on a revision the server moved past, is merged field by field,
+/// and neither secret comes back anywhere; a third device that joins afterwards gets the
+/// merge. One side used its own replacement text, which the other never saw.
+#[test]
+fn two_scrubs_of_one_row_on_two_devices_both_hold() {
+    let Some(pg) = Cluster::start() else { return };
+    let url = pg.url();
+    let (a, b, c) = (Env::new(), Env::new(), Env::new());
+    mcp_call(
+        &a,
+        "save_memory",
+        json!({"title": "Staging credentials",
+               "text": "Deploy key ALPHA-7431-KEY, database password 密码BRAVO-9902 — rotate both."}),
+    );
+    ok(cmem(&a, &url).args(["sync", "init"]));
+    sync(&a, &url);
+    sync(&b, &url);
+    assert!(contains(&db_bytes(&b), "BRAVO-9902"));
+
+    ok(a.cmd().args(["scrub", "ALPHA-7431-KEY"]));
+    ok(b.cmd()
+        .args(["scrub", "BRAVO-9902", "--replacement", "<removed>"]));
+    sync(&a, &url);
+    sync(&b, &url);
+    sync(&a, &url);
+    sync(&c, &url);
+
+    let want = "Deploy key [SCRUBBED], database password 密码<removed> — rotate both.";
+    for (name, env) in [("A", &a), ("B", &b), ("C", &c)] {
+        let bytes = db_bytes(env);
+        for secret in ["ALPHA-7431-KEY", "BRAVO-9902"] {
+            assert!(!contains(&bytes, secret), "{secret} is back on {name}");
+        }
+        let narrative: String = env
+            .db()
+            .query_row(
+                "SELECT narrative FROM observations WHERE title = 'Staging credentials'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(narrative, want, "on {name}");
+    }
+    let mut server = pg.client();
+    let rows = server
+        .query(
+            "SELECT doc->>'narrative' FROM cmem.rows WHERE doc->>'title' = 'Staging credentials'",
+            &[],
+        )
+        .unwrap();
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0].get::<_, String>(0), want);
+    assert_eq!(export_without_ids(&a), export_without_ids(&b));
+    assert_eq!(export_without_ids(&a), export_without_ids(&c));
+}
+
 /// Kills syncs at 24 points (an abort right after the server committed a push batch, inside a
 /// pull's transaction, and real `kill -9` after random delays); the next runs finish the job
 /// with nothing twice and nothing missing.

@@ -300,6 +300,9 @@ pub fn leave_no_trace(conn: &Connection) -> Result<()> {
 /// What a scrub writes in place of the text unless told otherwise (`cmem scrub`, the browser).
 pub const SCRUBBED: &str = "[SCRUBBED]";
 
+/// The `sync_state` key listing the other replacements scrubs wrote here, one a line.
+pub const MARKERS_KEY: &str = "scrub_markers";
+
 /// What to scrub.
 pub enum Pattern {
     Literal(String),
@@ -423,6 +426,17 @@ pub fn scrub(
         }
         if scrubbed > 0 {
             counts.push(("sync_pending".to_string(), "pulled".to_string(), scrubbed));
+        }
+        // Sync's merge keeps a field's scrubbed parts by their replacement text: it must know
+        // every replacement this data dir used (src/sync/merge.rs).
+        if with != SCRUBBED && !with.is_empty() && !with.contains('\n') {
+            tx.execute(
+                "INSERT INTO sync_state (key, value) VALUES (?1, ?2)
+                 ON CONFLICT (key) DO UPDATE SET value = CASE
+                     WHEN instr(char(10) || value || char(10), char(10) || ?2 || char(10)) > 0 THEN value
+                     ELSE value || char(10) || ?2 END",
+                rusqlite::params![MARKERS_KEY, with],
+            )?;
         }
         Ok(counts)
     })

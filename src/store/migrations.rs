@@ -13,6 +13,7 @@ const STEPS: &[&str] = &[
     include_str!("sql/004_vectors.sql"),
     include_str!("sql/005_sync.sql"),
     include_str!("sql/006_sync_authority.sql"),
+    include_str!("sql/007_sync_merge.sql"),
 ];
 
 pub const SCHEMA_VERSION: i64 = STEPS.len() as i64;

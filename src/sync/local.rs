@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
+use super::merge;
 use crate::store::jsonl::{REFERENCES, insert_sql, to_json, to_sql};
 use crate::store::transfer::TABLES;
 
@@ -125,11 +126,13 @@ pub struct Replica {
     pub remote: i64,
     pub rev: Option<i64>,
     pub hash: Option<String>,
+    /// Each field's hash in that revision (src/sync/merge.rs).
+    pub fields: Option<String>,
 }
 
 pub fn replica(conn: &Connection, me: &str, table: &str, id: i64) -> Result<Replica> {
     let mut stmt = conn.prepare_cached(
-        "SELECT device, remote_id, rev, hash FROM sync_map WHERE tbl = ?1 AND local_id = ?2",
+        "SELECT device, remote_id, rev, hash, fields FROM sync_map WHERE tbl = ?1 AND local_id = ?2",
     )?;
     Ok(stmt
         .query_row(params![table, id], |r| {
@@ -138,6 +141,7 @@ pub fn replica(conn: &Connection, me: &str, table: &str, id: i64) -> Result<Repl
                 remote: r.get(1)?,
                 rev: r.get(2)?,
                 hash: r.get(3)?,
+                fields: r.get(4)?,
             })
         })
         .optional()?
@@ -146,6 +150,7 @@ pub fn replica(conn: &Connection, me: &str, table: &str, id: i64) -> Result<Repl
             remote: id,
             rev: None,
             hash: None,
+            fields: None,
         }))
 }
 
@@ -155,24 +160,47 @@ pub fn identity(conn: &Connection, me: &str, table: &str, id: i64) -> Result<(St
     Ok((r.device, r.remote))
 }
 
-/// Records that local row `local` is the replica of `(device, remote)` at server revision
-/// `rev`, its document hashing to `hash`. A local row already mapped to another identity
-/// (the same session reached this device twice) keeps its mapping.
+/// A server revision a local row is in step with: the base of its next local change.
+pub struct Base<'a> {
+    pub rev: i64,
+    /// Its document's hash and its fields' hashes.
+    pub hash: &'a str,
+    pub fields: &'a str,
+    /// Its place in the server's order, when pulled.
+    pub seq: Option<i64>,
+}
+
+/// Records that local row `local` is the replica of `(device, remote)`, in step with `base`
+/// (`None`: mapped, not in step with any revision yet). A pulled row is stamped with when it
+/// arrived, by this device's clock. A local row already mapped to another identity (the same
+/// session reached this device twice) keeps its mapping.
 pub fn remember(
     conn: &Connection,
     table: &str,
     (device, remote): (&str, i64),
     local: i64,
-    rev: Option<i64>,
-    hash: Option<&str>,
+    base: Option<&Base>,
 ) -> Result<()> {
     let mut stmt = conn.prepare_cached(
-        "INSERT INTO sync_map (tbl, device, remote_id, local_id, rev, hash) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+        "INSERT INTO sync_map (tbl, device, remote_id, local_id, rev, hash, fields, seq, arrived)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, CASE WHEN ?8 IS NULL THEN NULL ELSE ?9 END)
          ON CONFLICT (tbl, device, remote_id) DO UPDATE
-             SET local_id = excluded.local_id, rev = excluded.rev, hash = excluded.hash
+             SET local_id = excluded.local_id, rev = excluded.rev, hash = excluded.hash,
+                 fields = excluded.fields, seq = COALESCE(excluded.seq, sync_map.seq),
+                 arrived = COALESCE(sync_map.arrived, excluded.arrived)
          ON CONFLICT DO NOTHING",
     )?;
-    stmt.execute(params![table, device, remote, local, rev, hash])?;
+    stmt.execute(params![
+        table,
+        device,
+        remote,
+        local,
+        base.map(|b| b.rev),
+        base.map(|b| b.hash),
+        base.map(|b| b.fields),
+        base.and_then(|b| b.seq),
+        crate::clock::now_ms()
+    ])?;
     Ok(())
 }
 
@@ -180,8 +208,11 @@ pub fn remember(
 /// document (every column but the id, references as `device:id`) and the document's hash.
 pub struct Doc {
     pub project: String,
+    pub map: Map<String, Value>,
     pub text: String,
     pub hash: String,
+    /// Each field's hash, encoded (src/sync/merge.rs).
+    pub fields: String,
 }
 
 /// The row as a document, or `None` when it is gone (forgotten: push a tombstone).
@@ -248,16 +279,28 @@ pub fn doc_of(
             .optional()?
             .unwrap_or_default();
     }
-    let text = Value::Object(map).to_string();
-    let hash = Sha256::digest(text.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
-    Ok(Some(Doc {
-        project,
-        text,
-        hash,
-    }))
+    Ok(Some(Doc::new(project, map)))
+}
+
+impl Doc {
+    pub fn new(project: String, map: Map<String, Value>) -> Doc {
+        // serde_json's map keeps insertion order (preserve_order): the text is the same
+        // for the same row, and so is the hash.
+        let text = Value::Object(map.clone()).to_string();
+        let hash = hex(&Sha256::digest(text.as_bytes()));
+        let fields = merge::encode(&merge::field_hashes(&map));
+        Doc {
+            project,
+            map,
+            text,
+            hash,
+            fields,
+        }
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Drops pushed entries from the outbox unless the row changed again since (`gen`).
@@ -283,6 +326,9 @@ pub struct Pulled {
     pub writer_name: String,
     pub writer_role: String,
     pub rev: i64,
+    /// Its place in the server's order (kept rows stored before it was known read 0).
+    #[serde(default)]
+    pub seq: i64,
 }
 
 #[derive(Debug, Default, Clone, Copy)]
@@ -530,8 +576,18 @@ fn apply_one(
     let Some(text) = &p.doc else {
         return Ok(Step::Skipped);
     };
-    let doc: Map<String, Value> = serde_json::from_str(text)
+    let pulled: Map<String, Value> = serde_json::from_str(text)
         .with_context(|| format!("the server holds a broken {table} row from {}", p.device))?;
+    let cols = &columns[table];
+    // A row changed here that the server changed too (a scrub on each side): both changes
+    // are kept, and the next push sends the merge based on this revision.
+    let merged = match here {
+        Some(id) => unpushed_change(tx, me, table, cols, id)?
+            .map(|(mine, base)| merge_with(tx, table, cols, &mine, &base, &pulled, &p.project))
+            .transpose()?,
+        None => None,
+    };
+    let doc = merged.as_ref().map_or(&pulled, |(m, _)| m);
     let mut row: Vec<(String, Sql)> = Vec::new();
     for c in &columns[table] {
         if c == "id" {
@@ -602,12 +658,82 @@ fn apply_one(
             }
         }
     };
-    // In step with this revision: the document as it reads here now is the base of the next
-    // local change.
-    let cols = &columns[table];
-    let hash = doc_of(tx, me, table, cols, id)?.map(|d| d.hash);
-    remember(tx, table, identity, id, Some(p.rev), hash.as_deref())?;
+    // In step with this revision: the document as it reads here is the base of the next
+    // local change (when merged, the pulled revision is the base, not what is stored).
+    let base = match merged {
+        Some((_, base)) => Some(base),
+        None => doc_of(tx, me, table, cols, id)?,
+    };
+    let base = base.as_ref().map(|d| Base {
+        rev: p.rev,
+        hash: &d.hash,
+        fields: &d.fields,
+        seq: Some(p.seq),
+    });
+    remember(tx, table, identity, id, base.as_ref())?;
     Ok(step)
+}
+
+/// The local row's document and what sync knows of its base, when the row was changed here
+/// since it was last in step with the server and that change is still queued.
+fn unpushed_change(
+    tx: &Transaction,
+    me: &str,
+    table: &str,
+    cols: &[String],
+    id: i64,
+) -> Result<Option<(Doc, Replica)>> {
+    let queued: bool = tx
+        .prepare_cached("SELECT EXISTS (SELECT 1 FROM sync_outbox WHERE tbl = ?1 AND row_id = ?2)")?
+        .query_row(params![table, id], |r| r.get(0))?;
+    if !queued {
+        return Ok(None);
+    }
+    let base = replica(tx, me, table, id)?;
+    let Some(mine) = doc_of(tx, me, table, cols, id)? else {
+        return Ok(None);
+    };
+    Ok((base.hash.as_deref() != Some(mine.hash.as_str())).then_some((mine, base)))
+}
+
+/// This device's document merged with a pulled one, and the pulled one as it reads here (in
+/// the local column order: the base the next push is compared with).
+fn merge_with(
+    tx: &Transaction,
+    table: &str,
+    cols: &[String],
+    mine: &Doc,
+    base: &Replica,
+    pulled: &Map<String, Value>,
+    project: &str,
+) -> Result<(Map<String, Value>, Doc)> {
+    let atomic: Vec<&str> = REFERENCES
+        .iter()
+        .filter(|(t, _, _)| *t == table)
+        .map(|(_, c, _)| *c)
+        .collect();
+    let merged = merge::merge(
+        &merge::decode(base.fields.as_deref()),
+        &mine.map,
+        pulled,
+        &atomic,
+        &scrub_markers(tx)?,
+    );
+    let in_order: Map<String, Value> = cols
+        .iter()
+        .filter_map(|c| Some((c.clone(), pulled.get(c)?.clone())))
+        .collect();
+    Ok((merged, Doc::new(project.to_string(), in_order)))
+}
+
+/// The replacements this device's scrubs wrote: where a merged text holds one, this device's
+/// text wins (src/sync/merge.rs).
+pub fn scrub_markers(conn: &Connection) -> Result<Vec<String>> {
+    let mut markers = vec![crate::store::forget::SCRUBBED.to_string()];
+    if let Some(more) = state(conn, crate::store::forget::MARKERS_KEY)? {
+        markers.extend(more.lines().filter(|l| !l.is_empty()).map(str::to_string));
+    }
+    Ok(markers)
 }
 
 /// `INSERT OR IGNORE`: false when a unique index already holds the row.

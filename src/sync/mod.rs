@@ -11,6 +11,7 @@
 pub mod conn;
 pub mod deadline;
 pub mod local;
+pub mod merge;
 pub mod server;
 
 use std::collections::HashMap;
@@ -240,7 +241,14 @@ struct Link<'a> {
 struct Outgoing {
     id: i64,
     upsert: server::Upsert,
+    /// Its fields' hashes (the base of the next change once the server holds it).
+    fields: String,
 }
+
+/// Rounds of a push: a row another device changed since this one's base is merged with the
+/// server's revision and pushed again in the next round (a third conflict in a row waits for
+/// the next sync).
+const PUSH_ROUNDS: usize = 3;
 
 fn push(
     store: &mut Store,
@@ -249,8 +257,55 @@ fn push(
     me: &str,
     report: &mut Report,
 ) -> Result<()> {
-    let size = batch_size();
     let mut batches = 0;
+    for _ in 0..PUSH_ROUNDS {
+        let conflicts = push_round(store, link, settings, me, report, &mut batches)?;
+        if conflicts.is_empty() {
+            break;
+        }
+        merge_conflicts(store, link, me, &conflicts)?;
+    }
+    Ok(())
+}
+
+/// Rows of one table the server holds a newer revision of than the one pushed was based on.
+type Conflicts = Vec<(&'static str, Vec<(String, i64)>)>;
+
+/// Fetches the server's revision of each conflicting row and applies it as a pull would:
+/// the local change is merged into it (src/sync/merge.rs) and stays queued, now based on it.
+fn merge_conflicts(
+    store: &mut Store,
+    link: &mut Link,
+    me: &str,
+    conflicts: &Conflicts,
+) -> Result<()> {
+    let mut columns: HashMap<&'static str, Vec<String>> = HashMap::new();
+    for t in TABLES {
+        columns.insert(t, crate::store::jsonl::table_columns(&store.conn, t)?);
+    }
+    for (table, keys) in conflicts {
+        let theirs = link.dog.within("a fetch of rows changed elsewhere", || {
+            server::fetch(link.client, table, keys)
+        })?;
+        let tx = store
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        local::apply(&tx, me, &theirs, &columns, crate::clock::now_ms())?;
+        tx.commit()?;
+    }
+    Ok(())
+}
+
+fn push_round(
+    store: &mut Store,
+    link: &mut Link,
+    settings: &Settings,
+    me: &str,
+    report: &mut Report,
+    batches: &mut usize,
+) -> Result<Conflicts> {
+    let size = batch_size();
+    let mut conflicts = Conflicts::new();
     for table in TABLES {
         let cols = crate::store::jsonl::table_columns(&store.conn, table)?;
         let mut after = 0;
@@ -290,8 +345,9 @@ fn push(
                                 project: doc.project,
                                 doc: doc.text,
                                 hash: doc.hash,
-                                base: None,
+                                base: replica.rev,
                             },
+                            fields: doc.fields,
                         })
                     }
                     Some(_) => report.kept_local += 1,
@@ -317,8 +373,8 @@ fn push(
                 };
                 outcomes = pushed.outcomes;
                 report.server_changed += pushed.tombstones;
-                batches += 1;
-                abort_at("push", batches);
+                *batches += 1;
+                abort_at("push", *batches);
             }
             report.tombstones += tombstones.len();
             let tx = store
@@ -333,18 +389,21 @@ fn push(
                             report.server_changed += 1;
                         }
                         report.pushed += 1;
-                        local::remember(
-                            &tx,
-                            table,
-                            (&u.device, u.id),
-                            o.id,
-                            Some(*rev),
-                            Some(&u.hash),
-                        )?;
+                        let base = local::Base {
+                            rev: *rev,
+                            hash: &u.hash,
+                            fields: &o.fields,
+                            seq: None,
+                        };
+                        local::remember(&tx, table, (&u.device, u.id), o.id, Some(&base))?;
                     }
                     server::Outcome::Gone => report.pushed += 1,
                     server::Outcome::Conflict(_) => {
                         keep.insert(o.id);
+                        match conflicts.last_mut() {
+                            Some((t, keys)) if *t == table => keys.push((u.device.clone(), u.id)),
+                            _ => conflicts.push((table, vec![(u.device.clone(), u.id)])),
+                        }
                     }
                     server::Outcome::Refused(why) => {
                         report.refused += 1;
@@ -371,7 +430,7 @@ fn push(
             tx.commit()?;
         }
     }
-    Ok(())
+    Ok(conflicts)
 }
 
 /// A batch the server refused as a whole, pushed row by row: each row that still fails is

@@ -285,34 +285,65 @@ pub struct Row {
     pub pulled: super::local::Pulled,
 }
 
+/// The columns `pulled` reads, from `cmem.rows r` joined with `cmem.devices d`.
+const PULLED: &str =
+    "r.seq, r.device, r.tbl, r.local_id, r.project, r.deleted, r.doc::text, r.writer,
+     COALESCE(d.name, r.writer), r.written_by::text, r.rev";
+
+fn pulled(r: &postgres::Row) -> Row {
+    Row {
+        seq: r.get(0),
+        pulled: super::local::Pulled {
+            device: r.get(1),
+            table: r.get(2),
+            remote_id: r.get(3),
+            project: r.get(4),
+            deleted: r.get(5),
+            doc: r.get(6),
+            writer: r.get(7),
+            writer_name: r.get(8),
+            writer_role: r.get(9),
+            rev: r.get(10),
+            seq: r.get(0),
+        },
+    }
+}
+
 /// Revisions after `after` that other devices wrote, oldest first.
 pub fn pull(client: &mut Client, me: &str, after: i64, limit: i64) -> Result<Vec<Row>> {
-    let rows = client.query(
-        "SELECT r.seq, r.device, r.tbl, r.local_id, r.project, r.deleted, r.doc::text, r.writer,
-                COALESCE(d.name, r.writer), r.written_by::text, r.rev
-         FROM cmem.rows r LEFT JOIN cmem.devices d ON d.device = r.writer
-         WHERE r.seq > $1 AND r.writer <> $2
-         ORDER BY r.seq LIMIT $3",
-        &[&after, &me, &limit],
-    ).map_err(|e| explain("the server did not give the rows to pull", e))?;
-    Ok(rows
-        .into_iter()
-        .map(|r| Row {
-            seq: r.get(0),
-            pulled: super::local::Pulled {
-                device: r.get(1),
-                table: r.get(2),
-                remote_id: r.get(3),
-                project: r.get(4),
-                deleted: r.get(5),
-                doc: r.get(6),
-                writer: r.get(7),
-                writer_name: r.get(8),
-                writer_role: r.get(9),
-                rev: r.get(10),
-            },
-        })
-        .collect())
+    let rows = client
+        .query(
+            &format!(
+                "SELECT {PULLED} FROM cmem.rows r LEFT JOIN cmem.devices d ON d.device = r.writer
+                 WHERE r.seq > $1 AND r.writer <> $2 ORDER BY r.seq LIMIT $3"
+            ),
+            &[&after, &me, &limit],
+        )
+        .map_err(|e| explain("the server did not give the rows to pull", e))?;
+    Ok(rows.iter().map(pulled).collect())
+}
+
+/// The server's current revision of rows of `table`, by global identity (a push found them
+/// changed since its base).
+pub fn fetch(
+    client: &mut Client,
+    table: &str,
+    keys: &[(String, i64)],
+) -> Result<Vec<super::local::Pulled>> {
+    let devices: Vec<&str> = keys.iter().map(|k| k.0.as_str()).collect();
+    let ids: Vec<i64> = keys.iter().map(|k| k.1).collect();
+    let rows = client
+        .query(
+            &format!(
+                "SELECT {PULLED} FROM cmem.rows r LEFT JOIN cmem.devices d ON d.device = r.writer
+                 JOIN unnest($2::text[], $3::bigint[]) AS k (device, id)
+                   ON r.device = k.device AND r.local_id = k.id
+                 WHERE r.tbl = $1 ORDER BY r.seq"
+            ),
+            &[&table, &devices, &ids],
+        )
+        .map_err(|e| explain("the server did not give the rows changed elsewhere", e))?;
+    Ok(rows.iter().map(|r| pulled(r).pulled).collect())
 }
 
 /// How many revisions of other devices wait after `after` (for `cmem sync status`).

@@ -1,0 +1,10 @@
+-- cmem schema v7: sync merges instead of overwriting (src/sync/merge.rs).
+--
+-- `fields` holds the hash of each field of the revision a row was last in step with, so a
+-- row changed here and on another device is merged field by field (a scrub on each side
+-- keeps both). `seq` is that revision's place in the server's order: the work state folds by
+-- it, not by the writers' clocks. `arrived` is when this device received it, by this
+-- device's clock: `forget --older-than` ages other devices' rows by that.
+ALTER TABLE sync_map ADD COLUMN fields TEXT;
+ALTER TABLE sync_map ADD COLUMN seq INTEGER;
+ALTER TABLE sync_map ADD COLUMN arrived INTEGER;

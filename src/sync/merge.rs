@@ -1,0 +1,230 @@
+//! Two revisions of one row, merged field by field against the revision both were based on.
+//!
+//! Rows are insert-only but for scrubs, session ends and a few counters, so two devices change
+//! the same row mostly when both scrub it. Whole documents with the last writer winning let a
+//! stale revision bring a scrubbed secret back (device A scrubs S1, B scrubs S2 of the same
+//! row before either syncs: B's push carried S1 again). Here:
+//! - a field only one side changed takes that side;
+//! - a text field both changed is merged by tokens: where this device's text holds one of its
+//!   scrub replacements (`[SCRUBBED]`, or a `--replacement` it used) it wins, everywhere else
+//!   the server's revision wins — it holds the other device's scrubs, whose replacement text
+//!   this device need not know;
+//! - any other field both changed takes this device's value (it is the later write).
+//!
+//! A tombstone is not merged at all: a forget always wins (src/sync/local.rs, mod.rs).
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+
+/// The hash of each field's value in a document: what a later merge compares against.
+pub type FieldHashes = BTreeMap<String, String>;
+
+fn hash_value(v: &Value) -> String {
+    Sha256::digest(v.to_string().as_bytes())
+        .iter()
+        .take(8)
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+pub fn field_hashes(doc: &Map<String, Value>) -> FieldHashes {
+    doc.iter()
+        .map(|(k, v)| (k.clone(), hash_value(v)))
+        .collect()
+}
+
+/// As stored in `sync_map.fields`.
+pub fn encode(hashes: &FieldHashes) -> String {
+    serde_json::to_string(hashes).unwrap_or_default()
+}
+
+/// `None` for a mapping made before fields were kept (every field then counts as changed on
+/// both sides).
+pub fn decode(text: Option<&str>) -> FieldHashes {
+    text.and_then(|t| serde_json::from_str(t).ok())
+        .unwrap_or_default()
+}
+
+/// Merges this device's document with the server's, both descended from `base`.
+/// `atomic` fields (global references) are never merged as text; `markers` are the scrub
+/// replacements this device has used.
+pub fn merge(
+    base: &FieldHashes,
+    local: &Map<String, Value>,
+    remote: &Map<String, Value>,
+    atomic: &[&str],
+    markers: &[String],
+) -> Map<String, Value> {
+    let mut out = Map::new();
+    let keys: Vec<&String> = local
+        .keys()
+        .chain(remote.keys().filter(|k| !local.contains_key(*k)))
+        .collect();
+    for k in keys {
+        let (l, r) = (local.get(k), remote.get(k));
+        let value = match (l, r) {
+            (Some(l), None) => l.clone(),
+            (None, Some(r)) => r.clone(),
+            (None, None) => continue,
+            (Some(l), Some(r)) if l == r => l.clone(),
+            (Some(l), Some(r)) => {
+                let b = base.get(k.as_str());
+                if b == Some(&hash_value(l)) {
+                    r.clone()
+                } else if b == Some(&hash_value(r)) {
+                    l.clone()
+                } else {
+                    match (l, r) {
+                        (Value::String(lt), Value::String(rt)) if !atomic.contains(&k.as_str()) => {
+                            Value::String(merge_text(lt, rt, markers))
+                        }
+                        _ => l.clone(),
+                    }
+                }
+            }
+        };
+        out.insert(k.clone(), value);
+    }
+    out
+}
+
+/// Merges two versions of a text: hunks where `local` holds a scrub replacement take
+/// `local`'s text, all others `remote`'s.
+pub fn merge_text(local: &str, remote: &str, markers: &[String]) -> String {
+    let (lt, rt) = (tokens(local, markers), tokens(remote, markers));
+    let mut out = String::with_capacity(local.len().max(remote.len()));
+    for op in similar::capture_diff_slices(similar::Algorithm::Myers, &lt, &rt) {
+        let (l, r) = (op.old_range(), op.new_range());
+        let scrubbed = lt[l.clone()].iter().any(|t| markers.iter().any(|m| t == m));
+        let side = if scrubbed || matches!(op.tag(), similar::DiffTag::Equal) {
+            &lt[l]
+        } else {
+            &rt[r]
+        };
+        for t in side {
+            out.push_str(t);
+        }
+    }
+    out
+}
+
+/// A text as tokens: each marker whole, runs of letters and digits, and every other
+/// character alone, so a scrub inside a word (`key=[SCRUBBED]`) lines up with the word it
+/// replaced.
+fn tokens<'a>(text: &'a str, markers: &[String]) -> Vec<&'a str> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    'outer: while !rest.is_empty() {
+        for m in markers {
+            if !m.is_empty() && rest.starts_with(m.as_str()) {
+                out.push(&rest[..m.len()]);
+                rest = &rest[m.len()..];
+                continue 'outer;
+            }
+        }
+        let mut chars = rest.char_indices();
+        let first = chars.next().map_or(' ', |(_, c)| c);
+        let end = if first.is_alphanumeric() || first == '_' {
+            rest.char_indices()
+                .find(|(i, c)| {
+                    !(c.is_alphanumeric() || *c == '_')
+                        || (*i > 0
+                            && markers
+                                .iter()
+                                .any(|m| !m.is_empty() && rest[*i..].starts_with(m.as_str())))
+                })
+                .map_or(rest.len(), |(i, _)| i)
+        } else {
+            first.len_utf8()
+        };
+        out.push(&rest[..end]);
+        rest = &rest[end..];
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn map(v: Value) -> Map<String, Value> {
+        match v {
+            Value::Object(m) => m,
+            _ => unreachable!(),
+        }
+    }
+
+    fn markers() -> Vec<String> {
+        vec!["[SCRUBBED]".to_string()]
+    }
+
+    #[test]
+    fn two_scrubs_of_one_text_both_hold() {
+        let base = "deploy with key sk-live-1111 and password hunter2 to staging";
+        let a = base.replace("sk-live-1111", "[SCRUBBED]");
+        let b = base.replace("hunter2", "[SCRUBBED]");
+        let merged = merge_text(&b, &a, &markers());
+        assert_eq!(
+            merged,
+            "deploy with key [SCRUBBED] and password [SCRUBBED] to staging"
+        );
+        // From the other side, with a replacement this device never used.
+        let a2 = base.replace("sk-live-1111", "<gone>");
+        assert_eq!(
+            merge_text(&b, &a2, &markers()),
+            "deploy with key <gone> and password [SCRUBBED] to staging"
+        );
+    }
+
+    #[test]
+    fn a_scrub_inside_a_word_or_in_chinese_text_lines_up() {
+        let base = "token=abc123def 连接池密钥是秘密口令不要外传";
+        let a = base.replace("c123d", "[SCRUBBED]");
+        let b = base.replace("秘密口令", "[SCRUBBED]");
+        assert_eq!(
+            merge_text(&b, &a, &markers()),
+            "token=ab[SCRUBBED]ef 连接池密钥是[SCRUBBED]不要外传"
+        );
+        // 𠮷 is outside the BMP: kept whole.
+        assert_eq!(
+            merge_text("𠮷野家 [SCRUBBED]", "𠮷野家 pw", &markers()),
+            "𠮷野家 [SCRUBBED]"
+        );
+    }
+
+    #[test]
+    fn fields_only_one_side_changed_take_that_side() {
+        let base = map(json!({"title": "t", "narrative": "n S1 S2", "status": "active", "n": 1}));
+        let hashes = field_hashes(&base);
+        let local =
+            map(json!({"title": "t", "narrative": "n S1 [SCRUBBED]", "status": "active", "n": 2}));
+        let remote = map(
+            json!({"title": "t2", "narrative": "n [SCRUBBED] S2", "status": "completed", "n": 3}),
+        );
+        let merged = merge(&hashes, &local, &remote, &[], &markers());
+        assert_eq!(
+            Value::Object(merged),
+            json!({"title": "t2", "narrative": "n [SCRUBBED] [SCRUBBED]", "status": "completed", "n": 2})
+        );
+    }
+
+    #[test]
+    fn references_are_not_merged_as_text_and_unknown_bases_still_keep_scrubs() {
+        let local = map(json!({"session_id": "aa:1", "text": "x [SCRUBBED] y"}));
+        let remote = map(json!({"session_id": "bb:7", "text": "x secret y"}));
+        let merged = merge(
+            &FieldHashes::new(),
+            &local,
+            &remote,
+            &["session_id"],
+            &markers(),
+        );
+        assert_eq!(
+            Value::Object(merged),
+            json!({"session_id": "aa:1", "text": "x [SCRUBBED] y"})
+        );
+    }
+}
