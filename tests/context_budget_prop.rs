@@ -149,6 +149,7 @@ fn work_entries(rng: &mut Rng, n: usize, now: i64) -> Vec<Entry> {
                 list_name: format!("list-{}", rng.range(0, 3)),
                 fields,
                 created_at: now - rng.range(0, 86_400_000) as i64,
+                seq: None,
             }
         })
         .collect()

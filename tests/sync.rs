@@ -529,6 +529,92 @@ fn two_scrubs_of_one_row_on_two_devices_both_hold() {
     assert_eq!(export_without_ids(&a), export_without_ids(&c));
 }
 
+/// An MCP tool call on a device whose clock is off by `skew_ms`.
+fn mcp_call_at(env: &Env, skew_ms: i64, name: &str, args: Value) -> String {
+    let req = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                     "params": {"name": name, "arguments": args}});
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64;
+    let mut cmd = env.cmd();
+    cmd.arg("mcp")
+        .env("CMEM_NOW_MS", (now + skew_ms).to_string());
+    let out = common::run_with_stdin(&mut cmd, &common::jsonl(&[req.to_string()]));
+    let v: Value =
+        serde_json::from_slice(out.stdout.split(|b| *b == b'\n').next().unwrap()).unwrap();
+    v["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// Clocks that are wrong do not decide (issue 33): a device two days slow that closes a task
+/// after another device opened it leaves it closed everywhere (the work state folds by the
+/// server's order), and a device a year ahead that forgets everything "older than 30 days"
+/// deletes no row it pulled from others.
+#[test]
+fn a_wrong_clock_neither_reorders_the_work_state_nor_ages_pulled_rows() {
+    let Some(pg) = Cluster::start() else { return };
+    let url = pg.url();
+    let (slow, right, ahead) = (Env::new(), Env::new(), Env::new());
+    const DAY: i64 = 86_400_000;
+    let write = |env: &Env, skew: i64, status: &str| {
+        mcp_call_at(
+            env,
+            skew,
+            "work_state_write",
+            json!({"list": "release", "project": "acme", "fields": {"task": "tag v2.0", "status": status}}),
+        )
+    };
+    let read = |env: &Env| {
+        mcp_call_at(
+            env,
+            0,
+            "work_state_read",
+            json!({"project": "acme", "includeClosed": true}),
+        )
+    };
+    ok(cmem(&right, &url).args(["sync", "init"]));
+    write(&right, 0, "doing");
+    sync(&right, &url);
+    sync(&slow, &url);
+    assert!(read(&slow).contains("doing"), "{}", read(&slow));
+    write(&slow, -2 * DAY, "done");
+    sync(&slow, &url);
+    sync(&right, &url);
+    for (name, env) in [("slow", &slow), ("right", &right)] {
+        let text = read(env);
+        assert!(
+            text.contains("done") && !text.contains("doing"),
+            "the later write closed the task on {name}: {text}"
+        );
+    }
+
+    generate(&right, 12, 5);
+    sync(&right, &url);
+    let year_ahead = (std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64
+        + 365 * DAY)
+        .to_string();
+    sync_with(&ahead, &url, &[("CMEM_NOW_MS", &year_ahead)]);
+    let before = counts(&right);
+    assert_eq!(counts(&ahead), before);
+    let mut forget = cmem(&ahead, &url);
+    forget
+        .args(["forget", "--older-than", "30d"])
+        .env("CMEM_NOW_MS", &year_ahead);
+    ok(&mut forget);
+    let mut again = cmem(&ahead, &url);
+    again.arg("sync").env("CMEM_NOW_MS", &year_ahead);
+    ok(&mut again);
+    sync(&right, &url);
+    assert_eq!(counts(&right), before, "nothing of the others was deleted");
+    assert_eq!(counts(&ahead), before, "nor here");
+}
+
 /// Kills syncs at 24 points (an abort right after the server committed a push batch, inside a
 /// pull's transaction, and real `kill -9` after random delays); the next runs finish the job
 /// with nothing twice and nothing missing.

@@ -13,6 +13,21 @@ pub struct Entry {
     pub list_name: String,
     pub fields: Map<String, Value>,
     pub created_at: i64,
+    /// Its place in the sync server's order, once the server holds it: entries of several
+    /// devices fold by it, not by their writers' clocks.
+    pub seq: Option<i64>,
+}
+
+impl Entry {
+    /// The order entries fold in: the server's for synced ones, then the rest by time.
+    pub fn order(&self) -> (bool, i64, i64, i64) {
+        (
+            self.seq.is_none(),
+            self.seq.unwrap_or(0),
+            self.created_at,
+            self.id,
+        )
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -84,7 +99,7 @@ fn task_key(fields: &Map<String, Value>) -> Option<String> {
 /// Folds entries (any order) into lists, most recently written first.
 pub fn fold(entries: &[Entry]) -> Vec<List> {
     let mut sorted: Vec<&Entry> = entries.iter().collect();
-    sorted.sort_by_key(|e| (e.created_at, e.id));
+    sorted.sort_by_key(|e| e.order());
     let mut lists: Vec<List> = Vec::new();
     for e in sorted {
         let group = (e.project.to_lowercase(), e.list_name.clone());
@@ -235,6 +250,7 @@ mod tests {
             list_name: list.into(),
             fields: fields.as_object().unwrap().clone(),
             created_at: at,
+            seq: None,
         }
     }
 

@@ -117,7 +117,7 @@ fn text_values(items: &[String]) -> Vec<rusqlite::types::Value> {
 }
 
 /// The common filters of a table with `project` and `created_at_epoch` columns.
-fn base(sel: &Selection, time_col: &str, project_sql: &str) -> Where {
+fn base(sel: &Selection, table: &str, time_col: &str, project_sql: &str) -> Where {
     let mut w = Where::new();
     if !sel.projects.is_empty() {
         w.push(
@@ -126,7 +126,16 @@ fn base(sel: &Selection, time_col: &str, project_sql: &str) -> Where {
         );
     }
     if let Some(before) = sel.before_ms {
-        w.push(format!("{time_col} < ?"), [before.into()]);
+        // Another device's row is as old as it is here: a clock that runs a year ahead would
+        // find every row it pulled old, and forgetting them deletes them on every device.
+        // Sync stamps each pulled row with its arrival by this device's clock.
+        w.push(
+            format!(
+                "{time_col} < ? AND NOT EXISTS (SELECT 1 FROM sync_map m
+                     WHERE m.tbl = '{table}' AND m.local_id = {table}.id AND m.arrived >= ?)"
+            ),
+            [before.into(), before.into()],
+        );
     }
     w
 }
@@ -134,7 +143,8 @@ fn base(sel: &Selection, time_col: &str, project_sql: &str) -> Where {
 /// The rows of one record kind a selection names: the common filters, its ids (when the
 /// selection goes by id) and the full-text query over its index `fts`.
 fn chosen(sel: &Selection, project_sql: &str, ids: &[i64], fts: &str) -> Where {
-    let mut w = base(sel, "created_at_epoch", project_sql);
+    let table = fts.trim_end_matches("_fts");
+    let mut w = base(sel, table, "created_at_epoch", project_sql);
     if sel.by_id() {
         w.ids(ids);
     }
@@ -195,7 +205,7 @@ fn forget_in(tx: &Transaction, sel: &Selection) -> Result<Counts> {
     if sel.by_id() || sel.query.is_some() {
         tools.push(format!("({linked})"), []);
     } else {
-        let b = base(sel, "created_at_epoch", project);
+        let b = base(sel, "tool_uses", "created_at_epoch", project);
         tools.push(format!("(({}) OR {linked})", b.text()), b.args);
     }
     counts.push(("tool_uses", delete(tx, "tool_uses", &tools)?));
@@ -218,14 +228,14 @@ fn forget_in(tx: &Transaction, sel: &Selection) -> Result<Counts> {
         delete(
             tx,
             "work_state_entries",
-            &base(sel, "created_at_epoch", project),
+            &base(sel, "work_state_entries", "created_at_epoch", project),
         )?
     } else {
         0
     };
     counts.push(("work_state_entries", ws));
     let sessions = if by_scope {
-        let mut s = base(sel, "started_at_epoch", project);
+        let mut s = base(sel, "sessions", "started_at_epoch", project);
         // An old session that still has rows stays (its newer rows point at it).
         s.push(
             "NOT EXISTS (SELECT 1 FROM user_prompts p WHERE p.session_id = sessions.id)

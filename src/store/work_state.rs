@@ -6,11 +6,15 @@ use serde_json::{Map, Value};
 
 use crate::model::work_state::Entry;
 
-/// Every entry of `projects` (case-insensitive), in write order.
+/// Every entry of `projects` (case-insensitive), in write order: entries the sync server
+/// holds in its order (the same on every device, whatever the writers' clocks said), then
+/// the ones not synced yet by their time.
 pub fn entries(conn: &Connection, projects: &[String]) -> Result<Vec<Entry>> {
     let mut stmt = conn.prepare_cached(
-        "SELECT id, project, list_name, fields, created_at_epoch FROM work_state_entries
-         WHERE project = ?1 COLLATE NOCASE ORDER BY created_at_epoch, id",
+        "SELECT w.id, w.project, w.list_name, w.fields, w.created_at_epoch, m.seq
+         FROM work_state_entries w
+         LEFT JOIN sync_map m ON m.tbl = 'work_state_entries' AND m.local_id = w.id
+         WHERE w.project = ?1 COLLATE NOCASE",
     )?;
     let mut out = Vec::new();
     for p in super::distinct_keys(projects) {
@@ -21,10 +25,11 @@ pub fn entries(conn: &Connection, projects: &[String]) -> Result<Vec<Entry>> {
                 r.get::<_, String>(2)?,
                 r.get::<_, String>(3)?,
                 r.get::<_, i64>(4)?,
+                r.get::<_, Option<i64>>(5)?,
             ))
         })?;
         for row in rows {
-            let (id, project, list_name, fields, created_at) = row?;
+            let (id, project, list_name, fields, created_at, seq) = row?;
             // A row whose fields are not an object (written by hand?) is skipped, not fatal.
             if let Ok(Value::Object(fields)) = serde_json::from_str(&fields) {
                 out.push(Entry {
@@ -33,11 +38,12 @@ pub fn entries(conn: &Connection, projects: &[String]) -> Result<Vec<Entry>> {
                     list_name,
                     fields,
                     created_at,
+                    seq,
                 });
             }
         }
     }
-    out.sort_by_key(|e| (e.created_at, e.id));
+    out.sort_by_key(Entry::order);
     Ok(out)
 }
 

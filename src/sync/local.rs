@@ -166,7 +166,8 @@ pub struct Base<'a> {
     /// Its document's hash and its fields' hashes.
     pub hash: &'a str,
     pub fields: &'a str,
-    /// Its place in the server's order, when pulled.
+    /// Its place in the server's order, when pulled. The first one a row is seen with stays
+    /// (the work state folds by it: a later revision, a scrub, must not move an entry).
     pub seq: Option<i64>,
 }
 
@@ -186,7 +187,7 @@ pub fn remember(
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, CASE WHEN ?8 IS NULL THEN NULL ELSE ?9 END)
          ON CONFLICT (tbl, device, remote_id) DO UPDATE
              SET local_id = excluded.local_id, rev = excluded.rev, hash = excluded.hash,
-                 fields = excluded.fields, seq = COALESCE(excluded.seq, sync_map.seq),
+                 fields = excluded.fields, seq = COALESCE(sync_map.seq, excluded.seq),
                  arrived = COALESCE(sync_map.arrived, excluded.arrived)
          ON CONFLICT DO NOTHING",
     )?;

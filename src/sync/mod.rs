@@ -199,7 +199,9 @@ fn run_once(settings: &Settings) -> Result<Option<Report>> {
         client: &mut client,
         dog: &dog,
     };
-    if let Err(e) = push(&mut store, &mut link, settings, &me, &mut report) {
+    if let Err(e) = push(&mut store, &mut link, settings, &me, &mut report)
+        .and_then(|()| order_work_state(&mut store, &mut link))
+    {
         report.errors.push(format!("push: {e:#}"));
     }
     if let Err(e) = pull(&mut store, &mut link, settings, &me, &mut report) {
@@ -266,6 +268,42 @@ fn push(
         merge_conflicts(store, link, me, &conflicts)?;
     }
     Ok(())
+}
+
+/// Work-state entries fold in the server's order (src/model/work_state.rs): this device's
+/// entries the server holds, and entries pulled before the order was kept, learn their place.
+fn order_work_state(store: &mut Store, link: &mut Link) -> Result<()> {
+    const TABLE: &str = "work_state_entries";
+    let mut after = 0;
+    loop {
+        let keys: Vec<(i64, String, i64)> = store
+            .conn
+            .prepare_cached(
+                "SELECT local_id, device, remote_id FROM sync_map
+                 WHERE tbl = ?1 AND seq IS NULL AND rev IS NOT NULL AND local_id > ?2
+                 ORDER BY local_id LIMIT 1000",
+            )?
+            .query_map(rusqlite::params![TABLE, after], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+            })?
+            .collect::<rusqlite::Result<_>>()?;
+        let Some(last) = keys.last().map(|k| k.0) else {
+            return Ok(());
+        };
+        after = last;
+        let ids: Vec<(String, i64)> = keys.into_iter().map(|(_, d, r)| (d, r)).collect();
+        let held = link.dog.within("the work state's order", || {
+            server::fetch(link.client, TABLE, &ids)
+        })?;
+        let tx = store.conn.transaction()?;
+        for p in held {
+            tx.prepare_cached(
+                "UPDATE sync_map SET seq = ?1 WHERE tbl = ?2 AND device = ?3 AND remote_id = ?4 AND seq IS NULL",
+            )?
+            .execute(rusqlite::params![p.seq, TABLE, p.device, p.remote_id])?;
+        }
+        tx.commit()?;
+    }
 }
 
 /// Rows of one table the server holds a newer revision of than the one pushed was based on.

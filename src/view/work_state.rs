@@ -192,6 +192,7 @@ mod tests {
                     .unwrap()
                     .clone(),
                 created_at: 1_000 * i as i64,
+                seq: None,
             })
             .collect()
     }

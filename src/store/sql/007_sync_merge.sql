@@ -8,3 +8,8 @@
 ALTER TABLE sync_map ADD COLUMN fields TEXT;
 ALTER TABLE sync_map ADD COLUMN seq INTEGER;
 ALTER TABLE sync_map ADD COLUMN arrived INTEGER;
+
+-- Rows pulled before arrivals were stamped count as arrived now: kept longer, never forgotten
+-- early.
+UPDATE sync_map SET arrived = CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)
+WHERE device <> COALESCE((SELECT value FROM sync_state WHERE key = 'device'), '');
