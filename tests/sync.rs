@@ -615,6 +615,105 @@ fn a_wrong_clock_neither_reorders_the_work_state_nor_ages_pulled_rows() {
     assert_eq!(counts(&ahead), before, "nor here");
 }
 
+/// A data dir copied to another folder (or machine) and used beside the original: the copy
+/// gets a device id of its own, so rows the two write from then on (with the same local ids)
+/// do not overwrite each other; both end with both.
+#[test]
+fn a_copied_data_dir_gets_its_own_device_id_and_overwrites_nothing() {
+    let Some(pg) = Cluster::start() else { return };
+    let url = pg.url();
+    let (a, copy) = (Env::new(), Env::new());
+    generate(&a, 8, 11);
+    ok(cmem(&a, &url).args(["sync", "init"]));
+    sync(&a, &url);
+    let device = Team::device(&a);
+    a.db()
+        .execute_batch("PRAGMA wal_checkpoint(TRUNCATE)")
+        .unwrap();
+    std::fs::create_dir_all(copy.data_dir()).unwrap();
+    for f in ["cmem.db", "cmem.db-wal", "cmem.db-shm"] {
+        let from = a.data_dir().join(f);
+        if from.exists() {
+            std::fs::copy(&from, copy.data_dir().join(f)).unwrap();
+        }
+    }
+    mcp_call(
+        &a,
+        "save_memory",
+        json!({"title": "Written on the original", "text": "one"}),
+    );
+    mcp_call(
+        &copy,
+        "save_memory",
+        json!({"title": "Written on the copy", "text": "two"}),
+    );
+    sync(&a, &url);
+    let out = sync(&copy, &url);
+    assert!(
+        out.contains(&format!("copied from device {device}")),
+        "{out}"
+    );
+    sync(&a, &url);
+    assert_ne!(
+        Team::device(&copy),
+        device,
+        "the copy syncs as a new device"
+    );
+    assert_eq!(Team::device(&a), device, "the original keeps its id");
+    for env in [&a, &copy] {
+        for title in ["Written on the original", "Written on the copy"] {
+            assert_eq!(
+                env.count_where("observations", &format!("title = '{title}'")),
+                1
+            );
+        }
+    }
+    assert_eq!(export_without_ids(&a), export_without_ids(&copy));
+}
+
+/// Restoring one's own `cmem export` into a new data dir keeps the rows' identities: syncing
+/// it doubles nothing, on it or on any other device.
+#[test]
+fn a_data_dir_restored_from_an_export_syncs_without_doubling() {
+    let Some(pg) = Cluster::start() else { return };
+    let url = pg.url();
+    let (a, b, restored) = (Env::new(), Env::new(), Env::new());
+    generate(&a, 10, 21);
+    mcp_call(
+        &a,
+        "work_state_write",
+        json!({"list": "release", "project": "acme", "fields": {"task": "tag v2.0", "status": "doing"}}),
+    );
+    ok(cmem(&a, &url).args(["sync", "init"]));
+    sync(&a, &url);
+    generate(&b, 6, 22);
+    sync(&b, &url);
+    sync(&a, &url);
+    let before = counts(&a);
+    let file = a.root().join("backup.jsonl");
+    ok(a.cmd()
+        .args(["export", "--format", "jsonl", "--out"])
+        .arg(&file));
+    ok(restored.cmd().args(["import", "jsonl"]).arg(&file));
+    assert_eq!(counts(&restored), before);
+    sync(&restored, &url);
+    sync(&a, &url);
+    sync(&b, &url);
+    for (name, env) in [("restored", &restored), ("a", &a), ("b", &b)] {
+        assert_eq!(counts(env), before, "nothing doubled on {name}");
+    }
+    let server_rows: i64 = pg
+        .client()
+        .query_one("SELECT COUNT(*) FROM cmem.rows WHERE NOT deleted", &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(
+        server_rows,
+        before.values().sum::<i64>(),
+        "nor on the server"
+    );
+}
+
 /// Kills syncs at 24 points (an abort right after the server committed a push batch, inside a
 /// pull's transaction, and real `kill -9` after random delays); the next runs finish the job
 /// with nothing twice and nothing missing.

@@ -74,6 +74,12 @@ pub fn run(args: &SyncArgs) -> Result<ExitCode> {
                     settings.data_dir().display()
                 );
             };
+            if let Some(old) = &r.copied_from {
+                println!(
+                    "this data dir was copied from device {old} (another machine or folder): it syncs as device {} from now on",
+                    r.device
+                );
+            }
             let p = &r.pulled;
             println!(
                 "pushed {} ({} new or changed on the server), {}; {} not shared",

@@ -104,6 +104,7 @@ pub fn export(
             .map(|c| format!("\"{c}\""))
             .collect::<Vec<_>>()
             .join(", ");
+        let identities = sync_identities(conn, table)?;
         let mut stmt = conn.prepare(&format!("SELECT {list} FROM {table} {clause} ORDER BY id"))?;
         let mut rows = stmt.query(params_from_iter(filter.projects.iter()))?;
         let mut n = 0;
@@ -112,7 +113,14 @@ pub fn export(
             for (i, c) in cols.iter().enumerate() {
                 row.insert(c.clone(), to_json(r.get::<_, Sql>(i)?));
             }
-            let line = json!({"table": table, "row": Value::Object(row)});
+            let sync = row
+                .get("id")
+                .and_then(Value::as_i64)
+                .and_then(|id| identities.get(&id));
+            let line = match sync {
+                Some(global) => json!({"table": table, "row": Value::Object(row), "sync": global}),
+                None => json!({"table": table, "row": Value::Object(row)}),
+            };
             writeln!(out, "{line}")?;
             n += 1;
         }
@@ -120,6 +128,21 @@ pub fn export(
     }
     out.flush()?;
     Ok(counts)
+}
+
+/// The sync server's name (`device:id`) of each row of `table` it holds, by local id: an
+/// export keeps it, so a data dir restored from it syncs its rows as the same rows instead of
+/// new ones (every device would get them twice).
+fn sync_identities(conn: &Connection, table: &str) -> Result<HashMap<i64, String>> {
+    let mut stmt =
+        conn.prepare("SELECT local_id, device, remote_id FROM sync_map WHERE tbl = ?1")?;
+    let rows = stmt.query_map([table], |r| {
+        Ok((
+            r.get::<_, i64>(0)?,
+            format!("{}:{}", r.get::<_, String>(1)?, r.get::<_, i64>(2)?),
+        ))
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
 /// Columns holding another table's id, as (table, column, the table it points into): rewritten
@@ -309,6 +332,19 @@ pub fn import(store: &mut Store, input: &mut dyn BufRead, dry_run: bool) -> Resu
         };
         if let Some(old) = old_id {
             ids.entry(table).or_default().insert(old, id);
+        }
+        if let Some((device, remote)) = record["sync"]
+            .as_str()
+            .and_then(|g| g.rsplit_once(':'))
+            .and_then(|(d, r)| Some((d, r.parse::<i64>().ok()?)))
+        {
+            // Neither the identity nor the local row may be mapped twice: the first mapping
+            // stays.
+            tx.prepare_cached(
+                "INSERT INTO sync_map (tbl, device, remote_id, local_id) VALUES (?1, ?2, ?3, ?4)
+                 ON CONFLICT DO NOTHING",
+            )?
+            .execute(rusqlite::params![table, device, remote, id])?;
         }
     }
     report.finish(tx, dry_run)

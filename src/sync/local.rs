@@ -32,26 +32,62 @@ pub fn set_state(conn: &Connection, key: &str, value: &str) -> Result<()> {
 }
 
 /// The device id, made on the first sync: from then on the triggers queue every change, and
-/// every row already in the database is queued once.
-pub fn ensure_device(conn: &mut Connection) -> Result<String> {
-    if let Some(d) = state(conn, "device")? {
+/// every row already in the database is queued once. A data dir copied to another machine or
+/// another folder gets a new id (`home` differs): two copies under one id would overwrite each
+/// other's rows, which share local ids from the copy on. Returns the id, and the one it was
+/// copied from when it was made just now for a copy.
+pub fn ensure_device(
+    conn: &mut Connection,
+    data_dir: &std::path::Path,
+) -> Result<(String, Option<String>)> {
+    let home = home_of(data_dir);
+    if let Some(d) = state(conn, "device")?
+        && state(conn, "home")?.as_deref() == Some(home.as_str())
+    {
         ensure_triggers(conn)?;
-        return Ok(d);
+        return Ok((d, None));
     }
+    let mut copied_from = None;
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-    if let Some(d) = state(&tx, "device")? {
-        drop(tx);
-        ensure_triggers(conn)?;
-        return Ok(d);
-    }
-    let mut bytes = [0u8; 8];
-    getrandom::fill(&mut bytes).map_err(|e| anyhow::anyhow!("no random device id: {e}"))?;
-    let device: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-    set_state(&tx, "device", &device)?;
+    let device = match (state(&tx, "device")?, state(&tx, "home")?) {
+        (Some(d), Some(h)) if h == home => d,
+        // Made before homes were kept: this is its home.
+        (Some(d), None) => d,
+        (old, _) => {
+            let mut bytes = [0u8; 8];
+            getrandom::fill(&mut bytes).map_err(|e| anyhow::anyhow!("no random device id: {e}"))?;
+            let device: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+            if let Some(old) = old {
+                crate::logging::warn(format!(
+                    "sync: this data dir was copied from device {old} (another machine or folder); it syncs as device {device} from now on"
+                ));
+                set_state(&tx, "copied_from", &old)?;
+                copied_from = Some(old);
+            }
+            set_state(&tx, "device", &device)?;
+            device
+        }
+    };
+    set_state(&tx, "home", &home)?;
     set_state(&tx, "outbox", "on")?;
     tx.commit()?;
     ensure_triggers(conn)?;
-    Ok(device)
+    Ok((device, copied_from))
+}
+
+/// Where a data dir lives: this machine's id and the data dir's real path.
+fn home_of(data_dir: &std::path::Path) -> String {
+    let machine = ["/etc/machine-id", "/var/lib/dbus/machine-id"]
+        .iter()
+        .find_map(|p| {
+            std::fs::read_to_string(p)
+                .ok()
+                .map(|t| t.trim().to_string())
+                .filter(|t| !t.is_empty())
+        })
+        .unwrap_or_else(super::device_name);
+    let dir = std::fs::canonicalize(data_dir).unwrap_or_else(|_| data_dir.to_path_buf());
+    format!("{machine}:{}", dir.display())
 }
 
 const TRIGGERS: &str = include_str!("sql/outbox_triggers.sql");
@@ -774,12 +810,20 @@ mod tests {
         )
         .unwrap();
         assert_eq!(triggers(conn), 0, "a data dir that never synced has none");
-        let device = ensure_device(conn).unwrap();
+        let (device, _) = ensure_device(conn, dir.path()).unwrap();
         assert_eq!(triggers(conn), 18);
         assert_eq!(waiting(conn).unwrap(), 1, "rows from before are queued");
         conn.execute("DELETE FROM sync_outbox", []).unwrap();
         set_state(conn, "triggers", "an older cmem").unwrap();
-        assert_eq!(ensure_device(conn).unwrap(), device);
+        assert_eq!(
+            ensure_device(conn, dir.path()).unwrap(),
+            (device.clone(), None)
+        );
+        // The same database seen from another folder (a copy) is another device.
+        let elsewhere = tempfile::tempdir().unwrap();
+        let (copy, from) = ensure_device(conn, elsewhere.path()).unwrap();
+        assert_ne!(copy, device);
+        assert_eq!(from.as_deref(), Some(device.as_str()));
         assert_eq!(triggers(conn), 18);
         assert_eq!(
             waiting(conn).unwrap(),

@@ -33,6 +33,8 @@ const BATCH_BYTES: usize = 8 << 20;
 #[derive(Debug, Default)]
 pub struct Report {
     pub device: String,
+    /// The device id this data dir had before it was found copied (this sync made a new one).
+    pub copied_from: Option<String>,
     pub pushed: usize,
     pub tombstones: usize,
     /// Rows the server took as new or changed (a replay takes none).
@@ -183,7 +185,7 @@ fn run_once(settings: &Settings) -> Result<Option<Report>> {
         return Ok(None);
     };
     let mut store = open(settings)?;
-    let me = local::ensure_device(&mut store.conn)?;
+    let (me, copied_from) = local::ensure_device(&mut store.conn, &data_dir)?;
     note_sharing(&mut store, settings)?;
     let mut client = conn::connect(&target)?;
     let dog = deadline::Watchdog::start();
@@ -193,6 +195,7 @@ fn run_once(settings: &Settings) -> Result<Option<Report>> {
     })?;
     let mut report = Report {
         device: me.clone(),
+        copied_from,
         ..Report::default()
     };
     let mut link = Link {
