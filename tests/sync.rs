@@ -346,7 +346,7 @@ fn two_devices_end_with_the_union_and_find_each_others_records() {
     let (ca, cb) = (counts(&a), counts(&b));
 
     let init = ok(cmem(&a, &url).args(["sync", "init"]));
-    assert!(init.contains("version 0 -> 2"), "{init}");
+    assert!(init.contains("version 0 -> 3"), "{init}");
     for _ in 0..2 {
         sync(&a, &url);
         sync(&b, &url);
@@ -711,6 +711,104 @@ fn a_data_dir_restored_from_an_export_syncs_without_doubling() {
         server_rows,
         before.values().sum::<i64>(),
         "nor on the server"
+    );
+}
+
+/// A scrub travels as an operation every device re-applies (issue 33): it reaches a row the
+/// scrubbing device never saw (another device's, not synced yet) and a row pulled after the
+/// scrub from a device that pushed it before; the secret itself never travels, only its
+/// fingerprint. A teammate's scrub reaches only projects her role is granted.
+#[test]
+fn a_scrub_reaches_rows_its_device_never_saw_and_only_where_its_writer_may_see() {
+    let Some(team) = Team::new() else { return };
+    let (alice, bob) = (&team.alice, &team.bob);
+    // Bob writes two secrets in acme-api (shared with alice) and one in his orbit-web, and
+    // syncs only the first.
+    let save = |env: &Env, project: &str, title: &str, text: &str| {
+        mcp_call(
+            env,
+            "save_memory",
+            json!({"title": title, "text": text, "project": project}),
+        )
+    };
+    save(
+        bob,
+        "acme-api",
+        "Pushed early",
+        "token PUSHED-EARLY-5150 in CI",
+    );
+    team.sync_bob();
+    save(
+        bob,
+        "acme-api",
+        "Not synced yet",
+        "token NOT-SYNCED-6262 locally",
+    );
+    save(
+        bob,
+        "orbit-web",
+        "Bob's own",
+        "token PUSHED-EARLY-5150 also here",
+    );
+    // Alice scrubs both before she has seen either row.
+    ok(alice.cmd().args(["scrub", "PUSHED-EARLY-5150"]));
+    ok(alice.cmd().args(["scrub", "NOT-SYNCED-6262"]));
+    let out = team.sync_alice();
+    assert!(
+        !contains(&db_bytes(alice), "PUSHED-EARLY-5150"),
+        "a pulled row is scrubbed on arrival: {out}"
+    );
+    let out = team.sync_bob();
+    assert!(out.contains("applied 2 scrubs"), "{out}");
+    team.sync_alice();
+    team.sync_bob();
+    for (name, env) in [("alice", alice), ("bob", bob)] {
+        let bytes = db_bytes(env);
+        assert!(!contains(&bytes, "NOT-SYNCED-6262"), "on {name}");
+        assert_eq!(
+            env.count_where(
+                "observations",
+                "project = 'acme-api' AND narrative LIKE '%PUSHED-EARLY%'"
+            ),
+            0,
+            "on {name}"
+        );
+    }
+    assert_eq!(
+        bob.count_where(
+            "observations",
+            "title = 'Not synced yet' AND narrative LIKE '%[SCRUBBED]%'"
+        ),
+        1
+    );
+    // Alice is not granted orbit-web: her scrub does not reach bob's row there.
+    assert_eq!(
+        bob.count_where(
+            "observations",
+            "project = 'orbit-web' AND narrative LIKE '%PUSHED-EARLY-5150%'"
+        ),
+        1
+    );
+    let mut server = team.pg.client();
+    let leaked: i64 = server
+        .query_one(
+            "SELECT COUNT(*) FROM cmem.rows WHERE project = 'acme-api'
+             AND (doc::text LIKE '%PUSHED-EARLY-5150%' OR doc::text LIKE '%NOT-SYNCED-6262%')",
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(leaked, 0);
+    let ops: Vec<String> = server
+        .query("SELECT fingerprint || replacement FROM cmem.scrubs", &[])
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    assert_eq!(ops.len(), 2, "{ops:?}");
+    assert!(
+        ops.iter()
+            .all(|o| !o.contains("5150") && !o.contains("6262"))
     );
 }
 
@@ -1483,7 +1581,7 @@ fn upgrading_a_v1_server_repairs_forged_sequence_numbers_and_frozen_cursors() {
         .unwrap();
 
     let init = ok(cmem(&a, &url).args(["sync", "init"]));
-    assert!(init.contains("version 1 -> 2"), "{init}");
+    assert!(init.contains("version 1 -> 3"), "{init}");
     let max: i64 = admin
         .query_one("SELECT MAX(seq) FROM cmem.rows", &[])
         .unwrap()

@@ -92,6 +92,12 @@ pub fn run(args: &SyncArgs) -> Result<ExitCode> {
                 "pulled {} new, {} changed, {} removed, {} skipped; {} still on the server",
                 p.inserted, p.updated, p.deleted, p.skipped, r.behind
             );
+            if r.scrubs_applied > 0 {
+                println!(
+                    "applied {} made on other devices",
+                    plural(r.scrubs_applied, "scrub", "scrubs")
+                );
+            }
             if p.waiting > 0 {
                 println!(
                     "kept {} until their parent arrives (a prompt before its session)",

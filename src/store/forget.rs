@@ -6,6 +6,7 @@ use anyhow::{Context, Result, bail};
 use rusqlite::{Connection, Transaction, params_from_iter};
 
 use super::Store;
+use super::fingerprint::Fingerprint;
 use super::transfer::TABLES;
 
 /// Which rows `forget` removes. Criteria combine with AND; at least one is required.
@@ -317,6 +318,8 @@ pub const MARKERS_KEY: &str = "scrub_markers";
 pub enum Pattern {
     Literal(String),
     Regex(regex::bytes::Regex),
+    /// A scrub made on another device, known only by fingerprints (src/store/fingerprint.rs).
+    Fingerprints(Vec<Fingerprint>),
 }
 
 impl Pattern {
@@ -351,8 +354,51 @@ impl Pattern {
                 let out = re.replace_all(text.as_bytes(), with.as_bytes());
                 Some(String::from_utf8_lossy(&out).into_owned())
             }
+            Pattern::Fingerprints(fps) => {
+                let mut out: Option<String> = None;
+                for fp in fps {
+                    if let Some(new) = fp.replace(out.as_deref().unwrap_or(text), with) {
+                        out = Some(new);
+                    }
+                }
+                out
+            }
         }
     }
+
+    /// The forms of a literal as stored (plain, and JSON-escaped where that differs).
+    fn literal_forms(p: &str) -> Vec<String> {
+        let escaped = serde_json::to_string(p).unwrap_or_default();
+        let escaped = escaped[1..escaped.len().saturating_sub(1)].to_string();
+        if escaped == p {
+            vec![p.to_string()]
+        } else {
+            vec![p.to_string(), escaped]
+        }
+    }
+}
+
+/// Records a literal scrub as fingerprints for sync to send: every device re-applies it to
+/// what it holds, and to what it pulls later from devices that had not heard of it. A regex
+/// does not travel (its text may be the secret itself): only the rows it rewrote do.
+fn record_for_sync(tx: &Transaction, pattern: &Pattern, with: &str) -> Result<()> {
+    let Pattern::Literal(p) = pattern else {
+        return Ok(());
+    };
+    if p.is_empty() {
+        return Ok(());
+    }
+    for form in Pattern::literal_forms(p) {
+        tx.execute(
+            "INSERT INTO scrub_ops (fingerprint, replacement, device, at) VALUES (?1, ?2, NULL, ?3)",
+            rusqlite::params![
+                Fingerprint::of(&form)?.encode(),
+                with,
+                crate::clock::now_ms()
+            ],
+        )?;
+    }
+    Ok(())
 }
 
 /// Replaced rows per table and column.
@@ -377,6 +423,30 @@ pub fn scrub(
     with: &str,
     dry_run: bool,
 ) -> Result<ScrubCounts> {
+    scrub_in(store, pattern, with, dry_run, None)
+}
+
+/// A scrub another device made, as sync brings it: re-applied to the rows of `projects` (the
+/// ones shared here that its writer may see), never to anything else.
+pub fn scrub_from_elsewhere(
+    store: &mut Store,
+    pattern: &Pattern,
+    with: &str,
+    projects: &[String],
+) -> Result<ScrubCounts> {
+    if projects.is_empty() {
+        return Ok(Vec::new());
+    }
+    scrub_in(store, pattern, with, false, Some(projects))
+}
+
+fn scrub_in(
+    store: &mut Store,
+    pattern: &Pattern,
+    with: &str,
+    dry_run: bool,
+    scope: Option<&[String]>,
+) -> Result<ScrubCounts> {
     erase(store, dry_run, |tx| {
         // The work state is append-only by trigger; scrubbing is the one rewrite allowed.
         let trigger: Option<String> = tx
@@ -394,10 +464,14 @@ pub fn scrub(
             for col in text_columns(tx, table)? {
                 let mut changed: Vec<(i64, String)> = Vec::new();
                 {
+                    let clause = match scope {
+                        Some(p) => super::jsonl::project_clause(table, p.len()),
+                        None => "WHERE 1".to_string(),
+                    };
                     let mut stmt = tx.prepare(&format!(
-                        "SELECT id, \"{col}\" FROM {table} WHERE \"{col}\" IS NOT NULL"
+                        "SELECT id, \"{col}\" FROM {table} {clause} AND \"{col}\" IS NOT NULL"
                     ))?;
-                    let mut rows = stmt.query([])?;
+                    let mut rows = stmt.query(params_from_iter(scope.unwrap_or_default()))?;
                     while let Some(r) = rows.next()? {
                         let text: String = r.get(1)?;
                         if let Some(new) = pattern.replace(&text, with) {
@@ -419,11 +493,15 @@ pub fn scrub(
         if let Some(sql) = trigger {
             tx.execute_batch(&sql)?;
         }
-        // Pulled rows that wait for their parent (src/sync) hold captured text too.
-        let kept: Vec<(String, String, i64, String)> = tx
-            .prepare("SELECT tbl, device, remote_id, pulled FROM sync_pending")?
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
-            .collect::<rusqlite::Result<_>>()?;
+        // Pulled rows that wait for their parent (src/sync) hold captured text too (a scrub
+        // from elsewhere reaches them when they are stored).
+        let kept: Vec<(String, String, i64, String)> = if scope.is_some() {
+            Vec::new()
+        } else {
+            tx.prepare("SELECT tbl, device, remote_id, pulled FROM sync_pending")?
+                .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
+                .collect::<rusqlite::Result<_>>()?
+        };
         let mut scrubbed = 0;
         for (tbl, device, remote, text) in kept {
             if let Some(new) = pattern.replace(&text, with) {
@@ -437,6 +515,7 @@ pub fn scrub(
         if scrubbed > 0 {
             counts.push(("sync_pending".to_string(), "pulled".to_string(), scrubbed));
         }
+        record_for_sync(tx, pattern, with)?;
         // Sync's merge keeps a field's scrubbed parts by their replacement text: it must know
         // every replacement this data dir used (src/sync/merge.rs).
         if with != SCRUBBED && !with.is_empty() && !with.contains('\n') {

@@ -73,7 +73,7 @@ pub fn to_sql(v: &Value) -> Sql {
 }
 
 /// The WHERE clause selecting a table's rows of the filter's projects.
-fn project_clause(table: &str, n: usize) -> String {
+pub(crate) fn project_clause(table: &str, n: usize) -> String {
     let marks = vec!["?"; n].join(", ");
     match table {
         "user_prompts" => format!(

@@ -9,6 +9,7 @@ pub mod browse;
 pub mod claude_mem;
 pub mod content_hash;
 pub mod dropped;
+pub mod fingerprint;
 pub mod forget;
 pub mod ingest;
 pub mod jsonl;

@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
 use super::merge;
+use crate::store::fingerprint::Fingerprint;
 use crate::store::jsonl::{REFERENCES, insert_sql, to_json, to_sql};
 use crate::store::transfer::TABLES;
 
@@ -482,6 +483,7 @@ pub fn apply(
     now_ms: i64,
 ) -> Result<Applied> {
     let mut out = Applied::default();
+    let scrubs = known_scrubs(tx)?;
     let mut writers = std::collections::HashSet::new();
     // The rows written here came from the server: they are not to be sent back.
     set_state(tx, "outbox", "off")?;
@@ -498,7 +500,12 @@ pub fn apply(
             "DELETE FROM sync_pending WHERE tbl = ?1 AND device = ?2 AND remote_id = ?3",
         )?
         .execute(params![p.table, p.device, p.remote_id])?;
-        tally(tx, &mut out, p, apply_one(tx, me, p, columns, now_ms)?)?;
+        tally(
+            tx,
+            &mut out,
+            p,
+            apply_one(tx, me, p, columns, now_ms, &scrubs)?,
+        )?;
     }
     // Kept rows whose parent came: each stored row may be the parent of others.
     loop {
@@ -518,7 +525,7 @@ pub fn apply(
                 "DELETE FROM sync_pending WHERE tbl = ?1 AND device = ?2 AND remote_id = ?3",
             )?
             .execute(params![p.table, p.device, p.remote_id])?;
-            let step = apply_one(tx, me, &p, columns, now_ms)?;
+            let step = apply_one(tx, me, &p, columns, now_ms, &scrubs)?;
             tally(tx, &mut out, &p, step)?;
         }
     }
@@ -557,12 +564,65 @@ fn tally(tx: &Transaction, out: &mut Applied, p: &Pulled, step: Step) -> Result<
     Ok(())
 }
 
+/// A scrub known here: its fingerprint, replacement and the projects it reaches (`None`: all).
+pub struct KnownScrub {
+    fingerprint: Fingerprint,
+    replacement: String,
+    scope: Option<Vec<String>>,
+}
+
+fn known_scrubs(conn: &Connection) -> Result<Vec<KnownScrub>> {
+    let mut stmt = conn.prepare_cached("SELECT fingerprint, replacement, scope FROM scrub_ops")?;
+    let rows = stmt.query_map([], |r| {
+        Ok((
+            r.get::<_, String>(0)?,
+            r.get::<_, String>(1)?,
+            r.get::<_, Option<String>>(2)?,
+        ))
+    })?;
+    let mut out = Vec::new();
+    for row in rows {
+        let (fp, replacement, scope) = row?;
+        match Fingerprint::decode(&fp) {
+            Ok(fingerprint) => out.push(KnownScrub {
+                fingerprint,
+                replacement,
+                scope: scope.map(|s| s.lines().map(str::to_lowercase).collect()),
+            }),
+            Err(e) => crate::logging::warn(format!("sync: a scrub kept here is unreadable: {e:#}")),
+        }
+    }
+    Ok(out)
+}
+
+/// Re-applies the scrubs known here to a pulled row's text (a device that had not heard of
+/// one pushed it); true when something was replaced.
+fn scrub_pulled(row: &mut [(String, Sql)], project: &str, scrubs: &[KnownScrub]) -> bool {
+    let project = project.to_lowercase();
+    let mut changed = false;
+    for s in scrubs {
+        if s.scope.as_ref().is_some_and(|p| !p.contains(&project)) {
+            continue;
+        }
+        for (_, v) in row.iter_mut() {
+            if let Sql::Text(t) = v
+                && let Some(new) = s.fingerprint.replace(t, &s.replacement)
+            {
+                *t = new;
+                changed = true;
+            }
+        }
+    }
+    changed
+}
+
 fn apply_one(
     tx: &Transaction,
     me: &str,
     p: &Pulled,
     columns: &HashMap<&'static str, Vec<String>>,
     now_ms: i64,
+    scrubs: &[KnownScrub],
 ) -> Result<Step> {
     let Some(table) = TABLES.iter().copied().find(|t| *t == p.table) else {
         return Ok(Step::Skipped);
@@ -660,6 +720,7 @@ fn apply_one(
     {
         *v = Sql::Integer(now_ms);
     }
+    let scrubbed = scrub_pulled(&mut row, &p.project, scrubs);
     let identity = (p.device.as_str(), p.remote_id);
     let (id, step) = match here {
         Some(id) if table == "work_state_entries" => {
@@ -699,8 +760,17 @@ fn apply_one(
     // local change (when merged, the pulled revision is the base, not what is stored).
     let base = match merged {
         Some((_, base)) => Some(base),
+        None if scrubbed => Some(in_local_order(cols, &pulled, &p.project)),
         None => doc_of(tx, me, table, cols, id)?,
     };
+    if scrubbed {
+        // Stored scrubbed, unlike the server's revision: this device sends the scrubbed one.
+        tx.prepare_cached(
+            "INSERT INTO sync_outbox (tbl, row_id) VALUES (?1, ?2)
+             ON CONFLICT (tbl, row_id) DO UPDATE SET gen = gen + 1",
+        )?
+        .execute(params![table, id])?;
+    }
     let base = base.as_ref().map(|d| Base {
         rev: p.rev,
         hash: &d.hash,
@@ -756,11 +826,16 @@ fn merge_with(
         &atomic,
         &scrub_markers(tx)?,
     );
+    Ok((merged, in_local_order(cols, pulled, project)))
+}
+
+/// A pulled document as `doc_of` would read it once stored here (the local column order).
+fn in_local_order(cols: &[String], pulled: &Map<String, Value>, project: &str) -> Doc {
     let in_order: Map<String, Value> = cols
         .iter()
         .filter_map(|c| Some((c.clone(), pulled.get(c)?.clone())))
         .collect();
-    Ok((merged, Doc::new(project.to_string(), in_order)))
+    Doc::new(project.to_string(), in_order)
 }
 
 /// The replacements this device's scrubs wrote: where a merged text holds one, this device's

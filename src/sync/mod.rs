@@ -46,6 +46,8 @@ pub struct Report {
     pub refusal: Option<String>,
     pub pulled: local::Applied,
     pub behind: i64,
+    /// Scrubs made on other devices and applied here.
+    pub scrubs_applied: usize,
     /// A push or pull that failed; the other half ran anyway.
     pub errors: Vec<String>,
 }
@@ -202,6 +204,10 @@ fn run_once(settings: &Settings) -> Result<Option<Report>> {
         client: &mut client,
         dog: &dog,
     };
+    // Scrubs first: one made elsewhere is applied here before this device pushes its rows.
+    if let Err(e) = exchange_scrubs(&mut store, &mut link, settings, &me, &mut report) {
+        report.errors.push(format!("scrubs: {e:#}"));
+    }
     if let Err(e) = push(&mut store, &mut link, settings, &me, &mut report)
         .and_then(|()| order_work_state(&mut store, &mut link))
     {
@@ -271,6 +277,106 @@ fn push(
         merge_conflicts(store, link, me, &conflicts)?;
     }
     Ok(())
+}
+
+/// Sends the scrubs made here and applies those made elsewhere (src/store/fingerprint.rs):
+/// each reaches the rows here of the projects this device shares and the scrub's writer may
+/// see.
+fn exchange_scrubs(
+    store: &mut Store,
+    link: &mut Link,
+    settings: &Settings,
+    me: &str,
+    report: &mut Report,
+) -> Result<()> {
+    let ours: Vec<(String, String)> = store
+        .conn
+        .prepare(
+            "SELECT fingerprint, replacement FROM scrub_ops WHERE device IS NULL AND pushed = 0",
+        )?
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    if !ours.is_empty() {
+        link.dog.within("sending scrubs", || {
+            server::push_scrubs(link.client, me, &ours)
+        })?;
+        let tx = store.conn.transaction()?;
+        for (fp, _) in &ours {
+            tx.execute(
+                "UPDATE scrub_ops SET pushed = 1 WHERE fingerprint = ?1",
+                [fp],
+            )?;
+        }
+        tx.commit()?;
+    }
+    loop {
+        let after: i64 = local::state(&store.conn, "scrub_seq")?
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(0);
+        let theirs = link.dog.within("fetching scrubs", || {
+            server::pull_scrubs(link.client, after)
+        })?;
+        let Some(last) = theirs.last().map(|s| s.seq) else {
+            return Ok(());
+        };
+        for s in theirs {
+            let known: bool = store.conn.query_row(
+                "SELECT EXISTS (SELECT 1 FROM scrub_ops WHERE fingerprint = ?1)",
+                [&s.fingerprint],
+                |r| r.get(0),
+            )?;
+            if s.device == me || known {
+                continue;
+            }
+            let fingerprint = match crate::store::fingerprint::Fingerprint::decode(&s.fingerprint) {
+                Ok(f) => f,
+                Err(e) => {
+                    crate::logging::warn(format!("sync: ignored a scrub from {}: {e:#}", s.device));
+                    continue;
+                }
+            };
+            let projects = shared_projects(store, settings)?;
+            let scope = link.dog.within("a scrub's reach", || {
+                server::visible_to(link.client, &projects, &s.role)
+            })?;
+            crate::store::forget::scrub_from_elsewhere(
+                store,
+                &crate::store::forget::Pattern::Fingerprints(vec![fingerprint]),
+                &s.replacement,
+                &scope,
+            )?;
+            store.conn.execute(
+                "INSERT INTO scrub_ops (fingerprint, replacement, device, scope, at, pushed)
+                 VALUES (?1, ?2, ?3, ?4, ?5, 1) ON CONFLICT DO NOTHING",
+                rusqlite::params![
+                    s.fingerprint,
+                    s.replacement,
+                    s.device,
+                    scope.join("\n"),
+                    crate::clock::now_ms()
+                ],
+            )?;
+            report.scrubs_applied += 1;
+        }
+        local::set_state(&store.conn, "scrub_seq", &last.to_string())?;
+    }
+}
+
+/// The projects of the rows here that this device shares.
+fn shared_projects(store: &Store, settings: &Settings) -> Result<Vec<String>> {
+    let all: Vec<String> = store
+        .conn
+        .prepare(
+            "SELECT project FROM sessions UNION SELECT project FROM observations
+             UNION SELECT project FROM session_summaries UNION SELECT project FROM tool_uses
+             UNION SELECT project FROM work_state_entries",
+        )?
+        .query_map([], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(all
+        .into_iter()
+        .filter(|p| shared(settings, "observations", p))
+        .collect())
 }
 
 /// Work-state entries fold in the server's order (src/model/work_state.rs): this device's

@@ -8,6 +8,7 @@ use postgres::Client;
 const STEPS: &[&str] = &[
     include_str!("sql/001_server.sql"),
     include_str!("sql/002_authority.sql"),
+    include_str!("sql/003_scrubs.sql"),
 ];
 
 pub const SERVER_VERSION: i32 = STEPS.len() as i32;
@@ -92,7 +93,7 @@ pub fn grant(client: &mut Client, role: &str, project: &str) -> Result<()> {
     let r = ident(role);
     tx.batch_execute(&format!(
         "GRANT USAGE ON SCHEMA cmem TO {r};
-         GRANT SELECT ON cmem.meta, cmem.rows, cmem.devices TO {r};"
+         GRANT SELECT ON cmem.meta, cmem.rows, cmem.devices, cmem.scrubs TO {r};"
     ))
     .with_context(|| {
         format!("cannot grant {role} access to the cmem schema (does the role exist?)")
@@ -269,6 +270,58 @@ pub fn explain(what: &str, e: postgres::Error) -> anyhow::Error {
         "{what}: {}{hint}",
         why.split_whitespace().collect::<Vec<_>>().join(" ")
     )
+}
+
+/// A scrub made on some device, as the server keeps it.
+pub struct Scrub {
+    pub seq: i64,
+    pub fingerprint: String,
+    pub replacement: String,
+    pub device: String,
+    pub role: String,
+}
+
+/// Sends this device's scrubs (fingerprint, replacement); returns how many were new there.
+pub fn push_scrubs(client: &mut Client, me: &str, scrubs: &[(String, String)]) -> Result<u64> {
+    let f: Vec<&str> = scrubs.iter().map(|s| s.0.as_str()).collect();
+    let r: Vec<&str> = scrubs.iter().map(|s| s.1.as_str()).collect();
+    let n: i64 = client
+        .query_one("SELECT cmem.push_scrubs($1, $2, $3)", &[&me, &f, &r])
+        .map_err(|e| explain("the server refused the scrubs", e))?
+        .get(0);
+    Ok(n.max(0) as u64)
+}
+
+/// Scrubs recorded after `after`, oldest first.
+pub fn pull_scrubs(client: &mut Client, after: i64) -> Result<Vec<Scrub>> {
+    let rows = client
+        .query(
+            "SELECT seq, fingerprint, replacement, device, written_by::text FROM cmem.scrubs
+             WHERE seq > $1 ORDER BY seq LIMIT 1000",
+            &[&after],
+        )
+        .map_err(|e| explain("the server did not give the scrubs", e))?;
+    Ok(rows
+        .iter()
+        .map(|r| Scrub {
+            seq: r.get(0),
+            fingerprint: r.get(1),
+            replacement: r.get(2),
+            device: r.get(3),
+            role: r.get(4),
+        })
+        .collect())
+}
+
+/// Which of `projects` the role `who` may see.
+pub fn visible_to(client: &mut Client, projects: &[String], who: &str) -> Result<Vec<String>> {
+    let rows = client
+        .query(
+            "SELECT cmem.visible_to($1, $2::text::name)",
+            &[&projects, &who],
+        )
+        .map_err(|e| explain("cannot ask the server what a role may see", e))?;
+    Ok(rows.iter().map(|r| r.get(0)).collect())
 }
 
 /// The newest sequence number the server handed out.

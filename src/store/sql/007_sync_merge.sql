@@ -13,3 +13,15 @@ ALTER TABLE sync_map ADD COLUMN arrived INTEGER;
 -- early.
 UPDATE sync_map SET arrived = CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)
 WHERE device <> COALESCE((SELECT value FROM sync_state WHERE key = 'device'), '');
+
+-- Literal scrubs as fingerprints (src/store/fingerprint.rs), which sync sends to every device
+-- to re-apply: `device` is where a scrub came from (NULL: made here), `scope` the projects
+-- it reaches here, one a line (NULL: all), `pushed` whether the server has it.
+CREATE TABLE scrub_ops (
+    fingerprint TEXT PRIMARY KEY,
+    replacement TEXT NOT NULL,
+    device      TEXT,
+    scope       TEXT,
+    at          INTEGER NOT NULL,
+    pushed      INTEGER NOT NULL DEFAULT 0
+) WITHOUT ROWID;
