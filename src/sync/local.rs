@@ -324,7 +324,7 @@ impl Doc {
     pub fn new(project: String, map: Map<String, Value>) -> Doc {
         // serde_json's map keeps insertion order (preserve_order): the text is the same
         // for the same row, and so is the hash.
-        let text = Value::Object(map.clone()).to_string();
+        let text = serde_json::to_string(&map).unwrap_or_default();
         let hash = hex(&Sha256::digest(text.as_bytes()));
         let fields = merge::encode(&merge::field_hashes(&map));
         Doc {
