@@ -1,43 +1,6 @@
 //! Plain string helpers every layer may use: one-row text, cuts by bytes or UTF-16 units,
-//! counted nouns, visible control characters and the Basic Multilingual Plane guarantee.
+//! counted nouns and visible control characters.
 //! Core, not view: the observer and the code outliner cut strings too.
-
-/// Keeps text inside the Basic Multilingual Plane: a host that cuts a string in the middle of a
-/// UTF-16 surrogate pair produces an invalid request (reference §3, #2787). Known emoji get
-/// their BMP look-alikes, other astral characters become `•`.
-pub fn bmp_safe(text: impl Into<String>) -> String {
-    let text = text.into();
-    if text.chars().all(|c| (c as u32) < 0x10000) {
-        return text;
-    }
-    text.chars()
-        .map(|c| {
-            if (c as u32) < 0x10000 {
-                return c;
-            }
-            match c {
-                '🎯' => '◎',
-                '💬' => '”',
-                '🧠' => '◈',
-                '🛠' => '⚒',
-                '🔍' => '⌕',
-                '🔴' => '●',
-                '🟣' => '◆',
-                '🔄' => '↻',
-                '🔵' => '○',
-                '🚨' => '⚠',
-                '🔐' => '⚷',
-                '🤫' => '⊘',
-                '📝' => '✎',
-                '📁' => '▸',
-                '📄' => '▹',
-                '📦' => '▪',
-                '📍' => '⌖',
-                _ => '•',
-            }
-        })
-        .collect()
-}
 
 /// The count and its noun: "1 line" / "3 lines".
 pub fn plural(n: usize, one: &str, many: &str) -> String {
@@ -209,8 +172,7 @@ mod tests {
     }
 
     #[test]
-    fn bmp_and_one_line_and_clip() {
-        assert_eq!(bmp_safe("🎯 a 🦀"), "◎ a •");
+    fn one_line_and_clip() {
         assert_eq!(one_line("  a\n\tb \u{0}c  "), "a b c");
         assert_eq!(
             one_line("ran  `grep -q '    300'\tf`\n  then ``a ` b`` `open"),

@@ -13,33 +13,58 @@ use cmem::view::time::Tz;
 use proptest::prelude::*;
 
 /// Text that stresses UTF-16 counting: CJK, astral emoji, combining marks, RTL, controls.
-fn text(rng: &mut Rng, len: usize) -> String {
-    const PIECES: &[&str] = &[
-        "fix ",
-        "the ",
-        "pool ",
-        "接口",
-        "測試",
-        "🦀",
-        "😀",
-        "e\u{301}",
-        "ا",
-        "\u{200d}",
-        "𝕏",
-        "\n",
-        "\t",
-        "\"",
-        "\\",
-        "<private>",
-        "{",
-        "ß",
-        "ǅ",
-        "🇩🇪",
-    ];
+const MIXED: &[&str] = &[
+    "fix ",
+    "the ",
+    "pool ",
+    "接口",
+    "測試",
+    "🦀",
+    "😀",
+    "e\u{301}",
+    "ا",
+    "\u{200d}",
+    "𝕏",
+    "\n",
+    "\t",
+    "\"",
+    "\\",
+    "<private>",
+    "{",
+    "ß",
+    "ǅ",
+    "🇩🇪",
+];
+
+/// Text nearly all beyond the Basic Multilingual Plane: two UTF-16 units a character.
+const ASTRAL: &[&str] = &["𠮷", "😀", "🦀", "𝕏", "🇩🇪", "👩\u{200d}💻", "𠮷野家", " "];
+
+/// The random source and the pieces text is made of.
+struct Gen {
+    rng: Rng,
+    pieces: &'static [&'static str],
+}
+
+impl std::ops::Deref for Gen {
+    type Target = Rng;
+    fn deref(&self) -> &Rng {
+        &self.rng
+    }
+}
+
+impl std::ops::DerefMut for Gen {
+    fn deref_mut(&mut self) -> &mut Rng {
+        &mut self.rng
+    }
+}
+
+/// At least `len` bytes of text made of the generator's pieces.
+fn text(rng: &mut Gen, len: usize) -> String {
+    let pieces = rng.pieces;
     // Random pieces up to 512 bytes, then that chunk repeated: long texts stay cheap to build.
     let mut chunk = String::new();
     while chunk.len() < len.min(512) {
-        chunk.push_str(rng.pick_str(PIECES));
+        chunk.push_str(rng.pick_str(pieces));
     }
     if chunk.len() >= len {
         return chunk;
@@ -47,7 +72,7 @@ fn text(rng: &mut Rng, len: usize) -> String {
     chunk.repeat(len / chunk.len().max(1) + 1)
 }
 
-fn sized(rng: &mut Rng) -> usize {
+fn sized(rng: &mut Gen) -> usize {
     match rng.range(0, 99) {
         0..=79 => rng.range(0, 80) as usize,
         80..=94 => rng.range(80, 2_000) as usize,
@@ -56,7 +81,7 @@ fn sized(rng: &mut Rng) -> usize {
     }
 }
 
-fn observations(rng: &mut Rng, n: usize, now: i64) -> Vec<Observation> {
+fn observations(rng: &mut Gen, n: usize, now: i64) -> Vec<Observation> {
     let mut t = now;
     (0..n)
         .map(|i| {
@@ -94,12 +119,12 @@ fn observations(rng: &mut Rng, n: usize, now: i64) -> Vec<Observation> {
         .collect()
 }
 
-fn summaries(rng: &mut Rng, n: usize, now: i64) -> Vec<Summary> {
+fn summaries(rng: &mut Gen, n: usize, now: i64) -> Vec<Summary> {
     let mut t = now;
     (0..n)
         .map(|i| {
             t -= rng.range(0, 6 * 3_600_000) as i64;
-            let field = |rng: &mut Rng| {
+            let field = |rng: &mut Gen| {
                 rng.chance(70).then(|| {
                     let n = sized(rng);
                     text(rng, n)
@@ -127,7 +152,7 @@ fn summaries(rng: &mut Rng, n: usize, now: i64) -> Vec<Summary> {
         .collect()
 }
 
-fn work_entries(rng: &mut Rng, n: usize, now: i64) -> Vec<Entry> {
+fn work_entries(rng: &mut Gen, n: usize, now: i64) -> Vec<Entry> {
     (0..n)
         .map(|i| {
             let mut fields = serde_json::Map::new();
@@ -170,9 +195,10 @@ proptest! {
         full_count in 0usize..12,
         flags in any::<[bool; 6]>(),
         project_len in 1usize..300,
+        astral in proptest::bool::weighted(0.25),
     ) {
         let now = 1_791_791_100_000;
-        let mut rng = Rng::new(seed);
+        let mut rng = Gen { rng: Rng::new(seed), pieces: if astral { ASTRAL } else { MIXED } };
         let obs = observations(&mut rng, n_obs, now);
         let sums = summaries(&mut rng, n_sums, now);
         let lists = fold(&work_entries(&mut rng, n_work, now));
@@ -195,9 +221,12 @@ proptest! {
         let ctx = session_start(&lists, &input, &options, Some(limit));
         let text = &ctx.text;
 
-        prop_assert!(utf16_len(text) <= limit, "{} > {limit}", utf16_len(text));
+        // Counted by the standard library, as the host counts: a character beyond the BMP is
+        // two units.
+        let units = text.encode_utf16().count();
+        prop_assert!(units <= limit, "{units} > {limit}");
+        prop_assert_eq!(utf16_len(text), units);
         prop_assert!(!ctx.over_budget);
-        prop_assert!(text.chars().all(|c| (c as u32) < 0x10000), "astral character emitted");
         prop_assert!(text.starts_with("# Work state: your to-do lists and working state\n"));
         prop_assert!(text.contains("\n\n# ["), "index header missing");
         prop_assert!(text.contains("] recent context, "));
@@ -214,7 +243,6 @@ proptest! {
             let o = obs.iter().find(|o| o.id == *id).unwrap();
             let title = o.title.as_deref().map(one_line).unwrap_or_default();
             let title = if title.is_empty() { "Untitled".to_string() } else { clip(&title, MAX_TITLE) };
-            let title = cmem::text::bmp_safe(&title);
             prop_assert!(text.contains(&title), "row of {id} lost its title");
         }
         // Whole blocks only: the text is exactly the concatenation of the documents.
@@ -234,4 +262,55 @@ proptest! {
         let has_footer = text.contains("tokens of past work via get_observations([IDs]) or mem_search.");
         prop_assert_eq!(has_footer, economics && work > 0 && work - read > 0);
     }
+}
+
+/// Hundreds of observations written entirely beyond the BMP: the host counts each character
+/// as two units, and so must the budget, or the context would overflow the limit by nearly half.
+#[test]
+fn a_context_written_beyond_the_bmp_fits_in_utf16_units() {
+    let now = 1_791_791_100_000;
+    let mut rng = Gen {
+        rng: Rng::new(7),
+        pieces: &["𠮷", "😀", "𝕏", "🦀"],
+    };
+    let obs = observations(&mut rng, 400, now);
+    let sums = summaries(&mut rng, 10, now);
+    let tz = Tz::utc();
+    let mode = cmem::model::mode::code();
+    let input = IndexInput {
+        project: "p",
+        now_ms: now,
+        tz: &tz,
+        observations: &obs,
+        summaries: &sums,
+        mode: &mode,
+        filter: None,
+    };
+    let options = IndexOptions {
+        observations: 400,
+        ..IndexOptions::default()
+    };
+    let limit = cmem::view::budget::HOST_LIMIT;
+    let ctx = session_start(&[], &input, &options, Some(limit));
+    let units = ctx.text.encode_utf16().count();
+    let astral = ctx.text.chars().filter(|c| c.len_utf16() == 2).count();
+    assert!(units <= limit, "{units} > {limit}");
+    assert!(!ctx.over_budget);
+    // The text is mostly astral characters, and the budget had to cut to fit them.
+    assert!(astral * 2 > limit / 2, "only {astral} astral characters");
+    assert!(!ctx.steps.is_empty());
+    // Not stand-ins: the titles of the rows shown, whole.
+    for b in &ctx.index.blocks {
+        if let BlockKind::Observation(id) = b.kind {
+            let o = obs.iter().find(|o| o.id == id).unwrap();
+            let title = one_line(o.title.as_deref().unwrap_or_default());
+            if !title.is_empty() {
+                assert!(
+                    ctx.text.contains(&clip(&title, MAX_TITLE)),
+                    "{id} lost its title"
+                );
+            }
+        }
+    }
+    assert!(!ctx.text.contains('•'));
 }

@@ -1,6 +1,7 @@
 //! The MCP line reader against the real `cmem mcp` binary: every request line gets exactly one
 //! answer, for its own id, whatever the line holds (lone surrogates, 400-digit numbers, 100,000
-//! levels of nesting, garbage, lines over the 8 MiB cap), and every reply stays in the BMP.
+//! levels of nesting, garbage, lines over the 8 MiB cap), and text beyond the BMP comes back
+//! as it was saved.
 
 mod common;
 
@@ -13,18 +14,7 @@ const CAP: usize = 8 * 1024 * 1024;
 /// Whether the reply's id is `sent` (a JSON token): a number or a string serde cannot read
 /// (a lone surrogate) as the very same text, other strings as the same value.
 fn same_id(reply: &[u8], sent: &str) -> bool {
-    // Characters beyond the BMP travel as escape pairs: the same string to the client.
-    let mut ascii = String::new();
-    for c in sent.chars() {
-        let mut units = [0u16; 2];
-        match c.encode_utf16(&mut units) {
-            [one] => ascii.push(char::from_u32(u32::from(*one)).unwrap_or(c)),
-            pair => pair
-                .iter()
-                .for_each(|u| ascii.push_str(&format!("\\u{u:04x}"))),
-        }
-    }
-    let verbatim = || reply.starts_with(format!(r#"{{"jsonrpc":"2.0","id":{ascii},"#).as_bytes());
+    let verbatim = || reply.starts_with(format!(r#"{{"jsonrpc":"2.0","id":{sent},"#).as_bytes());
     // A number comes back digit for digit (a float read and rewritten would not).
     if sent.starts_with(|c: char| c == '-' || c.is_ascii_digit()) {
         return verbatim();
@@ -152,18 +142,19 @@ fn an_object_without_method_or_id_is_an_invalid_request() {
 }
 
 #[test]
-fn no_reply_leaves_the_bmp() {
+fn characters_beyond_the_bmp_come_back_as_saved() {
     let env = Env::new();
     let call = |id: u64, name: &str, args: Value| {
         json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
                "params": {"name": name, "arguments": args}})
         .to_string()
     };
+    let title = "Launch 🚀 on Fridays 🦀";
     let mut requests = vec![
         call(
             1,
             "save_memory",
-            json!({"title": "Launch 🚀 on Fridays 🦀", "text": "We launch 🚀 only on Fridays; 𝔘𝔫𝔦𝔠𝔬𝔡𝔢 too."}),
+            json!({"title": title, "text": "We launch 🚀 only on Fridays; 𝔘𝔫𝔦𝔠𝔬𝔡𝔢 too."}),
         ),
         call(2, "search", json!({"query": "launch Fridays"})),
         call(3, "mem_search", json!({"query": "launch Fridays"})),
@@ -179,36 +170,40 @@ fn no_reply_leaves_the_bmp() {
     assert_eq!(replies.len(), requests.len());
     for (i, reply) in replies.iter().enumerate() {
         let text = String::from_utf8_lossy(reply);
-        // Four-byte UTF-8 sequences (lead bytes 0xF0–0xF4) are the characters beyond the BMP.
-        assert!(reply.iter().all(|&b| b < 0xF0), "reply {i}: {text}");
         let v: Value = serde_json::from_slice(reply).unwrap();
-        let body = if v.get("result").is_some() {
-            v["result"].to_string()
-        } else {
-            v["error"].to_string()
-        };
+        // The characters themselves: no escape pair, no stand-in.
+        assert!(!text.contains("\\ud83d"), "reply {i}: {text}");
         assert!(
-            !body.contains("\\ud83d"),
-            "reply {i} carries an escaped astral character: {text}"
+            !text.contains('\u{fffd}') && !text.contains('•'),
+            "reply {i}: {text}"
         );
+        assert!(v.get("result").is_some() || v.get("error").is_some());
     }
-    let saved = text_of(&replies[0]);
-    assert!(saved.contains("Launch • on Fridays •"), "{saved}");
+    assert!(
+        text_of(&replies[0]).contains(title),
+        "{}",
+        text_of(&replies[0])
+    );
     for (i, reply) in replies.iter().enumerate().take(5).skip(1) {
         let text = text_of(reply);
-        assert!(text.contains("Launch • on Fridays"), "reply {i}: {text}");
+        assert!(text.contains(title), "reply {i}: {text}");
     }
-    // The id is the client's own: it comes back exactly (as an ASCII escape pair).
+    assert!(
+        text_of(&replies[3]).contains("We launch 🚀 only on Fridays; 𝔘𝔫𝔦𝔠𝔬𝔡𝔢 too."),
+        "{}",
+        text_of(&replies[3])
+    );
     let ping: Value = serde_json::from_slice(&replies[6]).unwrap();
     assert_eq!(ping["id"], json!("🚀"));
-    // The database keeps what was saved.
+    let unknown = String::from_utf8_lossy(&replies[7]);
+    assert!(unknown.contains("🚀tool"), "{unknown}");
     let stored: String = env
         .db()
         .query_row("SELECT title FROM observations WHERE id = 1", [], |r| {
             r.get(0)
         })
         .unwrap();
-    assert_eq!(stored, "Launch 🚀 on Fridays 🦀");
+    assert_eq!(stored, title);
 }
 
 /// One generated line and what it must be answered with.
@@ -347,7 +342,6 @@ proptest! {
             replies.iter().map(|r| shown(r)).collect::<Vec<_>>()
         );
         for (reply, (id, served)) in replies.iter().zip(&expected) {
-            prop_assert!(reply.iter().all(|&b| b < 0xF0), "beyond the BMP: {}", shown(reply));
             prop_assert!(same_id(reply, id), "expected id {}: {}", id, shown(reply));
             if let Some(served) = served {
                 prop_assert_eq!(!is_error(reply), *served, "{}", shown(reply));

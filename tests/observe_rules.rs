@@ -1360,3 +1360,52 @@ fn next_steps_are_taken_from_every_usual_opening() {
         assert_eq!(s.next_steps.as_deref(), Some(want), "{last}");
     }
 }
+
+/// Text beyond the Basic Multilingual Plane (a CJK Extension B character, emoji) is valid
+/// JSON and counts two UTF-16 units in the budget: captured, it reaches the agent exactly as
+/// written, in the session-start context, the MCP tools and the CLI, with no stand-in.
+#[test]
+fn a_title_beyond_the_bmp_reaches_the_agent_as_written() {
+    let env = Env::new();
+    let message = "修复登录 𠮷野家 🍜 的 bug 👩\u{200d}💻";
+    let commit = tweaked("PostToolUse.bash", move |v| {
+        v["tool_input"]["command"] = json!(format!("git commit -m \"{message}\""));
+        v["tool_response"]["stdout"] = json!(format!("[main 1a2b3c4] {message}\n 1 file changed"));
+    });
+    run_turn(&env, "astral", "1", "commit it", &[commit], "Committed.");
+    let o = one(&env, "astral");
+    let title = format!("Committed 1a2b3c4 on main (1 file): {message}");
+    assert_eq!(o.title, title);
+
+    let start = env.payload(
+        "next",
+        json!({"hook_event_name": "SessionStart", "source": "startup"}),
+    );
+    let answer = env.hook("session-start", &start);
+    let context = answer["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    assert!(context.contains(&title), "{context}");
+
+    let call = |id: u64, name: &str, args: Value| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+               "params": {"name": name, "arguments": args}})
+        .to_string()
+    };
+    let replies = env.mcp_serve(&common::jsonl(&[
+        call(1, "get_observations", json!({"ids": [o.id]})),
+        call(2, "search", json!({"query": "bug"})),
+        call(3, "mem_search", json!({"query": "bug", "mode": "auto"})),
+    ]));
+    assert_eq!(replies.len(), 3);
+    for (i, reply) in replies.iter().enumerate() {
+        let v: Value = serde_json::from_slice(reply).unwrap();
+        let text = v["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(text.contains(&title), "reply {i}: {text}");
+    }
+
+    let out = env.run_stdout(&["search", "bug"]);
+    assert!(out.contains(&title), "{out}");
+}

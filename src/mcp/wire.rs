@@ -1,22 +1,15 @@
 //! The one place a reply becomes bytes on stdout.
 //!
-//! Every character cmem emits is in the Basic Multilingual Plane, whatever was stored (an emoji
-//! in a saved title, say): a host that cuts a string in the middle of a UTF-16 surrogate pair
-//! sends an invalid request. Replies go through the same stand-ins as every other face
-//! ([`bmp_safe`]: known emoji get their BMP look-alikes, anything else beyond the BMP becomes
-//! `•`), rather than U+FFFD, so a title reads the same in a reply as in the session-start
-//! index. Each stand-in is one UTF-16 unit and three bytes where the original was two and
-//! four: a reply only shrinks, so every budget and the 32 KB cap, measured before, still hold.
-//! The memory itself keeps the original characters (export, the TUI).
+//! Text goes out as stored: characters beyond the Basic Multilingual Plane (`𠮷`, emoji in a
+//! saved title) are valid JSON and reach the agent unchanged. serde_json writes them as their
+//! UTF-8 bytes, never as a lone surrogate escape, so a reply is always well-formed; the size
+//! caps are measured on the very text that is sent.
 //!
-//! The id is the exception: it is the client's own token and must come back exactly for the
-//! client to match the reply, so a character beyond the BMP in it is written as its
-//! `\uXXXX\uXXXX` escape pair (ASCII on the wire). An id recovered from a line that failed
-//! the strict parse (a 400-digit number, a lone surrogate) is echoed as the very text sent.
+//! The id is the client's own token and must come back exactly for the client to match the
+//! reply. An id recovered from a line that failed the strict parse (a 400-digit number, a lone
+//! surrogate) is echoed as the very text sent.
 
 use serde_json::Value;
-
-use crate::text::bmp_safe;
 
 /// A request id as it goes back to the client.
 #[derive(Debug, Clone, PartialEq)]
@@ -45,48 +38,15 @@ pub fn encode(answer: &Answer) -> String {
     };
     let mut out = String::from("{\"jsonrpc\":\"2.0\",\"id\":");
     match &answer.id {
-        Id::Value(v) => escape_beyond_bmp(&mut out, &v.to_string()),
-        Id::Raw(text) => escape_beyond_bmp(&mut out, text),
+        Id::Value(v) => out.push_str(&v.to_string()),
+        Id::Raw(text) => out.push_str(text),
     }
     out.push_str(",\"");
     out.push_str(body.0);
     out.push_str("\":");
-    replace_beyond_bmp(&mut out, &body.1.to_string());
+    out.push_str(&body.1.to_string());
     out.push_str("}\n");
     out
-}
-
-/// serde_json writes non-ASCII characters unescaped, so a character beyond the BMP in the
-/// serialized text can only stand inside a string, and its stand-in (never `"` or `\`)
-/// keeps the JSON valid.
-fn replace_beyond_bmp(out: &mut String, json: &str) {
-    if has_beyond_bmp(json) {
-        out.push_str(&bmp_safe(json));
-    } else {
-        out.push_str(json);
-    }
-}
-
-fn escape_beyond_bmp(out: &mut String, json: &str) {
-    if !has_beyond_bmp(json) {
-        out.push_str(json);
-        return;
-    }
-    for c in json.chars() {
-        if u32::from(c) > 0xFFFF {
-            let mut units = [0u16; 2];
-            for unit in c.encode_utf16(&mut units) {
-                out.push_str(&format!("\\u{unit:04x}"));
-            }
-        } else {
-            out.push(c);
-        }
-    }
-}
-
-/// Characters beyond the BMP are exactly the four-byte UTF-8 sequences (lead byte 0xF0–0xF4).
-fn has_beyond_bmp(text: &str) -> bool {
-    text.bytes().any(|b| b >= 0xF0)
 }
 
 #[cfg(test)]
@@ -95,19 +55,19 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn replies_stay_in_the_bmp_and_ids_come_back_exactly() {
+    fn text_and_ids_beyond_the_bmp_come_back_exactly() {
         let answer = Answer {
             id: Id::Value(json!("run 🚀")),
-            outcome: Ok(json!({"content": [{"type": "text", "text": "Saved: launch 🚀 ok"}]})),
+            outcome: Ok(json!({"content": [{"type": "text", "text": "Saved: 𠮷野家 🚀 ok"}]})),
         };
         let text = encode(&answer);
-        assert!(text.bytes().all(|b| b < 0xF0), "{text}");
+        assert!(text.contains("Saved: 𠮷野家 🚀 ok"), "{text}");
         assert!(text.ends_with('\n'));
         let v: Value = serde_json::from_str(&text).unwrap();
         assert_eq!(v["id"], json!("run 🚀"));
         assert_eq!(
             v["result"]["content"][0]["text"],
-            json!("Saved: launch • ok")
+            json!("Saved: 𠮷野家 🚀 ok")
         );
         assert_eq!(v["jsonrpc"], json!("2.0"));
     }

@@ -91,7 +91,7 @@ impl SessionStart {
                 crate::text::noun(self.open_todos, "to-do", "to-dos")
             ));
         }
-        crate::text::bmp_safe(out)
+        out
     }
 
     fn count(&self, f: impl Fn(&BlockKind) -> bool) -> usize {

@@ -6,7 +6,6 @@
 //! same document styled instead of with asterisks.
 
 use crate::model::ObsType;
-use crate::text::bmp_safe;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Role {
@@ -145,8 +144,10 @@ impl Doc {
         self.blocks.extend(other.blocks);
     }
 
-    /// The agent's text: lines joined with `\n`, trailing whitespace trimmed at the end, and
-    /// every character in the Basic Multilingual Plane.
+    /// The agent's text: lines joined with `\n`, trailing whitespace trimmed at the end. What
+    /// was stored comes out as stored, characters beyond the Basic Multilingual Plane included
+    /// (`𠮷`, emoji): they are valid JSON, and the budget counts each as the two UTF-16 units
+    /// the host counts.
     pub fn to_plain(&self) -> String {
         // One buffer for the whole text: an outline of a big file has thousands of lines.
         let mut out = String::new();
@@ -157,7 +158,7 @@ impl Doc {
             line.write_plain(&mut out);
         }
         out.truncate(out.trim_end().len());
-        bmp_safe(out)
+        out
     }
 }
 

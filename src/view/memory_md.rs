@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use super::time::Tz;
 use crate::model::{Observation, Summary, type_symbol, utf16_len};
-use crate::text::{bmp_safe, clip, one_line, plural};
+use crate::text::{clip, one_line, plural};
 
 /// Claude Code reads at most this much of MEMORY.md.
 pub const INDEX_MAX_LINES: usize = 200;
@@ -206,7 +206,7 @@ pub fn render_with(
         }
         files.push(File {
             name: t.file.clone(),
-            text: bmp_safe(text),
+            text,
         });
         index_lines.push(clip(
             &format!(
@@ -237,7 +237,7 @@ pub fn render_with(
         }
         files.push(File {
             name: sessions_file.clone(),
-            text: bmp_safe(text),
+            text,
         });
         index_lines.insert(
             0,
@@ -260,7 +260,7 @@ pub fn render_with(
         0,
         File {
             name: "MEMORY.md".into(),
-            text: bmp_safe(fit_index(&head, &index_lines, layout)),
+            text: fit_index(&head, &index_lines, layout),
         },
     );
     files
