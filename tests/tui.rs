@@ -81,6 +81,37 @@ fn detail_leads_to_highlighted_raw_io() {
     );
 }
 
+/// The first row of the layer's pane (under the header and the frame's top edge).
+fn first_pane_row(h: &mut Harness) -> String {
+    h.screen().lines().nth(2).unwrap_or_default().to_string()
+}
+
+#[test]
+fn a_detail_opens_at_its_top_with_the_title_on_screen() {
+    // At 80×24 the record's tool use is below the first screen: the cursor starts on the
+    // title rather than scrolling it away to reach the tool use.
+    let mut h = open("default", 80, 24);
+    h.keys("j enter enter").unwrap();
+    assert_eq!(h.app.top().kind, LayerKind::Detail);
+    let title: String = h.app.top().rows[0].display().chars().take(30).collect();
+    assert!(title.starts_with('#'), "{title}");
+    assert_eq!(h.app.top().cursor, 0);
+    let row = first_pane_row(&mut h);
+    assert!(row.starts_with(&format!("│{title}")), "{row}");
+    // The tool use is still one key away.
+    h.keys("G enter").unwrap();
+    assert_eq!(h.app.top().kind, LayerKind::Raw);
+    // Where the tool use shares the first screen with the title, the cursor starts on it.
+    let mut h = open("default", 140, 40);
+    h.keys("j enter enter").unwrap();
+    assert!(matches!(
+        h.app.top().selected_target(),
+        Some(Target::ToolUse(_))
+    ));
+    let row = first_pane_row(&mut h);
+    assert!(row.starts_with(&format!("│{title}")), "{row}");
+}
+
 #[test]
 fn moving_keys() {
     let mut h = open("default", 80, 24);
@@ -1153,7 +1184,9 @@ const LAYERS: &[(&str, &str)] = &[
     ("index", "j"),
     ("timeline", "j enter"),
     ("detail", "j enter enter"),
-    ("raw", ": '{code} enter enter"),
+    // The detail opens at its top where its tool uses are below the first screen: from its
+    // last row, the first of its three tool uses.
+    ("raw", ": '{code} enter G k k enter"),
     ("work_state", "w"),
     ("agent", "a"),
     ("search", "s 'pooling enter"),

@@ -401,6 +401,7 @@ impl App {
             return p.apply(reply, &self.tz);
         }
         let height = self.list_height();
+        let list = self.areas(Rect::new(0, 0, self.size.0, self.size.1)).list;
         let Some(pos) = self.stack.iter().position(|l| l.ticket == ticket) else {
             return;
         };
@@ -410,6 +411,16 @@ impl App {
                 layer.apply_page(page, &self.tz);
                 if layer.filter.is_some() {
                     layer.refilter(&self.matcher);
+                }
+                // A document opens at its top. The row it puts the cursor on (a detail's
+                // first tool use, for Enter) keeps it only when it shares the first screen
+                // with the title; drawn further down, it would scroll the title away.
+                if !layer.kind.is_list()
+                    && layer.cursor > 0
+                    && !pane::fits_from_top(&self.theme, layer, list, layer.cursor)
+                {
+                    layer.cursor = 0;
+                    layer.offset = 0;
                 }
                 layer.scroll_into_view(height);
             }

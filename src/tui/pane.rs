@@ -50,39 +50,52 @@ fn title(l: &Layer) -> String {
     t
 }
 
+/// The screen lines of visible row `pos` in a pane `width` columns wide: document layers wrap
+/// long lines, list layers cut them.
+fn row_lines(theme: &Theme, layer: &Layer, pos: usize, width: usize) -> Vec<Line<'static>> {
+    let Some((i, matched)) = layer.visible(pos) else {
+        return Vec::new();
+    };
+    let Some(row) = layer.rows.get(i) else {
+        return Vec::new();
+    };
+    let line = match &row.text {
+        RowText::View(l) => render::line_with_matches(l, theme, matched),
+        RowText::Code { indent, pieces } => {
+            let mut spans = vec![Span::raw(indent.clone())];
+            for (t, scope) in pieces {
+                let style = match scope {
+                    Some(s) => theme.get(s),
+                    None => theme.get("memory.code"),
+                };
+                spans.push(Span::styled(render::escape_controls(t).into_owned(), style));
+            }
+            Line::from(spans)
+        }
+    };
+    if layer.kind.is_list() {
+        vec![line]
+    } else {
+        wrap_line(line, width)
+    }
+}
+
+/// Whether the rows from the top down to visible position `pos` fit in `area` together, as
+/// drawn (wrapped): then a cursor on `pos` leaves the first row on screen.
+pub fn fits_from_top(theme: &Theme, layer: &Layer, area: Rect, pos: usize) -> bool {
+    let width = area.width as usize;
+    let used: usize = (0..=pos.min(layer.visible_len().saturating_sub(1)))
+        .map(|p| row_lines(theme, layer, p, width).len().max(1))
+        .sum();
+    used <= area.height as usize
+}
+
 /// The screen lines of the rows from the layer's scroll position: `(visible position, lines)`.
 /// Document layers wrap long lines; list layers cut them.
 pub fn screen_rows(theme: &Theme, layer: &Layer, area: Rect) -> Vec<(usize, Vec<Line<'static>>)> {
     let width = area.width as usize;
     let height = area.height as usize;
-    let wrap = !layer.kind.is_list();
-    let lines_of = |pos: usize| -> Vec<Line<'static>> {
-        let Some((i, matched)) = layer.visible(pos) else {
-            return Vec::new();
-        };
-        let Some(row) = layer.rows.get(i) else {
-            return Vec::new();
-        };
-        let line = match &row.text {
-            RowText::View(l) => render::line_with_matches(l, theme, matched),
-            RowText::Code { indent, pieces } => {
-                let mut spans = vec![Span::raw(indent.clone())];
-                for (t, scope) in pieces {
-                    let style = match scope {
-                        Some(s) => theme.get(s),
-                        None => theme.get("memory.code"),
-                    };
-                    spans.push(Span::styled(render::escape_controls(t).into_owned(), style));
-                }
-                Line::from(spans)
-            }
-        };
-        if wrap {
-            wrap_line(line, width)
-        } else {
-            vec![line]
-        }
-    };
+    let lines_of = |pos: usize| row_lines(theme, layer, pos, width);
     // Start at the scroll offset, but never leave the cursor below the screen.
     let mut start = layer.offset.min(layer.cursor);
     if layer.kind != LayerKind::Agent || layer.cursor >= start {
