@@ -14,7 +14,7 @@
 //! 5. `store` (SQLite; knows no rendering and no face);
 //! 6. core, which any layer and any core module may use: `model`, `config`, `project`,
 //!    `privacy`, `text`, `clock`, `paths`, `logging`, `jsonfix`, `signals`, `names`, `embed`
-//!    (the sentence-embedding model).
+//!    (the sentence-embedding model), `conninfo` (a PostgreSQL setting read as libpq reads it).
 //!
 //! Inside a layer only the order written holds (`cli` → `hook`, `view` → `code`): `hook`, `mcp` and `tui` do not import each other, nor do `observe` and `disclosure`.
 //! Two files of one module do not import each other either (a `mod.rs` and the files it
@@ -23,6 +23,7 @@ pub mod cli;
 pub mod clock;
 pub mod code;
 pub mod config;
+pub mod conninfo;
 pub mod demo;
 pub mod disclosure;
 pub mod embed;

@@ -22,8 +22,8 @@ const LAYERS: &[(&str, &[&str])] = &[
     (
         "core",
         &[
-            "clock", "config", "embed", "jsonfix", "logging", "model", "names", "paths", "privacy",
-            "project", "signals", "text",
+            "clock", "config", "conninfo", "embed", "jsonfix", "logging", "model", "names",
+            "paths", "privacy", "project", "signals", "text",
         ],
     ),
 ];

@@ -1952,3 +1952,22 @@ fn a_nul_or_a_row_the_server_refuses_holds_back_no_other_row() {
     assert_eq!(b.count_where("observations", "title = 'Nulbyte note'"), 1);
     assert_eq!(b.count_where("observations", "narrative = 'oldnul'"), 1);
 }
+
+/// A URL read as libpq reads it: the query string's `host` (a socket directory) and `port`
+/// replace the authority's `localhost`, which is not tried first.
+#[test]
+fn a_url_whose_query_string_names_the_socket_and_port_reaches_it() {
+    let Some(pg) = Cluster::start_with(5499, |_| String::new()) else {
+        return;
+    };
+    let url = format!(
+        "postgresql://{}@localhost/postgres?host={}&port=5499&sslmode=disable",
+        pg.superuser,
+        pg.dir.path().display()
+    );
+    let env = Env::new();
+    let init = ok(cmem(&env, &url).args(["sync", "init"]));
+    let server = format!("{}:5499/postgres", pg.dir.path().display());
+    assert!(init.starts_with(&server), "{init}");
+    sync(&env, &url);
+}

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result, anyhow, bail};
 use postgres::config::{Host, SslMode};
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::crypto::{CryptoProvider, verify_tls12_signature, verify_tls13_signature};
@@ -45,16 +45,20 @@ pub struct Target {
     pub root_cert: Option<PathBuf>,
 }
 
-/// Takes `sslmode` and `sslrootcert` out of the URL or key=value string (the client library
-/// knows only disable/prefer/require) and parses the rest.
+/// Reads the URL or key=value string as libpq does (`crate::conninfo`: the query string's
+/// `host` and `port` win over the authority, host and port lists), takes out `sslmode` and
+/// `sslrootcert` (the client library knows only disable/prefer/require) and hands the rest to
+/// the client library.
 pub fn parse(url: &str) -> Result<Target> {
-    let url = url.trim();
+    let params = crate::conninfo::params(url)
+        .map_err(|why| anyhow!("cannot read the server setting {}: {why}", redact(url)))?;
     let mut ssl = Ssl::Prefer;
     let mut root_cert = None;
-    let mut take = |key: &str, value: &str| -> Result<bool> {
-        match key {
+    let mut rest = Vec::new();
+    for (key, value) in params {
+        match key.as_str() {
             "sslmode" => {
-                ssl = match value {
+                ssl = match value.as_str() {
                     "disable" => Ssl::Disable,
                     "allow" | "prefer" => Ssl::Prefer,
                     "require" => Ssl::Require,
@@ -62,47 +66,22 @@ pub fn parse(url: &str) -> Result<Target> {
                     other => bail!(
                         "sslmode={other:?}: use disable, prefer, require, verify-ca or verify-full"
                     ),
-                };
-                Ok(true)
-            }
-            "sslrootcert" => {
-                root_cert = Some(PathBuf::from(value));
-                Ok(true)
-            }
-            _ => Ok(false),
-        }
-    };
-    let rest = if url.contains("://") {
-        match url.split_once('?') {
-            Some((base, query)) => {
-                let mut kept = Vec::new();
-                for pair in query.split('&').filter(|p| !p.is_empty()) {
-                    let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
-                    if !take(k, &percent_decode(v))? {
-                        kept.push(pair);
-                    }
-                }
-                if kept.is_empty() {
-                    base.to_string()
-                } else {
-                    format!("{base}?{}", kept.join("&"))
                 }
             }
-            None => url.to_string(),
+            "sslrootcert" => root_cert = Some(PathBuf::from(value)),
+            _ => rest.push((key, value)),
         }
-    } else {
-        let mut kept = Vec::new();
-        for word in url.split_whitespace() {
-            let (k, v) = word.split_once('=').unwrap_or((word, ""));
-            if !take(k.trim(), v.trim_matches('\''))? {
-                kept.push(word);
-            }
-        }
-        kept.join(" ")
-    };
-    let mut config: postgres::Config = rest
+    }
+    let mut config: postgres::Config = crate::conninfo::to_key_values(&rest)
         .parse()
         .with_context(|| format!("cannot read the server setting {}", redact(url)))?;
+    let (hosts, ports) = (config.get_hosts().len(), config.get_ports().len());
+    if ports > 1 && ports != hosts {
+        bail!(
+            "the server setting {} names {hosts} host(s) and {ports} ports: give one port for all, or one per host",
+            redact(url)
+        );
+    }
     if config.get_connect_timeout().is_none() {
         config.connect_timeout(CONNECT_TIMEOUT);
     }
@@ -136,66 +115,72 @@ pub fn parse(url: &str) -> Result<Target> {
     })
 }
 
-fn percent_decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%'
-            && i + 2 < bytes.len()
-            && let Some(b) = std::str::from_utf8(&bytes[i + 1..i + 3])
-                .ok()
-                .and_then(|h| u8::from_str_radix(h, 16).ok())
-        {
-            out.push(b);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
 /// The setting with any password blanked, for messages.
 pub fn redact(url: &str) -> String {
-    crate::config::redact_url(url)
+    crate::conninfo::redact(url)
 }
 
-/// Where the server is, for messages: `host:port` or the socket directory.
+/// Each host with its port (one port serves every host; none means 5432).
+fn endpoints(config: &postgres::Config) -> Vec<(&Host, u16)> {
+    let ports = config.get_ports();
+    config
+        .get_hosts()
+        .iter()
+        .enumerate()
+        .map(|(i, h)| {
+            let port = match ports {
+                [] => 5432,
+                [one] => *one,
+                many => many.get(i).copied().unwrap_or(5432),
+            };
+            (h, port)
+        })
+        .collect()
+}
+
+/// Where the server is, for messages: `host:port` or the socket directory and port, each
+/// host of a list, then the database.
 pub fn describe(config: &postgres::Config) -> String {
-    let host = match config.get_hosts().first() {
-        Some(Host::Tcp(h)) => h.clone(),
-        Some(Host::Unix(p)) => p.display().to_string(),
-        None => "localhost".into(),
+    let hosts: Vec<String> = endpoints(config)
+        .into_iter()
+        .map(|(host, port)| match host {
+            Host::Tcp(h) => format!("{h}:{port}"),
+            Host::Unix(p) => format!("{}:{port}", p.display()),
+        })
+        .collect();
+    let hosts = if hosts.is_empty() {
+        "localhost:5432".to_string()
+    } else {
+        hosts.join(",")
     };
-    let port = config.get_ports().first().copied().unwrap_or(5432);
     let db = config
         .get_dbname()
         .or(config.get_user())
         .unwrap_or("postgres");
-    format!("{host}:{port}/{db}")
+    format!("{hosts}/{db}")
 }
 
-/// The password `~/.pgpass` (or `PGPASSFILE`) gives for this host, port, database and user.
+/// The password `~/.pgpass` (or `PGPASSFILE`) gives for this user and database on the first
+/// host that has one (a socket directory is `localhost` there, as in libpq).
 fn pgpass_password(config: &postgres::Config) -> Option<String> {
     let file = std::env::var_os("PGPASSFILE")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".pgpass")))?;
     let text = std::fs::read_to_string(file).ok()?;
-    let host = match config.get_hosts().first() {
-        Some(Host::Tcp(h)) => h.clone(),
-        _ => "localhost".into(),
-    };
-    let port = config
-        .get_ports()
-        .first()
-        .copied()
-        .unwrap_or(5432)
-        .to_string();
     let user = config.get_user().unwrap_or_default().to_string();
     let db = config.get_dbname().unwrap_or(&user).to_string();
-    pgpass_lookup(&text, [&host, &port, &db, &user])
+    let mut endpoints = endpoints(config);
+    let localhost = Host::Tcp("localhost".into());
+    if endpoints.is_empty() {
+        endpoints.push((&localhost, 5432));
+    }
+    endpoints.into_iter().find_map(|(host, port)| {
+        let host = match host {
+            Host::Tcp(h) => h.as_str(),
+            Host::Unix(_) => "localhost",
+        };
+        pgpass_lookup(&text, [host, &port.to_string(), &db, &user])
+    })
 }
 
 /// The first line of a pgpass file matching `host:port:db:user` (`*` matches anything; `\:`
@@ -400,8 +385,61 @@ mod tests {
     }
 
     #[test]
+    fn query_string_host_and_port_win_as_in_libpq() {
+        let t = parse("postgresql://u@localhost/cmem?host=/sock&port=5499").unwrap();
+        assert_eq!(t.config.get_hosts(), &[Host::Unix(PathBuf::from("/sock"))]);
+        assert_eq!(t.config.get_ports(), &[5499]);
+        assert_eq!(t.config.get_user(), Some("u"));
+        assert_eq!(describe(&t.config), "/sock:5499/cmem");
+        let t = parse("postgres:///cmem?host=%2Frun%2Fpg").unwrap();
+        assert_eq!(
+            t.config.get_hosts(),
+            &[Host::Unix(PathBuf::from("/run/pg"))]
+        );
+    }
+
+    #[test]
+    fn several_hosts_each_with_its_port() {
+        let t = parse("postgresql://h1,h2:5433/db").unwrap();
+        assert_eq!(
+            t.config.get_hosts(),
+            &[Host::Tcp("h1".into()), Host::Tcp("h2".into())]
+        );
+        assert_eq!(t.config.get_ports(), &[5432, 5433]);
+        assert_eq!(describe(&t.config), "h1:5432,h2:5433/db");
+        let t = parse("host=h1,h2 port=5432,5433 dbname=db").unwrap();
+        assert_eq!(describe(&t.config), "h1:5432,h2:5433/db");
+        // One port serves every host.
+        let t = parse("host=h1,/tmp port=6000 dbname=db").unwrap();
+        assert_eq!(describe(&t.config), "h1:6000,/tmp:6000/db");
+        let e = parse("host=h1,h2,h3 port=1,2 password=hunter2")
+            .err()
+            .unwrap();
+        let e = format!("{e:#}");
+        assert!(
+            e.contains("3 host(s) and 2 ports") && !e.contains("hunter2"),
+            "{e}"
+        );
+    }
+
+    #[test]
     fn passwords_are_redacted() {
         assert_eq!(redact("postgres://u:secret@h/db"), "postgres://u:***@h/db");
         assert_eq!(redact("host=h password=secret"), "host=h password=***");
+        assert_eq!(
+            redact("postgres://u@h/db?password=secret&sslmode=require"),
+            "postgres://u@h/db?password=***&sslmode=require"
+        );
+        // Nor does an error about the setting show it.
+        for bad in [
+            "postgres://u:secret@h/db?sslmode=sometimes",
+            "host=h password='secret port=1",
+            "postgres://u@h:notaport/db?password=secret",
+        ] {
+            let e = format!("{:#}", parse(bad).err().unwrap());
+            assert!(!e.contains("secret"), "{e}");
+        }
+        let t = parse("postgres://u@h/db?password=p%20w").unwrap();
+        assert_eq!(t.config.get_password(), Some(&b"p w"[..]));
     }
 }
