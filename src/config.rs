@@ -60,29 +60,9 @@ pub struct SyncSettings {
 
 fn serialize_redacted<S: serde::Serializer>(url: &Option<String>, s: S) -> Result<S::Ok, S::Error> {
     match url {
-        Some(u) => s.serialize_some(&redact_url(u)),
+        Some(u) => s.serialize_some(&crate::conninfo::redact(u)),
         None => s.serialize_none(),
     }
-}
-
-/// A server setting with its password blanked, for messages and `cmem config`.
-pub fn redact_url(url: &str) -> String {
-    if let Some((scheme, rest)) = url.split_once("://")
-        && let Some((auth, host)) = rest.split_once('@')
-        && let Some((user, _)) = auth.split_once(':')
-    {
-        return format!("{scheme}://{user}:***@{host}");
-    }
-    url.split_whitespace()
-        .map(|w| {
-            if w.starts_with("password=") {
-                "password=***"
-            } else {
-                w
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 impl Default for SyncSettings {
