@@ -134,7 +134,7 @@ pub fn main() -> ExitCode {
     };
     match result {
         Ok(code) => code,
-        Err(e) if pipe::is_broken_pipe(&e) => ExitCode::SUCCESS,
+        Err(e) if pipe::is_closed_stdout(&e) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("cmem: error: {e:#}");
             ExitCode::FAILURE

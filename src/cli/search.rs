@@ -56,7 +56,7 @@ pub fn run(args: &SearchArgs) -> Result<ExitCode> {
 /// found"); a closed pipe stays main's to treat. A busy database says what to do about it.
 fn grep_exit(result: Result<ExitCode>) -> Result<ExitCode> {
     match result {
-        Err(e) if !super::pipe::is_broken_pipe(&e) => {
+        Err(e) if !super::pipe::is_closed_stdout(&e) => {
             eprintln!("cmem: error: {e:#}");
             if is_busy(&e) {
                 eprintln!(

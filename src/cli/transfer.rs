@@ -211,7 +211,7 @@ pub fn export(args: &ExportArgs) -> Result<ExitCode> {
                     f.flush()?;
                     c
                 }
-                None => jsonl::export(&store.conn, &filter, &mut std::io::stdout().lock())?,
+                None => jsonl::export(&store.conn, &filter, &mut super::pipe::stdout())?,
             };
             let total: usize = counts.iter().map(|(_, n)| n).sum();
             let parts: Vec<String> = counts.iter().map(|(t, n)| format!("{n} {t}")).collect();

@@ -17,11 +17,16 @@ pub const SERVER_VERSION: i32 = STEPS.len() as i32;
 pub fn version(client: &mut Client) -> Result<i32> {
     let exists: bool = client
         .query_one("SELECT to_regclass('cmem.meta') IS NOT NULL", &[])
-        .map_err(|e| {
-            let why = e.as_db_error().map(|d| d.message().to_string()).unwrap_or_else(|| e.to_string());
-            anyhow::anyhow!(
-                "the server refused: {why}; this role is granted no project: ask the owner of the cmem schema for `cmem sync grant ROLE PROJECT`"
-            )
+        .map_err(|e| match e.as_db_error() {
+            Some(d) => anyhow::anyhow!(
+                "the server refused: {}; this role is granted no project: ask the owner of the cmem schema for `cmem sync grant ROLE PROJECT`",
+                d.message()
+            ),
+            // Not a refusal: the connection broke (the server went away). Its cause stays in
+            // the chain for the message.
+            None => anyhow::Error::new(e).context(
+                "the connection to the sync server broke while checking its cmem schema; run `cmem sync` again when the server is back",
+            ),
         })?
         .get(0);
     if !exists {
