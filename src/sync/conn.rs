@@ -45,13 +45,61 @@ pub struct Target {
     pub root_cert: Option<PathBuf>,
 }
 
+/// What libpq takes from the environment for a setting the URL leaves out (`PGHOST`,
+/// `PGUSER`, …), and its defaults: the local socket directory that holds the server's socket
+/// (else localhost), the login name as the user.
+fn libpq_defaults(
+    params: &mut Vec<(String, String)>,
+    env: impl Fn(&str) -> Option<String>,
+    exists: impl Fn(&Path) -> bool,
+) {
+    const FROM_ENV: [(&str, &str); 9] = [
+        ("host", "PGHOST"),
+        ("hostaddr", "PGHOSTADDR"),
+        ("port", "PGPORT"),
+        ("user", "PGUSER"),
+        ("dbname", "PGDATABASE"),
+        ("password", "PGPASSWORD"),
+        ("sslmode", "PGSSLMODE"),
+        ("sslrootcert", "PGSSLROOTCERT"),
+        ("connect_timeout", "PGCONNECT_TIMEOUT"),
+    ];
+    let has = |params: &Vec<(String, String)>, key: &str| params.iter().any(|(k, _)| k == key);
+    for (key, var) in FROM_ENV {
+        if !has(params, key)
+            && let Some(v) = env(var).filter(|v| !v.trim().is_empty())
+        {
+            params.push((key.to_string(), v));
+        }
+    }
+    if !has(params, "host") && !has(params, "hostaddr") {
+        let port = params
+            .iter()
+            .find(|(k, _)| k == "port")
+            .map_or("5432".to_string(), |(_, v)| v.clone());
+        let socket_dir = ["/var/run/postgresql", "/tmp"]
+            .into_iter()
+            .find(|d| exists(&Path::new(d).join(format!(".s.PGSQL.{port}"))));
+        params.push((
+            "host".to_string(),
+            socket_dir.unwrap_or("localhost").to_string(),
+        ));
+    }
+    if !has(params, "user")
+        && let Some(me) = env("USER").or_else(|| env("LOGNAME"))
+    {
+        params.push(("user".to_string(), me));
+    }
+}
+
 /// Reads the URL or key=value string as libpq does (`crate::conninfo`: the query string's
 /// `host` and `port` win over the authority, host and port lists), takes out `sslmode` and
 /// `sslrootcert` (the client library knows only disable/prefer/require) and hands the rest to
 /// the client library.
 pub fn parse(url: &str) -> Result<Target> {
-    let params = crate::conninfo::params(url)
+    let mut params = crate::conninfo::params(url)
         .map_err(|why| anyhow!("cannot read the server setting {}: {why}", redact(url)))?;
+    libpq_defaults(&mut params, |k| std::env::var(k).ok(), |p| p.exists());
     let mut ssl = Ssl::Prefer;
     let mut root_cert = None;
     let mut rest = Vec::new();
@@ -357,6 +405,41 @@ impl ServerCertVerifier for AnyCertificate {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn what_the_url_leaves_out_comes_from_libpq_variables_and_defaults() {
+        let vars = |k: &str| match k {
+            "PGHOST" => Some("db.internal".to_string()),
+            "PGPASSWORD" => Some("pw".to_string()),
+            "USER" => Some("ada".to_string()),
+            _ => None,
+        };
+        let mut p = crate::conninfo::params("postgres:///cmem?port=6543").unwrap();
+        libpq_defaults(&mut p, vars, |_| false);
+        let get = |p: &[(String, String)], k: &str| {
+            p.iter().find(|(key, _)| key == k).map(|(_, v)| v.clone())
+        };
+        assert_eq!(get(&p, "host").as_deref(), Some("db.internal"));
+        assert_eq!(get(&p, "port").as_deref(), Some("6543"));
+        assert_eq!(get(&p, "user").as_deref(), Some("ada"));
+        assert_eq!(get(&p, "password").as_deref(), Some("pw"));
+        // The URL wins over the variables.
+        let mut p = crate::conninfo::params("postgres://bob@there/cmem").unwrap();
+        libpq_defaults(&mut p, vars, |_| false);
+        assert_eq!(get(&p, "host").as_deref(), Some("there"));
+        assert_eq!(get(&p, "user").as_deref(), Some("bob"));
+        // No host anywhere: the socket directory that holds the server's socket.
+        let mut p = crate::conninfo::params("dbname=cmem").unwrap();
+        libpq_defaults(
+            &mut p,
+            |_| None,
+            |path| path == Path::new("/var/run/postgresql/.s.PGSQL.5432"),
+        );
+        assert_eq!(get(&p, "host").as_deref(), Some("/var/run/postgresql"));
+        let mut p = crate::conninfo::params("dbname=cmem").unwrap();
+        libpq_defaults(&mut p, |_| None, |_| false);
+        assert_eq!(get(&p, "host").as_deref(), Some("localhost"));
+    }
 
     #[test]
     fn sslmode_and_rootcert_are_taken_out_of_urls_and_key_value_strings() {
