@@ -1379,6 +1379,20 @@ impl Team {
     }
 }
 
+/// A server made by its owner, with two roles granted every project: each attack below runs
+/// its devices as a teammate's role, not as the owner. Returns (alice's, bob's) settings.
+fn two_roles(pg: &Cluster) -> (String, String) {
+    pg.client()
+        .batch_execute("CREATE ROLE alice LOGIN; CREATE ROLE bob LOGIN;")
+        .unwrap();
+    let admin = Env::new();
+    ok(cmem(&admin, &pg.url()).args(["sync", "init"]));
+    for role in ["alice", "bob"] {
+        ok(cmem(&admin, &pg.url()).args(["sync", "grant", role, "*"]));
+    }
+    (pg.url_as("alice", "postgres"), pg.url_as("bob", "postgres"))
+}
+
 fn denied(result: Result<u64, postgres::Error>) -> String {
     let err = result.expect_err("the server took a write it must refuse");
     format!("{err:?}")
@@ -1626,10 +1640,9 @@ fn upgrading_a_v1_server_repairs_forged_sequence_numbers_and_frozen_cursors() {
 #[test]
 fn a_device_that_joins_late_gets_every_prompt_linked_to_its_session() {
     let Some(pg) = Cluster::start() else { return };
-    let url = pg.url();
+    let (url, late_url) = two_roles(&pg);
     let a = Env::new();
     generate(&a, 30, 31);
-    ok(cmem(&a, &url).args(["sync", "init"]));
     sync(&a, &url);
     // Every session ends after it was shared: its new revision comes after its children.
     a.db()
@@ -1639,7 +1652,7 @@ fn a_device_that_joins_late_gets_every_prompt_linked_to_its_session() {
         .unwrap();
     sync(&a, &url);
     let late = Env::new();
-    let out = sync_with(&late, &url, &[("CMEM_SYNC_BATCH", "7")]);
+    let out = sync_with(&late, &late_url, &[("CMEM_SYNC_BATCH", "7")]);
     assert!(!out.contains("kept"), "nothing waits at the end: {out}");
     assert_eq!(counts(&late), counts(&a));
     assert_eq!(export_without_ids(&late), export_without_ids(&a));
@@ -1661,7 +1674,7 @@ fn a_device_that_joins_late_gets_every_prompt_linked_to_its_session() {
         .unwrap();
     }
     assert_eq!(late.count("user_prompts"), 0);
-    sync(&late, &url);
+    sync(&late, &late_url);
     assert_eq!(late.count("user_prompts"), lost);
     assert_eq!(export_without_ids(&late), export_without_ids(&a));
 }
@@ -1749,18 +1762,15 @@ fn finish_within(mut child: std::process::Child, limit: Duration) -> (Output, Du
 #[test]
 fn a_network_that_stops_mid_push_fails_in_seconds_and_blocks_no_other_device() {
     let Some(pg) = Cluster::start() else { return };
-    let url = pg.url();
+    let (url, b_url) = two_roles(&pg);
     let (a, b) = (Env::new(), Env::new());
     generate(&a, 150, 41);
     generate(&b, 10, 42);
-    ok(cmem(&a, &url).args(["sync", "init"]));
-    sync(&b, &url);
+    sync(&b, &b_url);
     let socket = pg.dir.path().join(format!(".s.PGSQL.{}", pg.port));
     let (port, frozen) = freezing_proxy(socket, 60_000);
-    let through_proxy = format!(
-        "host=127.0.0.1 port={port} user={} dbname=postgres sslmode=disable",
-        pg.superuser
-    );
+    let through_proxy =
+        format!("host=127.0.0.1 port={port} user=alice dbname=postgres sslmode=disable");
     let child = cmem(&a, &through_proxy)
         .arg("sync")
         .env("CMEM_SYNC_BATCH", "20")
@@ -1780,7 +1790,7 @@ fn a_network_that_stops_mid_push_fails_in_seconds_and_blocks_no_other_device() {
     std::thread::sleep(Duration::from_millis(300));
     let other = Instant::now();
     generate(&b, 5, 43);
-    let out = sync(&b, &url);
+    let out = sync(&b, &b_url);
     assert!(out.contains("pulled"), "{out}");
     assert!(
         other.elapsed() < Duration::from_secs(30),
@@ -1803,7 +1813,7 @@ fn a_network_that_stops_mid_push_fails_in_seconds_and_blocks_no_other_device() {
     // Nothing is lost: both devices converge once the network is back.
     for _ in 0..2 {
         sync(&a, &url);
-        sync(&b, &url);
+        sync(&b, &b_url);
     }
     assert_eq!(counts(&a), counts(&b));
     assert_eq!(export_without_ids(&a), export_without_ids(&b));
@@ -1815,11 +1825,10 @@ fn a_network_that_stops_mid_push_fails_in_seconds_and_blocks_no_other_device() {
 #[test]
 fn locks_held_elsewhere_fail_the_sync_in_seconds_and_the_pull_still_runs() {
     let Some(pg) = Cluster::start() else { return };
-    let url = pg.url();
+    let (a_url, url) = two_roles(&pg);
     let (a, b) = (Env::new(), Env::new());
     generate(&a, 10, 51);
-    ok(cmem(&a, &url).args(["sync", "init"]));
-    sync(&a, &url);
+    sync(&a, &a_url);
     generate(&b, 6, 52);
 
     let mut admin = pg.client();
@@ -1886,7 +1895,7 @@ fn locks_held_elsewhere_fail_the_sync_in_seconds_and_the_pull_still_runs() {
 #[test]
 fn a_nul_or_a_row_the_server_refuses_holds_back_no_other_row() {
     let Some(pg) = Cluster::start() else { return };
-    let url = pg.url();
+    let (url, b_url) = two_roles(&pg);
     let (a, b) = (Env::new(), Env::new());
     generate(&a, 12, 61);
     mcp_call(
@@ -1910,7 +1919,6 @@ fn a_nul_or_a_row_the_server_refuses_holds_back_no_other_row() {
         a.count_where("observations", "instr(title, char(0)) > 0"),
         0
     );
-    ok(cmem(&a, &url).args(["sync", "init"]));
     pg.client()
         .batch_execute(
             "CREATE FUNCTION cmem.refuse_poison() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -1943,7 +1951,7 @@ fn a_nul_or_a_row_the_server_refuses_holds_back_no_other_row() {
     // The next sync pushes what is new and does not stumble on the refused row again.
     generate(&a, 3, 62);
     sync(&a, &url);
-    sync(&b, &url);
+    sync(&b, &b_url);
     assert_eq!(b.count("observations"), a.count("observations") - 1);
     assert_eq!(
         b.count_where("observations", "instr(title, char(0)) > 0"),
