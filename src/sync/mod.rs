@@ -236,6 +236,14 @@ fn run_once(settings: &Settings) -> Result<Option<Report>> {
     Ok(Some(report))
 }
 
+/// Every synced table's columns, for applying pulled documents.
+fn columns(store: &Store) -> Result<HashMap<&'static str, Vec<String>>> {
+    TABLES
+        .iter()
+        .map(|t| Ok((*t, crate::store::jsonl::table_columns(&store.conn, t)?)))
+        .collect()
+}
+
 fn pull_cursor(store: &Store) -> Result<i64> {
     Ok(local::state(&store.conn, "pull_seq")?
         .and_then(|s| s.parse().ok())
@@ -426,10 +434,7 @@ fn merge_conflicts(
     me: &str,
     conflicts: &Conflicts,
 ) -> Result<()> {
-    let mut columns: HashMap<&'static str, Vec<String>> = HashMap::new();
-    for t in TABLES {
-        columns.insert(t, crate::store::jsonl::table_columns(&store.conn, t)?);
-    }
+    let columns = columns(store)?;
     for (table, keys) in conflicts {
         let theirs = link.dog.within("a fetch of rows changed elsewhere", || {
             server::fetch(link.client, table, keys)
@@ -630,10 +635,7 @@ fn pull(
     report: &mut Report,
 ) -> Result<()> {
     let size = batch_size() as i64;
-    let mut columns: HashMap<&'static str, Vec<String>> = HashMap::new();
-    for t in TABLES {
-        columns.insert(t, crate::store::jsonl::table_columns(&store.conn, t)?);
-    }
+    let columns = columns(store)?;
     // A cursor past anything the server handed out was moved by a forged row (servers before
     // schema v2 let roles choose `seq`): pull everything again, which is idempotent.
     let last_seq = link
