@@ -13,38 +13,73 @@
 //!
 //! A tombstone is not merged at all: a forget always wins (src/sync/local.rs, mod.rs).
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 
 use serde_json::{Map, Value};
-use sha2::{Digest, Sha256};
 
-/// The hash of each field's value in a document: what a later merge compares against.
-pub type FieldHashes = BTreeMap<String, String>;
+/// The hash of each field's value in a document, by the hash of its name: what a later merge
+/// compares against. Every synced row keeps one, so it is small and quick to make: FNV-1a
+/// (64 bits) of the field's JSON, written straight into the hash.
+pub type FieldHashes = HashMap<u64, u64>;
 
-fn hash_value(v: &Value) -> String {
-    Sha256::digest(v.to_string().as_bytes())
-        .iter()
-        .take(8)
-        .map(|b| format!("{b:02x}"))
-        .collect()
+/// FNV-1a, 64 bits: stable across Rust releases (unlike the standard library's hasher), which
+/// stored hashes need.
+struct Fnv(u64);
+
+impl Fnv {
+    fn new() -> Fnv {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
 }
 
-pub fn field_hashes(doc: &Map<String, Value>) -> FieldHashes {
-    doc.iter()
-        .map(|(k, v)| (k.clone(), hash_value(v)))
-        .collect()
+impl std::io::Write for Fnv {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        for b in bytes {
+            self.0 = (self.0 ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3);
+        }
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
-/// As stored in `sync_map.fields`.
-pub fn encode(hashes: &FieldHashes) -> String {
-    serde_json::to_string(hashes).unwrap_or_default()
+fn hash_key(k: &str) -> u64 {
+    let mut h = Fnv::new();
+    let _ = std::io::Write::write(&mut h, k.as_bytes());
+    h.0
+}
+
+fn hash_value(v: &Value) -> u64 {
+    let mut h = Fnv::new();
+    // Writing into the hash cannot fail.
+    let _ = serde_json::to_writer(&mut h, v);
+    h.0
+}
+
+/// A document's field hashes as stored in `sync_map.fields`: (name hash, value hash) pairs,
+/// 16 bytes a field.
+pub fn field_hashes(doc: &Map<String, Value>) -> Vec<u8> {
+    let mut out = Vec::with_capacity(doc.len() * 16);
+    for (k, v) in doc {
+        out.extend_from_slice(&hash_key(k).to_le_bytes());
+        out.extend_from_slice(&hash_value(v).to_le_bytes());
+    }
+    out
 }
 
 /// `None` for a mapping made before fields were kept (every field then counts as changed on
 /// both sides).
-pub fn decode(text: Option<&str>) -> FieldHashes {
-    text.and_then(|t| serde_json::from_str(t).ok())
-        .unwrap_or_default()
+pub fn decode(stored: Option<&[u8]>) -> FieldHashes {
+    let Some(bytes) = stored.filter(|b| b.len() % 16 == 0) else {
+        return FieldHashes::new();
+    };
+    let word = |b: &[u8]| u64::from_le_bytes(b.try_into().unwrap_or([0; 8]));
+    bytes
+        .chunks_exact(16)
+        .map(|c| (word(&c[..8]), word(&c[8..])))
+        .collect()
 }
 
 /// Merges this device's document with the server's, both descended from `base`.
@@ -70,7 +105,7 @@ pub fn merge(
             (None, None) => continue,
             (Some(l), Some(r)) if l == r => l.clone(),
             (Some(l), Some(r)) => {
-                let b = base.get(k.as_str());
+                let b = base.get(&hash_key(k));
                 if b == Some(&hash_value(l)) {
                     r.clone()
                 } else if b == Some(&hash_value(r)) {
@@ -198,7 +233,7 @@ mod tests {
     #[test]
     fn fields_only_one_side_changed_take_that_side() {
         let base = map(json!({"title": "t", "narrative": "n S1 S2", "status": "active", "n": 1}));
-        let hashes = field_hashes(&base);
+        let hashes = decode(Some(&field_hashes(&base)));
         let local =
             map(json!({"title": "t", "narrative": "n S1 [SCRUBBED]", "status": "active", "n": 2}));
         let remote = map(

@@ -261,7 +261,7 @@ struct Outgoing {
     id: i64,
     upsert: server::Upsert,
     /// Its fields' hashes (the base of the next change once the server holds it).
-    fields: String,
+    fields: Vec<u8>,
 }
 
 /// Rounds of a push: a row another device changed since this one's base is merged with the

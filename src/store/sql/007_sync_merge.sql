@@ -5,7 +5,7 @@
 -- keeps both). `seq` is that revision's place in the server's order: the work state folds by
 -- it, not by the writers' clocks. `arrived` is when this device received it, by this
 -- device's clock: `forget --older-than` ages other devices' rows by that.
-ALTER TABLE sync_map ADD COLUMN fields TEXT;
+ALTER TABLE sync_map ADD COLUMN fields BLOB;
 ALTER TABLE sync_map ADD COLUMN seq INTEGER;
 ALTER TABLE sync_map ADD COLUMN arrived INTEGER;
 
