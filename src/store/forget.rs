@@ -1,9 +1,10 @@
 //! Forgetting rows and scrubbing strings after the fact, so that nothing is left behind: the
 //! full-text indexes are rebuilt, the database is vacuumed (no free pages keep old content)
-//! and the WAL is checkpointed and truncated.
+//! and the WAL is checkpointed and truncated. A sync's pull, which must not hold hooks off the
+//! database that long, erases in place instead (`erases_in_place`).
 
 use anyhow::{Context, Result, bail};
-use rusqlite::{Connection, Transaction, params_from_iter};
+use rusqlite::{Connection, OptionalExtension, Transaction, params_from_iter};
 
 use super::Store;
 use super::fingerprint::Fingerprint;
@@ -308,6 +309,79 @@ pub fn leave_no_trace(conn: &Connection) -> Result<()> {
     Ok(())
 }
 
+const FTS_TABLES: [&str; 3] = [
+    "observations_fts",
+    "session_summaries_fts",
+    "user_prompts_fts",
+];
+
+/// Whether deletions and rewrites erase the old text where it was: every connection zeroes
+/// deleted rows and freed pages (`secure_delete`, set when the store opens), and each
+/// full-text index drops a deleted row's entries from its pages at once instead of adding a
+/// delete marker that leaves them there until a merge (FTS5's `secure-delete`, SQLite 3.44+,
+/// stored in each index's config). Then a checkpoint that empties the WAL is all that removing
+/// text needs: no index rebuild, no VACUUM, no long write lock that hooks would wait on.
+///
+/// False for a database made before cmem did this: its free space may still hold text deleted
+/// or moved back then, which only one `leave_no_trace` removes.
+pub fn erases_in_place(conn: &Connection) -> Result<bool> {
+    for fts in FTS_TABLES {
+        let on: Option<i64> = conn
+            .query_row(
+                &format!("SELECT v FROM {fts}_config WHERE k = 'secure-delete'"),
+                [],
+                |r| r.get(0),
+            )
+            .optional()
+            .with_context(|| format!("cannot read the settings of {fts}"))?;
+        if on != Some(1) {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+/// Turns on FTS5's `secure-delete` in every full-text index (see `erases_in_place`): for a new
+/// database, or one `leave_no_trace` has just cleaned.
+pub fn erase_in_place(conn: &Connection) -> Result<()> {
+    for fts in FTS_TABLES {
+        conn.execute(
+            &format!("INSERT INTO {fts} ({fts}, rank) VALUES ('secure-delete', 1)"),
+            [],
+        )
+        .with_context(|| format!("cannot turn on secure delete in {fts}"))?;
+    }
+    Ok(())
+}
+
+/// Empties the WAL into the database and truncates it (where the frames of deleted and
+/// rewritten rows would otherwise linger), holding the write lock as briefly as it can, since
+/// hooks wait behind it: the pages are copied first by a passive checkpoint, which takes no
+/// write lock; the truncating one then holds it only while readers finish, and gives up after
+/// a few milliseconds to try again a little later. Returns false when other processes kept it
+/// from finishing every time.
+pub fn truncate_wal(conn: &Connection, tries: u32) -> Result<bool> {
+    use std::time::Duration;
+    conn.busy_timeout(Duration::from_millis(5))?;
+    let mut done = false;
+    for n in 0..tries {
+        if n > 0 {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))
+            .context("cannot checkpoint the database")?;
+        let busy: i64 = conn
+            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| r.get(0))
+            .context("cannot checkpoint the database")?;
+        if busy == 0 {
+            done = true;
+            break;
+        }
+    }
+    conn.busy_timeout(super::BUSY_TIMEOUT)?;
+    Ok(done)
+}
+
 /// What a scrub writes in place of the text unless told otherwise (`cmem scrub`, the browser).
 pub const SCRUBBED: &str = "[SCRUBBED]";
 
@@ -610,6 +684,75 @@ pub fn scrub_file(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Whether the database file or its WAL holds `needle` (`grep -a`).
+    fn on_disk(store: &Store, needle: &str) -> bool {
+        let mut wal = store.path().as_os_str().to_os_string();
+        wal.push("-wal");
+        [store.path().to_path_buf(), std::path::PathBuf::from(wal)]
+            .iter()
+            .filter_map(|p| std::fs::read(p).ok())
+            .any(|b| b.windows(needle.len()).any(|w| w == needle.as_bytes()))
+    }
+
+    /// A deleted row leaves nothing in the files once the WAL is emptied, with neither an index
+    /// rebuild nor a VACUUM; without FTS5's secure-delete (the control) the index keeps its words.
+    #[test]
+    fn erasing_in_place_leaves_no_word_of_a_deleted_row_in_the_full_text_index() {
+        for fts_secure in [false, true] {
+            let dir = tempfile::tempdir().unwrap();
+            let mut store = Store::open(&dir.path().join("cmem.db")).unwrap();
+            assert!(erases_in_place(&store.conn).unwrap(), "a new database does");
+            if !fts_secure {
+                for fts in FTS_TABLES {
+                    store
+                        .conn
+                        .execute(
+                            &format!("INSERT INTO {fts} ({fts}, rank) VALUES ('secure-delete', 0)"),
+                            [],
+                        )
+                        .unwrap();
+                }
+                assert!(!erases_in_place(&store.conn).unwrap());
+            }
+            store
+                .write(|tx| {
+                    for i in 0..40 {
+                        super::super::test_rows::observation(
+                            tx,
+                            None,
+                            "change",
+                            &format!("lantern mango {i}"),
+                            i,
+                        );
+                    }
+                    super::super::test_rows::observation(
+                        tx,
+                        None,
+                        "change",
+                        "quokkazebrafinch",
+                        99,
+                    );
+                    Ok(())
+                })
+                .unwrap();
+            assert!(truncate_wal(&store.conn, 1).unwrap());
+            assert!(on_disk(&store, "quokkazebrafinch"), "stored first");
+            store
+                .conn
+                .execute(
+                    "DELETE FROM observations WHERE title = 'quokkazebrafinch'",
+                    [],
+                )
+                .unwrap();
+            assert!(truncate_wal(&store.conn, 1).unwrap());
+            assert_eq!(
+                on_disk(&store, "quokkazebrafinch"),
+                !fts_secure,
+                "FTS5 secure-delete {fts_secure}"
+            );
+        }
+    }
 
     #[test]
     fn literal_patterns_also_match_their_json_escaped_form() {

@@ -41,6 +41,12 @@ pub fn migrate(conn: &Connection, path: &Path) -> Result<()> {
         tx.execute_batch(step)
             .with_context(|| format!("migration {} failed on {}", i + 1, path.display()))?;
     }
+    if current == 0 {
+        // A new database erases in place from its first row on: nothing in it was ever freed
+        // without being zeroed, so it never needs the one cleanup older ones get (see
+        // forget::erases_in_place).
+        super::forget::erase_in_place(&tx)?;
+    }
     tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
     tx.commit()
         .with_context(|| format!("cannot commit the migration of {}", path.display()))?;

@@ -269,9 +269,13 @@ impl Store {
                 .query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))
                 .context("cannot switch the database to WAL mode")?;
         }
+        // `secure_delete`: whatever any process deletes or moves (a cell rewritten, a page
+        // split, a full-text segment merged) is zeroed where it was, so text that `cmem forget`,
+        // `scrub` or a pulled forget or scrub removes has no stale copy in free space elsewhere
+        // in the file, and a sync need not rewrite the whole file (see forget::erase_in_place).
         self.conn
             .execute_batch(
-                "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA journal_size_limit=4194304;",
+                "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA journal_size_limit=4194304; PRAGMA secure_delete=ON;",
             )
             .context("cannot set the database pragmas")?;
         // See `Drop`: closing must not checkpoint every time.
