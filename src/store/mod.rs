@@ -181,10 +181,16 @@ impl Drop for Store {
 /// busy handler can hold, hence a process-wide value; only hooks set it.
 static BUSY_DEADLINE: OnceLock<Instant> = OnceLock::new();
 
-fn deadline_busy_handler(attempt: i32) -> bool {
+/// How often a waiting hook tries the lock again. Often: SQLite's locks queue no one, so a
+/// waiter gets the lock only by trying inside a gap between the holder's transactions, and a
+/// sync's pull leaves gaps of about 2 ms between transactions of about 5 (src/sync/mod.rs). A
+/// try costs microseconds.
+const BUSY_RETRY: Duration = Duration::from_millis(1);
+
+fn deadline_busy_handler(_attempt: i32) -> bool {
     match BUSY_DEADLINE.get() {
         Some(deadline) if Instant::now() < *deadline => {
-            let pause = Duration::from_millis((1 + attempt as u64).min(8));
+            let pause = BUSY_RETRY;
             std::thread::sleep(pause.min(deadline.saturating_duration_since(Instant::now())));
             true
         }

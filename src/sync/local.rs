@@ -479,8 +479,18 @@ enum Step {
     Waits(&'static str, String, i64),
 }
 
-/// Applies pulled revisions in one transaction the caller commits (with the new cursor), then
-/// the kept rows whose parents have arrived since.
+impl Step {
+    /// Whether the row is here now, mapped to its identity (kept rows may wait for it).
+    fn stores(&self) -> bool {
+        matches!(self, Step::Inserted | Step::Updated | Step::Mapped)
+    }
+}
+
+/// A row's identity as kept rows name the parent they wait for: (table, device, remote id).
+type Identity = (String, String, i64);
+
+/// Applies pulled revisions in a transaction the caller commits (with the new cursor), then
+/// the kept rows that were waiting for one of the rows it stored.
 pub fn apply(
     tx: &Transaction,
     me: &str,
@@ -488,12 +498,35 @@ pub fn apply(
     columns: &HashMap<&'static str, Vec<String>>,
     now_ms: i64,
 ) -> Result<Applied> {
+    Ok(apply_until(tx, me, rows, columns, now_ms, None)?.0)
+}
+
+/// `apply`, stopping before a row that would likely end after `until` (by the slowest row so
+/// far; one row at least): a row can take milliseconds (a forget or a scrub erases its words
+/// from the full-text index page by page), and hooks wait for the transaction. Returns how
+/// many rows it applied.
+pub fn apply_until(
+    tx: &Transaction,
+    me: &str,
+    rows: &[Pulled],
+    columns: &HashMap<&'static str, Vec<String>>,
+    now_ms: i64,
+    until: Option<std::time::Instant>,
+) -> Result<(Applied, usize)> {
     let mut out = Applied::default();
     let scrubs = known_scrubs(tx)?;
     let mut writers = std::collections::HashSet::new();
+    let mut stored = Vec::new();
+    let mut taken = 0;
+    let mut slowest = std::time::Duration::ZERO;
     // The rows written here came from the server: they are not to be sent back.
     set_state(tx, "outbox", "off")?;
     for p in rows {
+        let started = std::time::Instant::now();
+        if taken > 0 && until.is_some_and(|u| started + slowest >= u) {
+            break;
+        }
+        taken += 1;
         if p.writer != me && writers.insert(p.writer.as_str()) {
             tx.execute(
                 "INSERT INTO sync_devices (device, name, role) VALUES (?1, ?2, ?3)
@@ -506,37 +539,77 @@ pub fn apply(
             "DELETE FROM sync_pending WHERE tbl = ?1 AND device = ?2 AND remote_id = ?3",
         )?
         .execute(params![p.table, p.device, p.remote_id])?;
-        tally(
-            tx,
-            &mut out,
-            p,
-            apply_one(tx, me, p, columns, now_ms, &scrubs)?,
-        )?;
+        let step = apply_one(tx, me, p, columns, now_ms, &scrubs)?;
+        if step.stores() {
+            stored.push((p.table.clone(), p.device.clone(), p.remote_id));
+        }
+        tally(tx, &mut out, p, step)?;
+        slowest = slowest.max(started.elapsed());
     }
-    // Kept rows whose parent came: each stored row may be the parent of others.
-    loop {
+    release(tx, me, stored, columns, now_ms, &scrubs, &mut out)?;
+    set_state(tx, "outbox", "on")?;
+    Ok((out, taken))
+}
+
+/// Applies every kept row whose parent is here by now, however it came (`apply` looks only
+/// at the rows it stored itself; a row of this device is mapped when a push shares it): once
+/// per pull, since it reads all kept rows.
+pub fn apply_kept(
+    tx: &Transaction,
+    me: &str,
+    columns: &HashMap<&'static str, Vec<String>>,
+    now_ms: i64,
+) -> Result<Applied> {
+    let mut out = Applied::default();
+    let here: Vec<Identity> = tx
+        .prepare_cached(
+            "SELECT DISTINCT p.wait_tbl, p.wait_device, p.wait_remote FROM sync_pending p
+             JOIN sync_map m ON m.tbl = p.wait_tbl AND m.device = p.wait_device AND m.remote_id = p.wait_remote",
+        )?
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    if here.is_empty() {
+        return Ok(out);
+    }
+    set_state(tx, "outbox", "off")?;
+    release(tx, me, here, columns, now_ms, &known_scrubs(tx)?, &mut out)?;
+    set_state(tx, "outbox", "on")?;
+    Ok(out)
+}
+
+/// Applies the kept rows waiting for one of `parents`, and in turn those waiting for them.
+/// Looked up by parent (an index), not by scanning every kept row: a pull stores its rows in
+/// many short transactions, and a device that joins late can keep thousands of rows at once.
+fn release(
+    tx: &Transaction,
+    me: &str,
+    mut parents: Vec<Identity>,
+    columns: &HashMap<&'static str, Vec<String>>,
+    now_ms: i64,
+    scrubs: &[KnownScrub],
+    out: &mut Applied,
+) -> Result<()> {
+    while let Some((table, device, remote)) = parents.pop() {
         let ready: Vec<String> = tx
             .prepare_cached(
-                "SELECT p.pulled FROM sync_pending p
-                 JOIN sync_map m ON m.tbl = p.wait_tbl AND m.device = p.wait_device AND m.remote_id = p.wait_remote",
+                "SELECT pulled FROM sync_pending WHERE wait_tbl = ?1 AND wait_device = ?2 AND wait_remote = ?3",
             )?
-            .query_map([], |r| r.get(0))?
+            .query_map(params![table, device, remote], |r| r.get(0))?
             .collect::<rusqlite::Result<_>>()?;
-        if ready.is_empty() {
-            break;
-        }
         for text in ready {
             let p: Pulled = serde_json::from_str(&text).context("a kept sync row is unreadable")?;
             tx.prepare_cached(
                 "DELETE FROM sync_pending WHERE tbl = ?1 AND device = ?2 AND remote_id = ?3",
             )?
             .execute(params![p.table, p.device, p.remote_id])?;
-            let step = apply_one(tx, me, &p, columns, now_ms, &scrubs)?;
-            tally(tx, &mut out, &p, step)?;
+            let step = apply_one(tx, me, &p, columns, now_ms, scrubs)?;
+            if step.stores() {
+                parents.push((p.table.clone(), p.device.clone(), p.remote_id));
+            }
+            tally(tx, out, &p, step)?;
         }
     }
-    set_state(tx, "outbox", "on")?;
-    Ok(out)
+    Ok(())
 }
 
 fn tally(tx: &Transaction, out: &mut Applied, p: &Pulled, step: Step) -> Result<()> {

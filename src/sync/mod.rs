@@ -3,10 +3,11 @@
 //! Only `cli` reaches this module (tests/layers.rs checks it): hooks never link-call into it
 //! and never open a connection. A sync pushes the outbox (rows queued by triggers, see
 //! src/store/sql/005_sync.sql) in batches, then pulls other devices' revisions by server
-//! sequence. Each batch is one server transaction and one local transaction; the local one
-//! also moves the cursor, so a sync killed at any point resumes without duplicates or gaps:
-//! a replayed push changes nothing on the server (same hash, or a final tombstone) and a
-//! pull's rows and cursor commit together.
+//! sequence. A pushed batch is one server transaction and one local transaction; a pulled
+//! batch is stored in short local transactions (see `pull`: hooks of this device wait for
+//! none of them long), each moving the cursor to the last row it stored. So a sync killed at
+//! any point resumes without duplicates or gaps: a replayed push changes nothing on the
+//! server (same hash, or a final tombstone) and a pull's rows and cursor commit together.
 
 pub mod conn;
 pub mod deadline;
@@ -17,6 +18,7 @@ pub mod server;
 use std::collections::HashMap;
 use std::fs::File;
 use std::path::Path;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use rusqlite::OptionalExtension;
@@ -115,10 +117,7 @@ fn lock(data_dir: &Path) -> Result<Option<File>> {
 }
 
 fn open(settings: &Settings) -> Result<Store> {
-    let store = Store::open(&settings.db_path())?;
-    // Pulled tombstones and revisions overwrite text that must not linger in free pages.
-    store.conn.execute_batch("PRAGMA secure_delete = ON")?;
-    Ok(store)
+    Store::open(&settings.db_path())
 }
 
 /// What `note_sharing` keys on besides the settings: bumped when a new cmem must queue and
@@ -187,6 +186,7 @@ fn run_once(settings: &Settings) -> Result<Option<Report>> {
         return Ok(None);
     };
     let mut store = open(settings)?;
+    let in_place = crate::store::forget::erases_in_place(&store.conn)?;
     let (me, copied_from) = local::ensure_device(&mut store.conn, &data_dir)?;
     note_sharing(&mut store, settings)?;
     let mut client = conn::connect(&target)?;
@@ -225,13 +225,33 @@ fn run_once(settings: &Settings) -> Result<Option<Report>> {
             Err(e) => report.errors.push(format!("{e:#}")),
         }
     }
-    if report.pulled.deleted + report.pulled.updated > 0 {
-        // Forgotten or scrubbed elsewhere: leave no trace here either.
-        if let Err(e) = crate::store::forget::leave_no_trace(&store.conn) {
+    let removed = report.pulled.deleted + report.pulled.updated > 0;
+    if removed && !in_place {
+        // Forgotten or scrubbed elsewhere, in a database from before deletions erased in place:
+        // once, leave no trace the old way; from then on they do.
+        let cleaned = crate::store::forget::leave_no_trace(&store.conn)
+            .and_then(|()| crate::store::forget::erase_in_place(&store.conn));
+        if let Err(e) = cleaned {
             crate::logging::warn(format!("sync: old text may remain in free pages: {e:#}"));
         }
-    } else {
-        store.checkpoint()?;
+    } else if removed {
+        // Forgotten or scrubbed elsewhere and erased in place (forget::erases_in_place); the
+        // old pages may still be in the WAL, which this empties. Readers that hold it up only
+        // delay that to the next truncating checkpoint: the sync itself went through.
+        match crate::store::forget::truncate_wal(&store.conn, 50) {
+            Ok(true) => {}
+            Ok(false) => crate::logging::warn(
+                "sync: other processes kept the WAL from being emptied; old text of rows this sync removed may remain there until the next checkpoint",
+            ),
+            Err(e) => crate::logging::warn(format!("sync: {e:#}")),
+        }
+    } else if let Err(e) = store
+        .conn
+        .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))
+    {
+        // Only folds what the sync wrote into the database (without a write lock, which hooks
+        // would wait on); the WAL file is truncated by the next process that finds it large.
+        crate::logging::warn(format!("sync: cannot checkpoint the database: {e:#}"));
     }
     Ok(Some(report))
 }
@@ -627,6 +647,18 @@ fn one_by_one(
     Ok(out)
 }
 
+/// A pull's local writes go in short transactions, so that a hook waiting for the write lock
+/// (its busy handler tries again every millisecond) gets it between two of them: each commits
+/// after this many rows or this much work, whichever comes first.
+const STEP_ROWS: usize = 100;
+const STEP_TIME: Duration = Duration::from_millis(5);
+/// The pause after each commit: long enough for a waiting hook's next try to fall into it.
+const STEP_PAUSE: Duration = Duration::from_millis(2);
+/// See `pull`: 200 pages of 4 KiB, below `WAL_CHECKPOINT_BYTES` (1 MiB) in src/store.
+const PULL_WAL_PAGES: u32 = 200;
+/// The pull's scheduling priority (`nice`), below the hooks' 0.
+const PULL_NICENESS: libc::c_int = 10;
+
 fn pull(
     store: &mut Store,
     link: &mut Link,
@@ -634,8 +666,6 @@ fn pull(
     me: &str,
     report: &mut Report,
 ) -> Result<()> {
-    let size = batch_size() as i64;
-    let columns = columns(store)?;
     // A cursor past anything the server handed out was moved by a forged row (servers before
     // schema v2 let roles choose `seq`): pull everything again, which is idempotent.
     let last_seq = link
@@ -647,41 +677,116 @@ fn pull(
         );
         local::set_state(&store.conn, "pull_seq", "0")?;
     }
-    let mut batches = 0;
-    loop {
-        let cursor = pull_cursor(store)?;
+    // Hooks of this device run beside the pull and must not wait for it: on a busy machine the
+    // scheduler serves them first (the pull is in no hurry; only a privileged process could
+    // raise its priority again, and it need not).
+    // SAFETY: setpriority has no memory-safety preconditions; a failure leaves the priority.
+    unsafe {
+        libc::setpriority(libc::PRIO_PROCESS, 0, PULL_NICENESS);
+    }
+    // What the pull writes is folded into the database as it goes, by passive checkpoints
+    // after the commits that leave the WAL past this many pages (they take no write lock): the
+    // WAL stays under the size at which every hook, on exit, would fold it back itself.
+    store
+        .conn
+        .execute_batch(&format!("PRAGMA wal_autocheckpoint = {PULL_WAL_PAGES}"))?;
+    let pulled = pull_steps(store, link, settings, me, report);
+    store.conn.execute_batch("PRAGMA wal_autocheckpoint = 0")?;
+    pulled?;
+    report.pulled.waiting = local::kept(&store.conn)?;
+    Ok(())
+}
+
+fn pull_steps(
+    store: &mut Store,
+    link: &mut Link,
+    settings: &Settings,
+    me: &str,
+    report: &mut Report,
+) -> Result<()> {
+    let size = batch_size() as i64;
+    let columns = columns(store)?;
+    // Kept rows whose parent came some other way since the last pull (a push maps this
+    // device's own rows): one look at all of them, then each step looks only at its own rows.
+    let tx = store
+        .conn
+        .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    let kept = local::apply_kept(&tx, me, &columns, crate::clock::now_ms())?;
+    tx.commit()?;
+    report.pulled.add(kept);
+    let mut steps = 0;
+    'batches: loop {
+        let mut cursor = pull_cursor(store)?;
         let rows = link
             .dog
             .within("a pull", || server::pull(link.client, me, cursor, size))?;
-        let Some(last) = rows.last().map(|r| r.seq) else {
+        if rows.is_empty() {
             break;
-        };
-        let (wanted, unwanted): (Vec<_>, Vec<_>) = rows
-            .into_iter()
-            .map(|r| r.pulled)
-            .partition(|p| shared(settings, &p.table, &p.project));
-        let tx = store
-            .conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        // Another sync may have moved the cursor since it was read (the lock file makes that
-        // rare); the rows are then already here.
-        let now: i64 = local::state(&tx, "pull_seq")?
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(0);
-        if now != cursor {
-            continue;
         }
-        let mut applied = local::apply(&tx, me, &wanted, &columns, crate::clock::now_ms())?;
-        batches += 1;
-        abort_at("pull", batches);
-        local::set_state(&tx, "pull_seq", &last.to_string())?;
-        local::set_state(&tx, "last_pull", &crate::clock::now_ms().to_string())?;
-        tx.commit()?;
-        applied.skipped += unwanted.len();
-        report.pulled.add(applied);
+        let seqs: Vec<i64> = rows.iter().map(|r| r.seq).collect();
+        // The rows to store, in server order; `before[i]`: how many of them come before row i;
+        // `place[k]`: where the k-th of them is among all rows.
+        let mut wanted = Vec::with_capacity(rows.len());
+        let mut before = Vec::with_capacity(rows.len() + 1);
+        let mut place = Vec::with_capacity(rows.len());
+        for (i, r) in rows.into_iter().enumerate() {
+            before.push(wanted.len());
+            if shared(settings, &r.pulled.table, &r.pulled.project) {
+                wanted.push(r.pulled);
+                place.push(i);
+            }
+        }
+        before.push(wanted.len());
+        let mut at = 0;
+        while at < seqs.len() {
+            let tx = store
+                .conn
+                .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+            // Another sync may have moved the cursor since it was read (the lock file makes
+            // that rare); the rows are then already here.
+            let now: i64 = local::state(&tx, "pull_seq")?
+                .and_then(|s| s.parse().ok())
+                .unwrap_or(0);
+            if now != cursor {
+                continue 'batches;
+            }
+            let started = Instant::now();
+            let limit = (at + STEP_ROWS).min(seqs.len());
+            let (from, to) = (before[at], before[limit]);
+            let (mut applied, took) = local::apply_until(
+                &tx,
+                me,
+                &wanted[from..to],
+                &columns,
+                crate::clock::now_ms(),
+                Some(started + STEP_TIME),
+            )?;
+            // Up to the next row to store: the rows not shared here in between go along.
+            let end = if from + took < to {
+                place[from + took]
+            } else {
+                limit
+            };
+            applied.skipped += (end - at) - took;
+            steps += 1;
+            abort_at("pull", steps);
+            // The cursor moves to the last row this transaction applied, with those rows: a
+            // sync killed anywhere resumes right after them.
+            cursor = seqs[end - 1];
+            local::set_state(&tx, "pull_seq", &cursor.to_string())?;
+            local::set_state(&tx, "last_pull", &crate::clock::now_ms().to_string())?;
+            tx.commit()?;
+            report.pulled.add(applied);
+            at = end;
+            breathe();
+        }
     }
-    report.pulled.waiting = local::kept(&store.conn)?;
     Ok(())
+}
+
+/// Between two of a pull's transactions: pauses for hooks waiting to write.
+fn breathe() {
+    std::thread::sleep(STEP_PAUSE);
 }
 
 /// `cmem sync init`: the server schema (and its row-level security).
