@@ -7,6 +7,8 @@
 //! (.ci/run installs them, so CI always runs these).
 
 mod common;
+#[path = "sync/faults.rs"]
+mod faults;
 #[path = "sync/in_place.rs"]
 mod in_place;
 
