@@ -540,7 +540,8 @@ pub fn apply_until(
         )?
         .execute(params![p.table, p.device, p.remote_id])?;
         let step = apply_one(tx, me, p, columns, now_ms, &scrubs)?;
-        if step.stores() {
+        // Rows kept for a parent that was just forgotten are stored now, without the link.
+        if step.stores() || p.deleted {
             stored.push((p.table.clone(), p.device.clone(), p.remote_id));
         }
         tally(tx, &mut out, p, step)?;
@@ -643,6 +644,23 @@ fn tally(tx: &Transaction, out: &mut Applied, p: &Pulled, step: Step) -> Result<
     Ok(())
 }
 
+/// Notes that the server holds `(device, remote)` of `table` as forgotten.
+pub fn gone(conn: &Connection, table: &str, device: &str, remote: i64) -> Result<()> {
+    conn.prepare_cached(
+        "INSERT INTO sync_gone (tbl, device, remote_id) VALUES (?1, ?2, ?3) ON CONFLICT DO NOTHING",
+    )?
+    .execute(params![table, device, remote])?;
+    Ok(())
+}
+
+fn is_gone(conn: &Connection, table: &str, device: &str, remote: i64) -> Result<bool> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT EXISTS (SELECT 1 FROM sync_gone WHERE tbl = ?1 AND device = ?2 AND remote_id = ?3)",
+        )?
+        .query_row(params![table, device, remote], |r| r.get(0))?)
+}
+
 /// A scrub known here: its fingerprint, replacement and the projects it reaches (`None`: all).
 pub struct KnownScrub {
     fingerprint: Fingerprint,
@@ -739,9 +757,21 @@ fn apply_one(
         });
     }
     if p.deleted {
+        gone(tx, table, &p.device, p.remote_id)?;
         let Some(id) = here else {
             return Ok(Step::Skipped);
         };
+        // Rows here that point at it lose the link, as rows pulled after it is gone are
+        // stored without it (the work state's log is append-only and keeps its old ids).
+        for (t, col, _) in REFERENCES
+            .iter()
+            .filter(|(t, _, target)| *target == table && *t != "work_state_entries")
+        {
+            tx.execute(
+                &format!("UPDATE {t} SET \"{col}\" = NULL WHERE \"{col}\" = ?1"),
+                [id],
+            )?;
+        }
         tx.execute(&format!("DELETE FROM {table} WHERE id = ?1"), [id])?;
         tx.execute(
             "DELETE FROM sync_map WHERE tbl = ?1 AND local_id = ?2",
@@ -785,6 +815,14 @@ fn apply_one(
                 };
                 match local_id(tx, target, device, id)? {
                     Some(id) => Sql::Integer(id),
+                    None if is_gone(tx, target, device, id)? => {
+                        // Its parent was forgotten: a prompt goes with its session, anything
+                        // else is kept without the link.
+                        if table == "user_prompts" {
+                            return Ok(Step::Skipped);
+                        }
+                        Sql::Null
+                    }
                     None => return Ok(Step::Waits(target, device.to_string(), id)),
                 }
             }

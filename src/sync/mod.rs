@@ -569,7 +569,19 @@ fn push_round(
                         };
                         local::remember(&tx, table, (&u.device, u.id), o.id, Some(&base))?;
                     }
-                    server::Outcome::Gone => report.pushed += 1,
+                    server::Outcome::Gone => {
+                        // Forgotten elsewhere before this device noted that the server had
+                        // the row (it died in between): forgotten here too.
+                        report.pushed += 1;
+                        local::gone(&tx, table, &u.device, u.id)?;
+                        if tx.execute(&format!("DELETE FROM {table} WHERE id = ?1"), [o.id])? > 0 {
+                            report.pulled.deleted += 1;
+                        }
+                        tx.execute(
+                            "DELETE FROM sync_map WHERE tbl = ?1 AND local_id = ?2",
+                            rusqlite::params![table, o.id],
+                        )?;
+                    }
                     server::Outcome::Conflict(_) => {
                         keep.insert(o.id);
                         match conflicts.last_mut() {
@@ -592,6 +604,11 @@ fn push_round(
             }
             entries.retain(|(id, _)| !keep.contains(id));
             local::sent(&tx, table, &entries)?;
+            // Rows pulled later that point at what this device forgot are stored without the
+            // link rather than kept for it.
+            for (device, _, remote) in &tombstones {
+                local::gone(&tx, table, device, *remote)?;
+            }
             for id in foreign_gone {
                 tx.execute(
                     "DELETE FROM sync_map WHERE tbl = ?1 AND local_id = ?2",

@@ -14,6 +14,15 @@ ALTER TABLE sync_map ADD COLUMN arrived INTEGER;
 UPDATE sync_map SET arrived = CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)
 WHERE device <> COALESCE((SELECT value FROM sync_state WHERE key = 'device'), '');
 
+-- Rows the server holds as forgotten (a pulled tombstone, a push answered `gone`): a pulled
+-- row that points at one is stored without the link instead of waiting for it forever.
+CREATE TABLE sync_gone (
+    tbl       TEXT    NOT NULL,
+    device    TEXT    NOT NULL,
+    remote_id INTEGER NOT NULL,
+    PRIMARY KEY (tbl, device, remote_id)
+) WITHOUT ROWID;
+
 -- Literal scrubs as fingerprints (src/store/fingerprint.rs), which sync sends to every device
 -- to re-apply: `device` is where a scrub came from (NULL: made here), `scope` the projects
 -- it reaches here, one a line (NULL: all), `pushed` whether the server has it.
