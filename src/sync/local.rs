@@ -761,11 +761,12 @@ fn apply_one(
         let Some(id) = here else {
             return Ok(Step::Skipped);
         };
-        // Rows here that point at it lose the link, as rows pulled after it is gone are
-        // stored without it (the work state's log is append-only and keeps its old ids).
+        // Tool uses here that point at a forgotten observation lose the link, as those pulled
+        // after it is gone are stored without it. (Rows of a forgotten session stay as before:
+        // a prompt cannot be without its session.)
         for (t, col, _) in REFERENCES
             .iter()
-            .filter(|(t, _, target)| *target == table && *t != "work_state_entries")
+            .filter(|(_, _, target)| *target == table && table == "observations")
         {
             tx.execute(
                 &format!("UPDATE {t} SET \"{col}\" = NULL WHERE \"{col}\" = ?1"),

@@ -569,18 +569,12 @@ fn push_round(
                         };
                         local::remember(&tx, table, (&u.device, u.id), o.id, Some(&base))?;
                     }
+                    // The local row stays: a tombstone a v1 server let a teammate forge for a row
+                    // this device never shared reads the same as a forget of a row it did share
+                    // but died before noting (tests/sync/faults.rs, ignored case).
                     server::Outcome::Gone => {
-                        // Forgotten elsewhere before this device noted that the server had
-                        // the row (it died in between): forgotten here too.
                         report.pushed += 1;
                         local::gone(&tx, table, &u.device, u.id)?;
-                        if tx.execute(&format!("DELETE FROM {table} WHERE id = ?1"), [o.id])? > 0 {
-                            report.pulled.deleted += 1;
-                        }
-                        tx.execute(
-                            "DELETE FROM sync_map WHERE tbl = ?1 AND local_id = ?2",
-                            rusqlite::params![table, o.id],
-                        )?;
                     }
                     server::Outcome::Conflict(_) => {
                         keep.insert(o.id);
