@@ -261,7 +261,7 @@ pub fn forget(store: &mut Store, sel: &Selection, dry_run: bool) -> Result<Count
     if sel.is_empty() {
         bail!("say what to forget: ids, --project, --query or --older-than");
     }
-    erase(store, dry_run, |tx| {
+    erase(store, dry_run, true, |tx| {
         forget_in(tx, sel)
             .context("cannot select what to forget (is the --query valid FTS5 syntax?)")
     })
@@ -269,9 +269,13 @@ pub fn forget(store: &mut Store, sel: &Selection, dry_run: bool) -> Result<Count
 
 /// Runs `change` in one write transaction with secure delete on. A dry run rolls it back; a
 /// real one commits and then leaves no trace of the old text in the database files.
+/// `strict`: a command the user runs fails when old text may remain; a scrub that sync applies
+/// from elsewhere, while hooks hold the database open, only warns: its rows are rewritten and
+/// erased in place, and the next checkpoint empties the WAL.
 fn erase<T>(
     store: &mut Store,
     dry_run: bool,
+    strict: bool,
     change: impl FnOnce(&Transaction) -> Result<T>,
 ) -> Result<T> {
     store.conn.execute_batch("PRAGMA secure_delete = ON")?;
@@ -285,7 +289,20 @@ fn erase<T>(
         return Ok(out);
     }
     tx.commit()?;
-    leave_no_trace(&store.conn)?;
+    if strict {
+        leave_no_trace(&store.conn)?;
+    } else {
+        let cleaned = match erases_in_place(&store.conn) {
+            Ok(true) => truncate_wal(&store.conn, 50).map(|_| ()),
+            Ok(false) => leave_no_trace(&store.conn),
+            Err(e) => Err(e),
+        };
+        if let Err(e) = cleaned {
+            crate::logging::warn(format!(
+                "a scrub from another device: old text may remain until the next checkpoint: {e:#}"
+            ));
+        }
+    }
     Ok(out)
 }
 
@@ -521,7 +538,7 @@ fn scrub_in(
     dry_run: bool,
     scope: Option<&[String]>,
 ) -> Result<ScrubCounts> {
-    erase(store, dry_run, |tx| {
+    erase(store, dry_run, scope.is_none(), |tx| {
         // The work state is append-only by trigger; scrubbing is the one rewrite allowed.
         let trigger: Option<String> = tx
             .query_row(
