@@ -8,6 +8,7 @@
     scripts/bench.py tui [--runs N] [--keys N] [--bin PATH]
     scripts/bench.py pre-tool-use [--runs N] [--bin PATH]
     scripts/bench.py outline [--runs N] [--bin PATH]
+    scripts/bench.py sync-hooks [--runs N] [--observations N] [--bin PATH]   (hooks while a sync pulls)
 
 The binary is the one scripts/install.sh builds (or --bin PATH), copied to a temp dir the way
 `cargo install` copies it; --evicted drops that copy from the page cache first (see
@@ -480,19 +481,216 @@ def bench_search(args, cmem):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def percentile(samples, q):
+    s = sorted(samples)
+    return s[max(0, -(-len(s) * q // 100) - 1)]
+
+
+def spread(label, samples):
+    print(f"{label:<44} p50 {percentile(samples, 50):6.2f}   p90 {percentile(samples, 90):6.2f}   "
+          f"p99 {percentile(samples, 99):6.2f}   max {max(samples):7.2f} ms   (n={len(samples)})")
+
+
+class Cluster:
+    """A throw-away PostgreSQL cluster as tests/sync.rs starts one: initdb and pg_ctl in a temp
+    dir, Unix socket only, run as the unprivileged user cmemtest when this runs as root."""
+
+    def __init__(self):
+        import glob
+        bins = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
+        initdb = bins[-1] if bins else shutil.which("initdb")
+        if not initdb:
+            sys.exit("sync-hooks needs PostgreSQL's server binaries (initdb, pg_ctl): apt-get install postgresql")
+        self.bin = pathlib.Path(initdb).parent
+        # Its own temp dir: the server's user must reach it, and mkdtemp dirs are private.
+        self.dir = pathlib.Path(tempfile.mkdtemp(prefix="cmem-pg-"))
+        self.prefix, user = [], subprocess.run(["id", "-un"], capture_output=True, text=True).stdout.strip()
+        if os.geteuid() == 0:
+            if subprocess.run(["id", "-u", "cmemtest"], capture_output=True).returncode != 0:
+                subprocess.run(["useradd", "--system", "--no-create-home", "cmemtest"], check=True)
+            subprocess.run(["chown", "cmemtest", str(self.dir)], check=True)
+            self.prefix, user = ["runuser", "-u", "cmemtest", "--"], "cmemtest"
+        self.run("initdb", "-D", str(self.dir / "data"), "-U", user, "--auth=trust", "--locale=C", "-E", "UTF8",
+                 "--no-sync")
+        self.run("pg_ctl", "-D", str(self.dir / "data"), "-l", str(self.dir / "log"), "-w", "-o",
+                 f"-k {self.dir} -p 5432 -c listen_addresses=''", "start")
+        self.url = f"host={self.dir} port=5432 user={user} dbname=postgres sslmode=disable"
+
+    def run(self, tool, *args):
+        subprocess.run(self.prefix + [str(self.bin / tool), *args], check=True, stdout=subprocess.DEVNULL)
+
+    def stop(self):
+        subprocess.run(self.prefix + [str(self.bin / "pg_ctl"), "-D", str(self.dir / "data"), "-m", "immediate",
+                                      "stop"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+SYNC_TABLES = ["sessions", "user_prompts", "observations", "session_summaries", "tool_uses", "work_state_entries"]
+
+
+def shared_rows(db, projects):
+    """Rows of `projects` in a data dir's database (a prompt goes by its session's project)."""
+    con = sqlite3.connect(db)
+    marks = ",".join("?" * len(projects))
+    n = 0
+    for t in SYNC_TABLES:
+        if t == "user_prompts":
+            sql = f"SELECT COUNT(*) FROM user_prompts p JOIN sessions s ON s.id = p.session_id WHERE s.project IN ({marks})"
+        else:
+            sql = f"SELECT COUNT(*) FROM {t} WHERE project IN ({marks})"
+        n += con.execute(sql, projects).fetchone()[0]
+    con.close()
+    return n
+
+
+def bench_sync_hooks(args, cmem):
+    """Hooks on a device while `cmem sync` pulls another device's rows into it.
+
+    A throw-away PostgreSQL cluster; device A generates about 20,000 rows (acme-api and
+    orbit-web) and pushes them. Each round a new device B, holding memory of its own (project
+    cmem, not shared), runs its first `cmem sync`: it pulls A's rows while this loop runs a turn's
+    real hooks after another (user-prompt-submit, post-tool-use with a 400-line file, an edit, a
+    failing and a passing test run, a search, then stop with the observer) against B's data dir,
+    20 ms apart, timing each from spawn to exit. The same loop runs once before the sync for
+    comparison. Last, A forgets a record and scrubs a string, and B pulls that tombstone and
+    revision while the hooks run."""
+    tmp = pathlib.Path(tempfile.mkdtemp(prefix="cmem-bench-sync-hooks-"))
+    import atexit
+    atexit.register(shutil.rmtree, tmp, ignore_errors=True)
+    pg = Cluster()
+    atexit.register(pg.stop)
+    shares = "acme-api,orbit-web"
+    env = {"PATH": os.environ.get("PATH", ""), "XDG_CONFIG_HOME": str(tmp / "config"),
+           "CMEM_SYNC_URL": pg.url, "CMEM_SYNC_PROJECTS": shares, "CMEM_SYNC_RAW_TOOL_IO": "true"}
+
+    def device(name):
+        d = tmp / name
+        (d / "home").mkdir(parents=True)
+        return d, dict(env, HOME=str(d / "home"), CMEM_DATA_DIR=str(d / "data"))
+
+    def timed_run(argv, run_env):
+        t0 = time.perf_counter()
+        out = subprocess.run(argv, env=run_env, check=True, capture_output=True, text=True).stdout
+        return (time.perf_counter() - t0) * 1000.0, " ".join(out.split())
+
+    a_dir, a_env = device("a")
+    subprocess.run([str(cmem), "dev", "generate", "--observations", str(args.observations), "--seed", "1",
+                    "--projects", shares], env=a_env, check=True, stdout=subprocess.DEVNULL)
+    rows = shared_rows(a_dir / "data" / "cmem.db", shares.split(","))
+    subprocess.run([str(cmem), "sync", "init"], env=a_env, check=True, stdout=subprocess.DEVNULL)
+    push_ms, push_out = timed_run([str(cmem), "sync"], a_env)
+    again_ms, again_out = timed_run([str(cmem), "sync"], a_env)
+
+    source = (REPO / "src" / "observe" / "event.rs").read_text()
+    turn = [0]
+
+    def hook_loop(b_dir, b_env, until):
+        """Runs turns of real hooks against B until `until()` says stop: (ms, event) of each."""
+        work = b_dir / "bench-local"
+        (work / "src").mkdir(parents=True, exist_ok=True)
+        source_path = work / "src" / "event.rs"
+        source_path.write_text(source)
+        samples = []
+        while True:
+            turn[0] += 1
+            session = f"bench-{turn[0]}"
+            events = turn_payloads(session, work, source_path, source)
+            events.append(("stop", {"session_id": session, "cwd": str(work), "prompt_id": f"{session}-p",
+                                    "last_assistant_message": "Renamed. Next steps: update the docs."}))
+            for event, payload in events:
+                f = b_dir / "payload.json"
+                f.write_text(json.dumps(payload))
+                samples.append((spawn_timed([str(cmem), "hook", event], f, b_env), event))
+                time.sleep(args.gap_ms / 1000.0)
+                if until(len(samples)):
+                    return samples
+
+    def during_sync(b_dir, b_env):
+        """B's `cmem sync` with the hooks running: (hook ms, sync ms, its output)."""
+        t0 = time.perf_counter()
+        sync = subprocess.Popen([str(cmem), "sync"], env=b_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True)
+        samples = hook_loop(b_dir, b_env, lambda n: sync.poll() is not None)
+        out, err = sync.communicate()
+        took = (time.perf_counter() - t0) * 1000.0
+        if sync.returncode != 0:
+            sys.exit(f"cmem sync on B failed: {err}")
+        return samples, took, " ".join(out.split())
+
+    alone, during, pulls = [], [], []
+    ms = lambda timed: [t for t, _ in timed]
+    slowest = lambda timed, n: ", ".join(f"{e} {t:.1f}" for t, e in sorted(timed)[-n:])
+    for r in range(args.runs):
+        b_dir, b_env = device(f"b{r}")
+        subprocess.run([str(cmem), "dev", "generate", "--observations", str(args.local_observations), "--seed",
+                        str(10 + r), "--projects", "cmem"], env=b_env, check=True, stdout=subprocess.DEVNULL)
+        samples, took, out = during_sync(b_dir, b_env)
+        got = shared_rows(b_dir / "data" / "cmem.db", shares.split(","))
+        if got != rows:
+            sys.exit(f"B holds {got} of A's {rows} rows after its sync: {out}")
+        during += samples
+        pulls.append(took)
+        # The same hooks on the same database once the sync is done (its outbox triggers on).
+        alone += hook_loop(b_dir, b_env, lambda n: n >= 40)
+    print(f"cmem sync on the same VM as its PostgreSQL {pg.bin.parent.name} (Unix socket), {os.cpu_count()} cores; "
+          f"A: {args.observations:,} observations = {rows:,} rows")
+    print(f"{'A: first sync, pushes ' + format(rows, ',') + ' rows':<44} {push_ms / 1000:6.2f} s    ({push_out})")
+    print(f"{'A: a sync with nothing to move':<44} {again_ms:6.1f} ms   ({again_out})")
+    print(f"{'B: first sync, pulls them (with the hooks)':<44} median {statistics.median(pulls) / 1000:6.2f} s   "
+          f"max {max(pulls) / 1000:6.2f} s   (n={len(pulls)}; B holds {args.local_observations:,} observations of "
+          f"its own)")
+    spread("B's hooks after the sync (none running)", ms(alone))
+    spread("B's hooks while B's sync pulls", ms(during))
+    if args.verbose:
+        print("  slowest during the pulls:", slowest(during, 6))
+
+    # The same pull with no hooks running, on one more new device.
+    c_dir, c_env = device("c")
+    subprocess.run([str(cmem), "dev", "generate", "--observations", str(args.local_observations), "--seed", "9",
+                    "--projects", "cmem"], env=c_env, check=True, stdout=subprocess.DEVNULL)
+    alone_ms, _ = timed_run([str(cmem), "sync"], c_env)
+    print(f"{'a new device pulls them, no hooks running':<44} {alone_ms / 1000:6.2f} s")
+
+    # A forgets a record and scrubs a string, a few times: B's next pull deletes and rewrites rows.
+    samples, took = [], []
+    for i in range(3):
+        con = sqlite3.connect(a_dir / "data" / "cmem.db")
+        oid = con.execute("SELECT id FROM observations ORDER BY id DESC LIMIT 1").fetchone()[0]
+        word = con.execute("SELECT title FROM observations ORDER BY id LIMIT 1 OFFSET ?", (i,)).fetchone()[0]
+        con.close()
+        subprocess.run([str(cmem), "forget", str(oid)], env=a_env, check=True, stdout=subprocess.DEVNULL)
+        subprocess.run([str(cmem), "scrub", word], env=a_env, check=True, stdout=subprocess.DEVNULL)
+        subprocess.run([str(cmem), "sync"], env=a_env, check=True, stdout=subprocess.DEVNULL)
+        size = (b_dir / "data" / "cmem.db").stat().st_size / 1048576
+        s, t, out = during_sync(b_dir, b_env)
+        samples += s
+        took.append(t)
+    print(f"{f'B: pulls a forget and a scrub ({size:.0f} MB DB)':<44} median {statistics.median(took):6.1f} ms   "
+          f"max {max(took):6.1f} ms   (n={len(took)}; the last: {out})")
+    spread("B's hooks while it does", ms(samples))
+    if args.verbose:
+        print("  slowest:", slowest(samples, 4))
+
+
 def main():
     if sys.argv[1:2] == ["--check-static"]:  # for .ci/run
         how = linking(sys.argv[2])
         sys.exit(0 if how == "statically linked" else f"{sys.argv[2]} is {how}, not statically linked")
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("bench", choices=["post-tool-use", "session-start", "pre-tool-use", "outline", "mcp", "tui", "stop",
-                                      "search"])
+                                      "search", "sync-hooks"])
     ap.add_argument("--sizes", type=lambda s: [int(x) for x in s.split(",")], default=[1_000, 10_000, 100_000],
                     help="session-start, search: observation counts (comma-separated)")
     ap.add_argument("--runs", type=int, default=None)
     ap.add_argument("--tool-uses", type=int, default=10_000)
     ap.add_argument("--payload-kib", type=int, default=10)
     ap.add_argument("--keys", type=int, default=200, help="tui: key presses per run")
+    ap.add_argument("--observations", type=int, default=8_000,
+                    help="sync-hooks: observations device A pushes (8,000: about 20,000 rows)")
+    ap.add_argument("--local-observations", type=int, default=2_000,
+                    help="sync-hooks: observations of device B's own, not shared")
+    ap.add_argument("--gap-ms", type=float, default=20.0, help="sync-hooks: pause between two hooks")
+    ap.add_argument("--verbose", action="store_true", help="sync-hooks: also name the slowest hooks")
     ap.add_argument("--evicted", action="store_true",
                     help="drop the binary from the page cache before the runs (see place_like_install)")
     ap.add_argument("--bin", type=pathlib.Path, help="cmem binary (default: the build of scripts/install.sh)")
@@ -512,6 +710,7 @@ def main():
         "stop": (bench_stop, 200),
         "tui": (bench_tui, 10),
         "search": (bench_search, 30),
+        "sync-hooks": (bench_sync_hooks, 5),
     }
     run, default_runs = benches[args.bench]
     if args.runs is None:
