@@ -261,21 +261,18 @@ pub fn forget(store: &mut Store, sel: &Selection, dry_run: bool) -> Result<Count
     if sel.is_empty() {
         bail!("say what to forget: ids, --project, --query or --older-than");
     }
-    erase(store, dry_run, true, |tx| {
+    erase(store, dry_run, |tx| {
         forget_in(tx, sel)
             .context("cannot select what to forget (is the --query valid FTS5 syntax?)")
     })
 }
 
 /// Runs `change` in one write transaction with secure delete on. A dry run rolls it back; a
-/// real one commits and then leaves no trace of the old text in the database files.
-/// `strict`: a command the user runs fails when old text may remain; a scrub that sync applies
-/// from elsewhere, while hooks hold the database open, only warns: its rows are rewritten and
-/// erased in place, and the next checkpoint empties the WAL.
+/// real one commits and then leaves no trace of the old text in the database files, or fails
+/// saying why old text may remain.
 fn erase<T>(
     store: &mut Store,
     dry_run: bool,
-    strict: bool,
     change: impl FnOnce(&Transaction) -> Result<T>,
 ) -> Result<T> {
     store.conn.execute_batch("PRAGMA secure_delete = ON")?;
@@ -289,21 +286,24 @@ fn erase<T>(
         return Ok(out);
     }
     tx.commit()?;
-    if strict {
-        leave_no_trace(&store.conn)?;
-    } else {
-        let cleaned = match erases_in_place(&store.conn) {
-            Ok(true) => truncate_wal(&store.conn, 50).map(|_| ()),
-            Ok(false) => leave_no_trace(&store.conn),
-            Err(e) => Err(e),
-        };
-        if let Err(e) = cleaned {
-            crate::logging::warn(format!(
-                "a scrub from another device: old text may remain until the next checkpoint: {e:#}"
-            ));
-        }
-    }
+    leave_no_trace(&store.conn)?;
     Ok(out)
+}
+
+/// After a scrub that sync applies from elsewhere, while hooks hold the database open: its rows
+/// were rewritten and erased in place, so only the WAL needs emptying, and a WAL that another
+/// process keeps is only a warning (the next checkpoint empties it).
+fn clean_up_after_elsewhere(conn: &Connection) {
+    let cleaned = match erases_in_place(conn) {
+        Ok(true) => truncate_wal(conn, 50).map(|_| ()),
+        Ok(false) => leave_no_trace(conn),
+        Err(e) => Err(e),
+    };
+    if let Err(e) = cleaned {
+        crate::logging::warn(format!(
+            "a scrub from another device: old text may remain until the next checkpoint: {e:#}"
+        ));
+    }
 }
 
 /// Rebuilds the full-text indexes, vacuums and truncates the WAL, so removed text survives
@@ -514,7 +514,7 @@ pub fn scrub(
     with: &str,
     dry_run: bool,
 ) -> Result<ScrubCounts> {
-    scrub_in(store, pattern, with, dry_run, None)
+    scrub_in(store, pattern, with, dry_run)
 }
 
 /// A scrub another device made, as sync brings it: re-applied to the rows of `projects` (the
@@ -528,7 +528,137 @@ pub fn scrub_from_elsewhere(
     if projects.is_empty() {
         return Ok(Vec::new());
     }
-    scrub_in(store, pattern, with, false, Some(projects))
+    store.conn.execute_batch("PRAGMA secure_delete = ON")?;
+    let hits = rows_holding(&store.conn, pattern, projects)?;
+    let mut counts: ScrubCounts = Vec::new();
+    for batch in hits.chunks(SCRUB_BATCH) {
+        rewrite_batch(&mut store.conn, batch, pattern, with, &mut counts)?;
+        // Between batches the write lock is free: a hook waiting on it gets in now.
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    if with != SCRUBBED && !with.is_empty() && !with.contains('\n') {
+        remember_marker(&store.conn, with)?;
+    }
+    if !counts.is_empty() {
+        clean_up_after_elsewhere(&store.conn);
+    }
+    Ok(counts)
+}
+
+/// Rows rewritten per write transaction by a scrub from another device: small enough that a
+/// hook waiting on the write lock waits a few milliseconds, not the whole scan.
+const SCRUB_BATCH: usize = 100;
+
+/// One row's text column that holds the pattern.
+struct Hit {
+    table: &'static str,
+    column: String,
+    id: i64,
+}
+
+/// Every row in `projects` with a text column that holds `pattern`. A plain read: in WAL mode
+/// it takes no write lock, so hooks keep writing while it runs.
+fn rows_holding(conn: &Connection, pattern: &Pattern, projects: &[String]) -> Result<Vec<Hit>> {
+    let mut hits = Vec::new();
+    for table in TABLES {
+        for column in text_columns(conn, table)? {
+            let clause = super::jsonl::project_clause(table, projects.len());
+            let mut stmt = conn.prepare(&format!(
+                "SELECT id, \"{column}\" FROM {table} {clause} AND \"{column}\" IS NOT NULL"
+            ))?;
+            let mut rows = stmt.query(params_from_iter(projects))?;
+            while let Some(r) = rows.next()? {
+                let text: String = r.get(1)?;
+                if pattern.replace(&text, "").is_some() {
+                    hits.push(Hit {
+                        table,
+                        column: column.clone(),
+                        id: r.get(0)?,
+                    });
+                }
+            }
+        }
+    }
+    Ok(hits)
+}
+
+/// Rewrites a batch of hits in one short write transaction. Each row is read again inside it,
+/// so what a hook changed since the scan is kept and only the pattern is replaced.
+fn rewrite_batch(
+    conn: &mut Connection,
+    batch: &[Hit],
+    pattern: &Pattern,
+    with: &str,
+    counts: &mut ScrubCounts,
+) -> Result<()> {
+    let tx = conn
+        .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+        .context("cannot lock the database")?;
+    // The work state is append-only by trigger; scrubbing is the one rewrite allowed. Dropped
+    // and restored inside the transaction, so no other connection sees it missing.
+    let trigger = if batch.iter().any(|h| h.table == "work_state_entries") {
+        append_only_trigger(&tx)?
+    } else {
+        None
+    };
+    if trigger.is_some() {
+        tx.execute_batch("DROP TRIGGER work_state_entries_append_only")?;
+    }
+    for hit in batch {
+        let text: Option<String> = tx
+            .query_row(
+                &format!("SELECT \"{}\" FROM {} WHERE id = ?1", hit.column, hit.table),
+                [hit.id],
+                |r| r.get(0),
+            )
+            .optional()?
+            .flatten();
+        let Some(new) = text.and_then(|t| pattern.replace(&t, with)) else {
+            continue;
+        };
+        tx.execute(
+            &format!(
+                "UPDATE {} SET \"{}\" = ?1 WHERE id = ?2",
+                hit.table, hit.column
+            ),
+            rusqlite::params![new, hit.id],
+        )?;
+        match counts
+            .iter_mut()
+            .find(|(t, c, _)| t == hit.table && *c == hit.column)
+        {
+            Some((_, _, n)) => *n += 1,
+            None => counts.push((hit.table.to_string(), hit.column.clone(), 1)),
+        }
+    }
+    if let Some(sql) = trigger {
+        tx.execute_batch(&sql)?;
+    }
+    tx.commit()?;
+    Ok(())
+}
+
+fn append_only_trigger(conn: &Connection) -> Result<Option<String>> {
+    Ok(conn
+        .query_row(
+            "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'work_state_entries_append_only'",
+            [],
+            |r| r.get(0),
+        )
+        .optional()?)
+}
+
+/// Sync's merge keeps a field's scrubbed parts by their replacement text: it must know every
+/// replacement this data dir used (src/sync/merge.rs).
+fn remember_marker(conn: &Connection, with: &str) -> Result<()> {
+    conn.execute(
+        "INSERT INTO sync_state (key, value) VALUES (?1, ?2)
+         ON CONFLICT (key) DO UPDATE SET value = CASE
+             WHEN instr(char(10) || value || char(10), char(10) || ?2 || char(10)) > 0 THEN value
+             ELSE value || char(10) || ?2 END",
+        rusqlite::params![MARKERS_KEY, with],
+    )?;
+    Ok(())
 }
 
 fn scrub_in(
@@ -536,17 +666,9 @@ fn scrub_in(
     pattern: &Pattern,
     with: &str,
     dry_run: bool,
-    scope: Option<&[String]>,
 ) -> Result<ScrubCounts> {
-    erase(store, dry_run, scope.is_none(), |tx| {
-        // The work state is append-only by trigger; scrubbing is the one rewrite allowed.
-        let trigger: Option<String> = tx
-            .query_row(
-                "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'work_state_entries_append_only'",
-                [],
-                |r| r.get(0),
-            )
-            .ok();
+    erase(store, dry_run, |tx| {
+        let trigger = append_only_trigger(tx)?;
         if trigger.is_some() {
             tx.execute_batch("DROP TRIGGER work_state_entries_append_only")?;
         }
@@ -555,14 +677,10 @@ fn scrub_in(
             for col in text_columns(tx, table)? {
                 let mut changed: Vec<(i64, String)> = Vec::new();
                 {
-                    let clause = match scope {
-                        Some(p) => super::jsonl::project_clause(table, p.len()),
-                        None => "WHERE 1".to_string(),
-                    };
                     let mut stmt = tx.prepare(&format!(
-                        "SELECT id, \"{col}\" FROM {table} {clause} AND \"{col}\" IS NOT NULL"
+                        "SELECT id, \"{col}\" FROM {table} WHERE \"{col}\" IS NOT NULL"
                     ))?;
-                    let mut rows = stmt.query(params_from_iter(scope.unwrap_or_default()))?;
+                    let mut rows = stmt.query([])?;
                     while let Some(r) = rows.next()? {
                         let text: String = r.get(1)?;
                         if let Some(new) = pattern.replace(&text, with) {
@@ -584,15 +702,11 @@ fn scrub_in(
         if let Some(sql) = trigger {
             tx.execute_batch(&sql)?;
         }
-        // Pulled rows that wait for their parent (src/sync) hold captured text too (a scrub
-        // from elsewhere reaches them when they are stored).
-        let kept: Vec<(String, String, i64, String)> = if scope.is_some() {
-            Vec::new()
-        } else {
-            tx.prepare("SELECT tbl, device, remote_id, pulled FROM sync_pending")?
-                .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
-                .collect::<rusqlite::Result<_>>()?
-        };
+        // Pulled rows that wait for their parent (src/sync) hold captured text too.
+        let kept: Vec<(String, String, i64, String)> = tx
+            .prepare("SELECT tbl, device, remote_id, pulled FROM sync_pending")?
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
+            .collect::<rusqlite::Result<_>>()?;
         let mut scrubbed = 0;
         for (tbl, device, remote, text) in kept {
             if let Some(new) = pattern.replace(&text, with) {
@@ -607,16 +721,8 @@ fn scrub_in(
             counts.push(("sync_pending".to_string(), "pulled".to_string(), scrubbed));
         }
         record_for_sync(tx, pattern, with)?;
-        // Sync's merge keeps a field's scrubbed parts by their replacement text: it must know
-        // every replacement this data dir used (src/sync/merge.rs).
         if with != SCRUBBED && !with.is_empty() && !with.contains('\n') {
-            tx.execute(
-                "INSERT INTO sync_state (key, value) VALUES (?1, ?2)
-                 ON CONFLICT (key) DO UPDATE SET value = CASE
-                     WHEN instr(char(10) || value || char(10), char(10) || ?2 || char(10)) > 0 THEN value
-                     ELSE value || char(10) || ?2 END",
-                rusqlite::params![MARKERS_KEY, with],
-            )?;
+            remember_marker(tx, with)?;
         }
         Ok(counts)
     })
