@@ -350,7 +350,7 @@ fn two_devices_end_with_the_union_and_find_each_others_records() {
     let (ca, cb) = (counts(&a), counts(&b));
 
     let init = ok(cmem(&a, &url).args(["sync", "init"]));
-    assert!(init.contains("version 0 -> 3"), "{init}");
+    assert!(init.contains("version 0 -> 4"), "{init}");
     for _ in 0..2 {
         sync(&a, &url);
         sync(&b, &url);
@@ -1617,7 +1617,7 @@ fn upgrading_a_v1_server_repairs_forged_sequence_numbers_and_frozen_cursors() {
         .unwrap();
 
     let init = ok(cmem(&a, &url).args(["sync", "init"]));
-    assert!(init.contains("version 1 -> 3"), "{init}");
+    assert!(init.contains("version 1 -> 4"), "{init}");
     let max: i64 = admin
         .query_one("SELECT MAX(seq) FROM cmem.rows", &[])
         .unwrap()
@@ -1635,6 +1635,23 @@ fn upgrading_a_v1_server_repairs_forged_sequence_numbers_and_frozen_cursors() {
         1,
         "the forged tombstone deleted nothing"
     );
+    // Bob still has the row, so his push wrote it over the tombstone a v1 server let anyone
+    // write: the server holds it again for every puller.
+    let project: String = b.rows(
+        &format!("SELECT project FROM observations WHERE id = {private}"),
+        |r| r.get::<_, String>(0),
+    )[0]
+    .clone();
+    let row = admin
+        .query_one(
+            "SELECT deleted, project, unproven FROM cmem.rows
+             WHERE device = $1 AND tbl = 'observations' AND local_id = $2",
+            &[&bob, &private],
+        )
+        .unwrap();
+    assert!(!row.get::<_, bool>(0), "bob's row is on the server again");
+    assert!(!row.get::<_, bool>(2));
+    assert_eq!(row.get::<_, String>(1), project);
 }
 
 /// Issue 33, attack 3: a session synced while open gets a newer `seq` when it ends, so a

@@ -644,6 +644,27 @@ fn tally(tx: &Transaction, out: &mut Applied, p: &Pulled, step: Step) -> Result<
     Ok(())
 }
 
+/// Deletes local row `id` of `table`, forgotten elsewhere. Tool uses here that point at a
+/// forgotten observation lose the link, as those pulled after it is gone are stored without it.
+/// (Rows of a forgotten session stay as before: a prompt cannot be without its session.)
+pub fn drop_replica(tx: &Transaction, table: &str, id: i64) -> Result<()> {
+    for (t, col, _) in REFERENCES
+        .iter()
+        .filter(|(_, _, target)| *target == table && table == "observations")
+    {
+        tx.execute(
+            &format!("UPDATE {t} SET \"{col}\" = NULL WHERE \"{col}\" = ?1"),
+            [id],
+        )?;
+    }
+    tx.execute(&format!("DELETE FROM {table} WHERE id = ?1"), [id])?;
+    tx.execute(
+        "DELETE FROM sync_map WHERE tbl = ?1 AND local_id = ?2",
+        params![table, id],
+    )?;
+    Ok(())
+}
+
 /// Notes that the server holds `(device, remote)` of `table` as forgotten.
 pub fn gone(conn: &Connection, table: &str, device: &str, remote: i64) -> Result<()> {
     conn.prepare_cached(
@@ -761,23 +782,7 @@ fn apply_one(
         let Some(id) = here else {
             return Ok(Step::Skipped);
         };
-        // Tool uses here that point at a forgotten observation lose the link, as those pulled
-        // after it is gone are stored without it. (Rows of a forgotten session stay as before:
-        // a prompt cannot be without its session.)
-        for (t, col, _) in REFERENCES
-            .iter()
-            .filter(|(_, _, target)| *target == table && table == "observations")
-        {
-            tx.execute(
-                &format!("UPDATE {t} SET \"{col}\" = NULL WHERE \"{col}\" = ?1"),
-                [id],
-            )?;
-        }
-        tx.execute(&format!("DELETE FROM {table} WHERE id = ?1"), [id])?;
-        tx.execute(
-            "DELETE FROM sync_map WHERE tbl = ?1 AND local_id = ?2",
-            params![table, id],
-        )?;
+        drop_replica(tx, table, id)?;
         return Ok(Step::Deleted);
     }
     let Some(text) = &p.doc else {

@@ -569,12 +569,16 @@ fn push_round(
                         };
                         local::remember(&tx, table, (&u.device, u.id), o.id, Some(&base))?;
                     }
-                    // The local row stays: a tombstone a v1 server let a teammate forge for a row
-                    // this device never shared reads the same as a forget of a row it did share
-                    // but died before noting (tests/sync/faults.rs, ignored case).
+                    // Forgotten on another device, and the server vouches for the tombstone (one
+                    // from before schema v2, which a teammate could forge, is written over when
+                    // the row's own device pushes it: sql/004_unproven_tombstones.sql).
                     server::Outcome::Gone => {
-                        report.pushed += 1;
+                        report.pulled.deleted += 1;
                         local::gone(&tx, table, &u.device, u.id)?;
+                        // Not a forget of this device's to push back: the outbox is off for it.
+                        local::set_state(&tx, "outbox", "off")?;
+                        local::drop_replica(&tx, table, o.id)?;
+                        local::set_state(&tx, "outbox", "on")?;
                     }
                     server::Outcome::Conflict(_) => {
                         keep.insert(o.id);

@@ -9,6 +9,7 @@ const STEPS: &[&str] = &[
     include_str!("sql/001_server.sql"),
     include_str!("sql/002_authority.sql"),
     include_str!("sql/003_scrubs.sql"),
+    include_str!("sql/004_unproven_tombstones.sql"),
 ];
 
 pub const SERVER_VERSION: i32 = STEPS.len() as i32;

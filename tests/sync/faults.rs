@@ -1147,11 +1147,8 @@ fn forgetting_an_observation_while_a_link_to_it_is_on_its_way() {
 
 /// A device dies after the server took its new prompt and before it noted so; another device
 /// pulls the prompt and forgets it. The first device's next push of the prompt is answered
-/// `gone`, which drops it from the outbox but leaves the row; its pull then skips the
-/// tombstone, since the row was never mapped as shared. The forgotten prompt stays on that
-/// device for good.
+/// `gone` (a tombstone the server vouches for), and it drops its copy.
 #[test]
-#[ignore = "open, issue 33: a push answered `gone` keeps the local row, since a tombstone forged under a v1 server for a row never shared reads the same (upgrading_a_v1_server_... in tests/sync.rs)"]
 fn a_row_forgotten_elsewhere_while_its_first_push_was_not_noted() {
     let Some(pg) = Cluster::start() else { return };
     let url = pg.url();
