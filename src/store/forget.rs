@@ -531,10 +531,12 @@ pub fn scrub_from_elsewhere(
     store.conn.execute_batch("PRAGMA secure_delete = ON")?;
     let hits = rows_holding(&store.conn, pattern, projects)?;
     let mut counts: ScrubCounts = Vec::new();
-    for batch in hits.chunks(SCRUB_BATCH) {
-        rewrite_batch(&mut store.conn, batch, pattern, with, &mut counts)?;
-        // Between batches the write lock is free: a hook waiting on it gets in now.
-        std::thread::sleep(std::time::Duration::from_millis(1));
+    let mut rest = &hits[..];
+    while !rest.is_empty() {
+        let done = rewrite_some(&mut store.conn, rest, pattern, with, &mut counts)?;
+        rest = &rest[done..];
+        // Between two transactions the write lock is free: a hook waiting on it gets in now.
+        std::thread::sleep(std::time::Duration::from_millis(2));
     }
     if with != SCRUBBED && !with.is_empty() && !with.contains('\n') {
         remember_marker(&store.conn, with)?;
@@ -545,9 +547,12 @@ pub fn scrub_from_elsewhere(
     Ok(counts)
 }
 
-/// Rows rewritten per write transaction by a scrub from another device: small enough that a
-/// hook waiting on the write lock waits a few milliseconds, not the whole scan.
-const SCRUB_BATCH: usize = 100;
+/// A scrub from another device rewrites rows in write transactions of at most this many rows
+/// or this much work, so that a hook waiting on the write lock waits a few milliseconds, not
+/// the whole scrub. (With FTS5's secure-delete, rewriting one indexed row of a 30 MB database
+/// costs about 6 ms: the index pages that held its words are rewritten at once.)
+const SCRUB_STEP_ROWS: usize = 100;
+const SCRUB_STEP_TIME: std::time::Duration = std::time::Duration::from_millis(5);
 
 /// One row's text column that holds the pattern.
 struct Hit {
@@ -582,15 +587,18 @@ fn rows_holding(conn: &Connection, pattern: &Pattern, projects: &[String]) -> Re
     Ok(hits)
 }
 
-/// Rewrites a batch of hits in one short write transaction. Each row is read again inside it,
-/// so what a hook changed since the scan is kept and only the pattern is replaced.
-fn rewrite_batch(
+/// Rewrites the first of `hits` in one short write transaction; returns how many it took.
+/// Each row is read again inside it, so what a hook changed since the scan is kept and only the
+/// pattern is replaced.
+fn rewrite_some(
     conn: &mut Connection,
-    batch: &[Hit],
+    hits: &[Hit],
     pattern: &Pattern,
     with: &str,
     counts: &mut ScrubCounts,
-) -> Result<()> {
+) -> Result<usize> {
+    let started = std::time::Instant::now();
+    let batch = &hits[..hits.len().min(SCRUB_STEP_ROWS)];
     let tx = conn
         .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
         .context("cannot lock the database")?;
@@ -604,7 +612,12 @@ fn rewrite_batch(
     if trigger.is_some() {
         tx.execute_batch("DROP TRIGGER work_state_entries_append_only")?;
     }
+    let mut done = 0;
     for hit in batch {
+        if done > 0 && started.elapsed() >= SCRUB_STEP_TIME {
+            break;
+        }
+        done += 1;
         let text: Option<String> = tx
             .query_row(
                 &format!("SELECT \"{}\" FROM {} WHERE id = ?1", hit.column, hit.table),
@@ -635,7 +648,7 @@ fn rewrite_batch(
         tx.execute_batch(&sql)?;
     }
     tx.commit()?;
-    Ok(())
+    Ok(done)
 }
 
 fn append_only_trigger(conn: &Connection) -> Result<Option<String>> {
