@@ -492,7 +492,7 @@ def spread(label, samples):
 
 
 class Cluster:
-    """A throw-away PostgreSQL cluster as tests/sync.rs starts one: initdb and pg_ctl in a temp
+    """A throw-away PostgreSQL cluster as tests/sync/main.rs starts one: initdb and pg_ctl in a temp
     dir, Unix socket only, run as the unprivileged user cmemtest when this runs as root."""
 
     def __init__(self):

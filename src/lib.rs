@@ -1,13 +1,13 @@
 //! cmem: persistent, budgeted memory for AI coding agents.
 //!
-//! Dependencies point one way, down these layers (`tests/layers.rs` reads every `crate::` path
+//! Dependencies point one way, down these layers (`tests/integration/layers.rs` reads every `crate::` path
 //! and fails on one that points up):
 //!
 //! 1. faces: `cli` (the dispatcher, may call the other faces), then `hook`, `mcp`, `tui`
 //!    (which never call each other);
 //! 2. tools the faces call: `sync` (PostgreSQL; only `cli` may import it, so no hook reaches
 //!    it), `demo` (replays scripted sessions through `hook`, the one import up, allowed in
-//!    `tests/layers.rs`) and `eval` (search quality), then `synth` (synthetic data for
+//!    `tests/integration/layers.rs`) and `eval` (search quality), then `synth` (synthetic data for
 //!    benchmarks and property tests);
 //! 3. `observe` (the observers), `disclosure` (`mem_search`'s steps);
 //! 4. `view` (every text and document), then `code` (tree-sitter; returns data the view renders);

@@ -1,6 +1,6 @@
 //! `cmem sync`: the same memory on several machines and across a team, through PostgreSQL.
 //!
-//! Only `cli` reaches this module (tests/layers.rs checks it): hooks never link-call into it
+//! Only `cli` reaches this module (tests/integration/layers.rs checks it): hooks never link-call into it
 //! and never open a connection. A sync pushes the outbox (rows queued by triggers, see
 //! src/store/sql/005_sync.sql) in batches, then pulls other devices' revisions by server
 //! sequence. A pushed batch is one server transaction and one local transaction; a pulled
