@@ -370,6 +370,7 @@ macro_rules! value {
 }
 
 /// `password=…`, `token: …`, `"api_key": "…"`: the value after a secret-looking name.
+#[allow(clippy::expect_used, reason = "a pattern fixed at compile time")]
 static ASSIGNMENT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
         r#"(?-u:\b)(?P<name>[A-Za-z0-9_\-]*(?i-u:password|passwd|pwd|secret|token|api[_\-]?key|access[_\-]?key|auth[_\-]?key|private[_\-]?key|client[_\-]?secret)[A-Za-z0-9_\-]*)["']?[ \t]*[:=][ \t]*"#,
@@ -383,6 +384,7 @@ static ASSIGNMENT: LazyLock<Regex> = LazyLock::new(|| {
 /// case, whole parts and the bare `=` keep `PASSED=3`, `BYPASS=1`, `KEYBOARD=us` and
 /// `const MAX_KEY: usize` out; names of a reference to a secret (`…_PATH`, `…_FILE`, `…_ID`)
 /// and `PWD` are left alone when replacing.
+#[allow(clippy::expect_used, reason = "a pattern fixed at compile time")]
 static ENV_ASSIGNMENT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
         r#"(?-u:\b)(?P<name>(?:[A-Z0-9]+_)*(?:PASS|PASSWD|PASSWORD|PASSPHRASE|PWD|SECRET|SECRETS|TOKEN|KEY|APIKEY|CREDENTIAL|CREDENTIALS|AUTH)(?:_[A-Z0-9]+)*)="#,
@@ -393,6 +395,7 @@ static ENV_ASSIGNMENT: LazyLock<Regex> = LazyLock::new(|| {
 
 /// `--password hunter2`, `--db-password=…`, `--api-key …`: a long option named for a secret,
 /// its value joined by `=` or spaces (a value that starts with `-` is the next option).
+#[allow(clippy::expect_used, reason = "a pattern fixed at compile time")]
 static CLI_OPTION: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
         r#"--(?P<name>(?:[A-Za-z0-9]+-)*(?i-u:password|passwd|pass|passphrase|secret|token|api-?key|access-key|secret-key|private-key|auth-token))(?:=|[ \t]+)(?P<v>"[^"\n]+"?|'[^'\n]+'?|[^- \t\r\n"'`;&|)][^ \t\r\n"'`;&|)]*)"#,
@@ -402,6 +405,7 @@ static CLI_OPTION: LazyLock<Regex> = LazyLock::new(|| {
 
 /// `mysql -uroot -phunter2` and `sshpass -p hunter2`: `-p` means a password only for these
 /// commands (elsewhere it is a port, a parent directory, a patch), so only they are matched.
+#[allow(clippy::expect_used, reason = "a pattern fixed at compile time")]
 static PASSWORD_FLAG: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
         r#"(?-u:\b)(?:(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mariadb|mariadb-dump)[^\n;&|]*?[ \t]-p|sshpass[ \t]+-p[ \t]*)(?P<v>[^- \t\r\n"'`;&|)][^ \t\r\n"'`;&|)]*)"#,
@@ -411,6 +415,7 @@ static PASSWORD_FLAG: LazyLock<Regex> = LazyLock::new(|| {
 
 /// `Authorization: Basic …`, `"authorization": "Bearer …"`, `Proxy-Authorization: …`: the
 /// credentials of an HTTP authorization header, whatever the scheme.
+#[allow(clippy::expect_used, reason = "a pattern fixed at compile time")]
 static AUTH_HEADER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
         r#"(?i-u:\bauthorization)["']?[ \t]*[:=][ \t]*["']?(?:(?i-u:basic|bearer|token|digest|negotiate|ntlm|apikey)[ \t]+)?(?P<v>[^ \t\r\n"',;]{4,})"#,
@@ -540,7 +545,9 @@ pub fn redact(text: &str) -> Cow<'_, str> {
         let replaced = keyed
             .regex
             .replace_all(&out, |c: &regex::Captures| {
-                let whole = c.get(0).expect("group 0 always matches");
+                let Some(whole) = c.get(0) else {
+                    return String::new(); // never: group 0 is the whole match
+                };
                 let Some(value) = c.name("v") else {
                     return whole.as_str().to_string();
                 };

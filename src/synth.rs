@@ -614,7 +614,7 @@ pub fn generate(conn: &mut Connection, plan: &Plan) -> Result<Generated> {
                 &tx,
                 p.name,
                 &list,
-                fields.as_object().expect("object"),
+                &object(fields),
                 base + i as i64 * 600_000,
                 "synthetic",
             )?;
@@ -626,21 +626,22 @@ pub fn generate(conn: &mut Connection, plan: &Plan) -> Result<Generated> {
             &tx,
             p.name,
             &list,
-            state.as_object().expect("object"),
+            &object(state),
             base + 3_600_000,
             "synthetic",
         )?;
         let done = json!({"status": "done"});
-        work_state::append(
-            &tx,
-            p.name,
-            "release-1.0",
-            done.as_object().expect("object"),
-            base,
-            "synthetic",
-        )?;
+        work_state::append(&tx, p.name, "release-1.0", &object(done), base, "synthetic")?;
         g.work_state_entries += 2;
     }
     tx.commit()?;
     Ok(g)
+}
+
+/// A `json!({...})` literal as the map it is.
+fn object(value: serde_json::Value) -> serde_json::Map<String, serde_json::Value> {
+    match value {
+        serde_json::Value::Object(map) => map,
+        _ => serde_json::Map::new(),
+    }
 }

@@ -68,6 +68,7 @@ impl<S> CursorStore<S> {
         })
     }
 
+    #[allow(clippy::expect_used, reason = "HMAC-SHA256 takes a key of any length")]
     fn key(&self, scope: &str, cursor: &str) -> String {
         let mut mac = <Hmac<Sha256> as KeyInit>::new_from_slice(&self.secret)
             .expect("HMAC takes any key length");

@@ -127,17 +127,18 @@ pub fn fold(entries: &[Entry]) -> Vec<List> {
         list.last_id = e.id;
         match task_key(&e.fields) {
             Some(key) => {
-                let task = match list.tasks.iter().position(|t| t.key == key) {
-                    Some(i) => &mut list.tasks[i],
+                let at = match list.tasks.iter().position(|t| t.key == key) {
+                    Some(i) => i,
                     None => {
                         list.tasks.push(Task {
                             key: key.clone(),
                             fields: Map::new(),
                             updated_at: e.created_at,
                         });
-                        list.tasks.last_mut().expect("just pushed")
+                        list.tasks.len() - 1
                     }
                 };
+                let task = &mut list.tasks[at];
                 for (k, v) in &e.fields {
                     task.fields.insert(k.clone(), v.clone());
                 }

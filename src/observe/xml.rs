@@ -24,18 +24,21 @@ impl Reply {
     }
 }
 
+#[allow(clippy::expect_used, reason = "a pattern fixed at compile time")]
 fn block_regex(tag: &str) -> Regex {
     Regex::new(&format!(r"(?s)<{tag}(?:[ \t\r\n][^>]*)?>(.*?)</{tag}>")).expect("block pattern")
 }
 
 static OBSERVATION: LazyLock<Regex> = LazyLock::new(|| block_regex("observation"));
 static SUMMARY: LazyLock<Regex> = LazyLock::new(|| block_regex("summary"));
+#[allow(clippy::expect_used, reason = "a pattern fixed at compile time")]
 static SKIP_SUMMARY: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
         r#"(?s)<skip_summary(?:[ \t\r\n]+reason[ \t\r\n]*=[ \t\r\n]*"([^"]*)")?[ \t\r\n]*/?>"#,
     )
     .expect("skip pattern")
 });
+#[allow(clippy::expect_used, reason = "a pattern fixed at compile time")]
 static FENCE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?s)^[ \t\r\n]*```[a-zA-Z]*[ \t\r]*\n(.*?)\n?```[ \t\r\n]*$")
         .expect("fence pattern")

@@ -4,6 +4,9 @@
 //!
 //! Run one module with `cargo test --test integration -- tui::`.
 
+// Tests and their helpers may unwrap: a panic is a failed test with its reason.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 #[path = "../common/mod.rs"]
 mod common;
 

@@ -6,6 +6,9 @@
 //! /usr/lib/postgresql/*/bin, then PATH; without them each test prints why and passes
 //! (.ci/run installs them, so CI always runs these).
 
+// Tests and their helpers may unwrap: a panic is a failed test with its reason.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 #[path = "../common/mod.rs"]
 mod common;
 mod faults;
