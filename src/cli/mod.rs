@@ -23,10 +23,18 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+/// The version, and whether this build obeys the test knobs (`test-faults` in Cargo.toml): the
+/// hook suites, run against any binary, skip what needs them where it does not.
+const VERSION: &str = if cfg!(any(debug_assertions, feature = "test-faults")) {
+    concat!(env!("CARGO_PKG_VERSION"), " (with test knobs)")
+} else {
+    env!("CARGO_PKG_VERSION")
+};
+
 #[derive(Parser)]
 #[command(
     name = "cmem",
-    version,
+    version = VERSION,
     about = "Persistent, budgeted memory for AI coding agents",
     long_about = "cmem remembers what your coding agent did across sessions: Claude Code hooks capture \
 prompts and tool I/O into one SQLite file, and the agent gets a small, budgeted index of past work \

@@ -71,15 +71,26 @@ fn dropped(data_dir: &std::path::Path, why: &str) {
     }
 }
 
+/// Tests move the hard deadline before the busy handler's to exercise the signal's path; only
+/// builds the tests use can be told to (`test-faults` in Cargo.toml).
+#[cfg(any(debug_assertions, feature = "test-faults"))]
+fn hard_deadline() -> Duration {
+    std::env::var("CMEM_TEST_HARD_DEADLINE_MS")
+        .ok()
+        .and_then(|ms| ms.parse().ok())
+        .map_or(HARD_DEADLINE, Duration::from_millis)
+}
+
+#[cfg(not(any(debug_assertions, feature = "test-faults")))]
+fn hard_deadline() -> Duration {
+    HARD_DEADLINE
+}
+
 /// Runs one hook and exits the process with status 0.
 pub fn run(event_arg: &str) -> ! {
     let started = Instant::now();
     let event = HookEvent::parse(event_arg);
-    // Tests move the hard deadline before the busy handler's to exercise the signal's path.
-    let hard = std::env::var("CMEM_TEST_HARD_DEADLINE_MS")
-        .ok()
-        .and_then(|ms| ms.parse().ok())
-        .map_or(HARD_DEADLINE, Duration::from_millis);
+    let hard = hard_deadline();
     deadline::arm(hard, event.map_or("{}", HookEvent::noop_json));
     deadline::guard_fatal_signals();
     // A file whose parse takes seconds must not take the hook's deadline with it: the observer

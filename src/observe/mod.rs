@@ -304,7 +304,9 @@ pub fn observe_pending(
 
 /// Lets the tests make the observer die on a turn the way a real bug would (the quarantine
 /// must hold for deaths no code can catch): with `CMEM_TEST_OBSERVER_FAULT=KIND:MARKER`, a turn
-/// whose prompt holds MARKER makes the observer overflow its stack, abort, panic or hang.
+/// whose prompt holds MARKER makes the observer overflow its stack, abort, panic or hang. Only
+/// in builds the tests use (`test-faults` in Cargo.toml).
+#[cfg(any(debug_assertions, feature = "test-faults"))]
 fn test_fault(turn: &TurnRow) {
     let Ok(spec) = std::env::var("CMEM_TEST_OBSERVER_FAULT") else {
         return;
@@ -334,3 +336,6 @@ fn test_fault(turn: &TurnRow) {
         _ => {}
     }
 }
+
+#[cfg(not(any(debug_assertions, feature = "test-faults")))]
+fn test_fault(_turn: &TurnRow) {}

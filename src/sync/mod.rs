@@ -64,6 +64,9 @@ fn batch_size() -> usize {
 
 /// Test hook: `CMEM_SYNC_ABORT=push:N` dies like `kill -9` after the server committed the Nth
 /// push batch and before the local commit; `pull:N` inside the Nth pull's local transaction.
+/// Only in builds the tests use (`test-faults` in Cargo.toml): a release build has no way to
+/// be told to abort.
+#[cfg(any(debug_assertions, feature = "test-faults"))]
 fn abort_at(phase: &str, n: usize) {
     if let Ok(spec) = std::env::var("CMEM_SYNC_ABORT")
         && spec.split_once(':') == Some((phase, &n.to_string()))
@@ -71,6 +74,9 @@ fn abort_at(phase: &str, n: usize) {
         std::process::abort();
     }
 }
+
+#[cfg(not(any(debug_assertions, feature = "test-faults")))]
+fn abort_at(_phase: &str, _n: usize) {}
 
 fn url(settings: &Settings) -> Result<&str> {
     settings.sync.url.as_deref().filter(|u| !u.trim().is_empty()).context(
