@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::paths;
 
-/// Tools whose events carry no memory worth keeping (reference §7).
+/// Tools whose events carry no memory worth keeping (claude-mem's default skip list).
 pub const DEFAULT_SKIP_TOOLS: &[&str] = &[
     "ListMcpResourcesTool",
     "SlashCommand",
@@ -134,8 +134,9 @@ impl Default for TuiSettings {
     }
 }
 
-/// The File Read Gate on `Read` (reference §6.2): deny a whole-file Read of a big source file
-/// the memory already knows, and add the file's history as context to smaller Reads.
+/// The File Read Gate on `Read` (claude-mem's deny conditions and sizes): deny a whole-file
+/// Read of a big source file the memory already knows, and add the file's history as context
+/// to smaller Reads.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct GateSettings {
@@ -159,7 +160,7 @@ impl Default for GateSettings {
     }
 }
 
-/// What the session-start context shows (reference §2.6).
+/// What the session-start context shows (claude-mem's context settings, as typed keys).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ContextSettings {

@@ -1,4 +1,4 @@
-//! Privacy before storage: tag stripping (reference §8) and secret redaction.
+//! Privacy before storage: tag stripping (claude-mem's tags and more) and secret redaction.
 //!
 //! Everything cmem stores from a prompt, a tool input/response or an assistant message passes
 //! through `clean_text` / `clean_json` first, so a secret never reaches the database, its WAL or

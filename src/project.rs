@@ -1,4 +1,5 @@
-//! Project identity (reference §1.8) and exclusion globs (reference §8).
+//! Project identity (claude-mem's project keys, worktrees included) and exclusion globs
+//! (`excluded_projects`, matched as claude-mem matches them).
 //!
 //! The key is the basename of the git top level that contains the cwd, found by walking up to
 //! the first `.git` (no `git` process: hooks must stay a few milliseconds). A linked worktree

@@ -1,4 +1,5 @@
-//! The languages cmem parses, their file extensions (reference §6.4) and their grammars.
+//! The languages cmem parses, their file extensions (claude-mem's `smart_outline` list, and
+//! more) and their grammars.
 //!
 //! Finding a file's language is an extension check only, so the read gate can ask "is this
 //! outline-able?" without touching tree-sitter. Grammars are linked into the binary; a

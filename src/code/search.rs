@@ -7,7 +7,7 @@ use super::Lang;
 use super::outline::{Outline, outline};
 use super::symbols::{Kind, Symbol};
 
-/// Files larger than this are not parsed (reference §6.4).
+/// Files larger than this are not parsed (claude-mem's `smart_search` limit).
 pub const MAX_FILE_BYTES: u64 = 512 * 1024;
 /// At most this many files are scanned, so a search in a huge tree still answers.
 pub const MAX_FILES: usize = 5_000;

@@ -1,7 +1,7 @@
-//! The mem_search cursor store (reference §4.4): opaque `ms_` + 24 base64url characters from a
-//! CSPRNG; state kept in memory under HMAC-SHA256(per-process secret, domain + scope + cursor),
-//! so a cursor is useless in another process or for another checkout. 15-minute TTL, at most
-//! 1,024 cursors and 8 MiB, oldest evicted first.
+//! The mem_search cursor store (claude-mem's cursor format and limits): opaque `ms_` + 24
+//! base64url characters from a CSPRNG; state kept in memory under HMAC-SHA256(per-process
+//! secret, domain + scope + cursor), so a cursor is useless in another process or for another
+//! checkout. 15-minute TTL, at most 1,024 cursors and 8 MiB, oldest evicted first.
 
 use std::collections::VecDeque;
 

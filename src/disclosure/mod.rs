@@ -1,4 +1,5 @@
-//! mem_search: the server-enforced progressive search (reference §4).
+//! mem_search: the server-enforced progressive search (claude-mem's protocol; README "The MCP
+//! server").
 //!
 //! Step 1 discloses an index (ids and titles), step 2 the timeline around ids the caller chose
 //! from step 1, step 3 the details of ids chosen from step 2. What was disclosed is kept
@@ -66,7 +67,8 @@ pub struct State {
     eligible: Vec<Disclosed>,
 }
 
-/// A failed call: `code` from reference §4.5 and a one-sentence message.
+/// A failed call: one of claude-mem's error codes (`invalid_input`, …) and a one-sentence
+/// message.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SearchError {
     pub code: &'static str,
@@ -110,7 +112,7 @@ fn int_field(
     }
 }
 
-/// The caller's input, validated (reference §4.1). Absent numbers stay `None` so a
+/// The caller's input, validated against claude-mem's limits. Absent numbers stay `None` so a
 /// continuation can tell "not given" from "given".
 struct Input {
     mode: Mode,

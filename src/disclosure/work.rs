@@ -15,8 +15,7 @@
 //! 5. the other records holding every term;
 //! 6. the best hit's session's other candidates, best first;
 //! 7. the observations of the best hit's turn that the query does not match, in the order they
-//!    were made (a paraphrase often matches only the summary, which tells the work they did;
-//!    on the tuning set this alone took paraphrases' recall@3 from 0.600 to 0.689);
+//!    were made (a paraphrase often matches only the summary, which tells the work they did);
 //! 8. the rest of the ranking.
 //!
 //! Prompts are context only and never details.
@@ -29,7 +28,7 @@ const EVERY_TERM: f64 = 1.0 - 1e-9;
 
 /// How many of the ranking's first records, when of the best hit's session, come before its
 /// summary: the runner-up is there by its words and its session, the summary by its session
-/// alone (tuning set recall@3: 0.891 with none, 0.895 with 2 to 5).
+/// alone (none was worse; 2 to 5 did the same: docs/search-ranking.md).
 const RANKED_FIRST: usize = 2;
 
 /// What a query asks, read from its form: it decides how the details cover the work.
@@ -44,7 +43,7 @@ pub struct Asked {
 }
 
 /// At most this many terms name a thing rather than describe the work (keyword queries are 1-3
-/// words; the same MRR from 2 to 6 on the tuning and development sets but for 4 on tuning).
+/// words; the value is not sensitive, see docs/search-ranking.md).
 const FEW_WORDS: usize = 3;
 
 impl Asked {
@@ -61,9 +60,9 @@ impl Asked {
 /// best it names its session, and that session's best record stands for it (prompts themselves
 /// are never details). For a specific query, a summary that ranks best names its session too,
 /// and that session's best observation leads: the summary tells the whole work, the observation
-/// the answer asked for (the summary stays among the details). MRR, recall unchanged: questions
-/// 0.638 → 0.667 on the tuning set, 0.889 → 0.972 on the development set; keyword queries 0.986
-/// → 1.000 and 0.910 → 0.924; paraphrases (long, describing the work) untouched.
+/// the answer asked for (the summary stays among the details). This raised the MRR of questions
+/// and keyword queries and left recall and paraphrases (long, describing the work) as they were
+/// (docs/search-ranking.md).
 pub fn best(hits: &[Hit], asked: Asked) -> Option<&Hit> {
     let first_record = hits.iter().find(|h| h.row.kind != Kind::Prompt);
     let best_of_session = |lead: &Hit, kinds: &[Kind]| {

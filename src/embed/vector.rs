@@ -39,9 +39,10 @@ impl Vector {
 
 /// The integer dot product of two int8 vectors (over the shorter one's length): the
 /// comparison a semantic search makes with every stored vector, so it is most of a search's
-/// time. With AVX2 (checked once per process, cached by std) the same code compiled for it runs
-/// ~2 ms for 150,000 vectors of 256 values; without, ~4 ms; a plain zip of i32 products took
-/// ~13 ms. Integer sums: the same result in any order, on any CPU.
+/// time. With AVX2 (checked once per process, cached by std) the same code is compiled for it,
+/// which halves the scan again; lanes of i16 products are several times faster than a plain
+/// zip of i32 products (timings in docs/search-ranking.md). Integer sums: the same result in
+/// any order, on any CPU.
 pub fn dot_values(a: &[i8], b: &[i8]) -> i32 {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
@@ -57,8 +58,8 @@ fn dot_avx2(a: &[i8], b: &[i8]) -> i32 {
     dot_lanes(a, b)
 }
 
-/// Never inlined: inlined into a scan's loop, the lanes were measured five times slower (the
-/// loop around them is then vectorised instead).
+/// Never inlined: inlined into a scan's loop, the lanes were measured far slower (the loop
+/// around them is then vectorised instead).
 #[inline(never)]
 fn dot_baseline(a: &[i8], b: &[i8]) -> i32 {
     dot_lanes(a, b)

@@ -217,7 +217,7 @@ fn is_only_task_notification(prompt: &str) -> bool {
     t.starts_with("<task-notification>") && t.ends_with("</task-notification>")
 }
 
-/// Claude Code's own session-memory files are bookkeeping, not work (reference §7).
+/// Claude Code's own session-memory files are bookkeeping, not work (claude-mem skips them too).
 fn touches_session_memory(tool_name: &str, input: Option<&Value>) -> bool {
     matches!(
         tool_name,

@@ -61,7 +61,7 @@ impl HookEvent {
     }
 
     /// The answer that changes nothing. SessionStart gets an explicit empty context because
-    /// some hosts reject a bare `{}` there (reference §2.2).
+    /// some hosts reject a bare `{}` there (Codex does).
     pub fn noop_json(self) -> &'static str {
         match self {
             HookEvent::SessionStart => {

@@ -61,7 +61,7 @@ pub struct ToolIo {
     pub content_hash: String,
 }
 
-/// 16 hex characters of SHA-256 over `tool_name \0 input \0 response` (reference §1).
+/// 16 hex characters of SHA-256 over `tool_name \0 input \0 response` (claude-mem's recipe).
 pub fn prepare_tool_io(
     tool_name: &str,
     input: Option<Value>,

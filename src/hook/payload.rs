@@ -85,7 +85,7 @@ impl Payload {
         self.0.remove(key)
     }
 
-    /// `session_id`, falling back to `id` and `sessionId` (reference §7).
+    /// `session_id`, falling back to `id` and `sessionId` (spellings other hosts use).
     pub fn session_id(&self) -> Result<&str> {
         let id = ["session_id", "sessionId", "id"]
             .iter()

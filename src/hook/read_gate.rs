@@ -1,4 +1,4 @@
-//! PreToolUse on `Read`: the File Read Gate (reference §6).
+//! PreToolUse on `Read`: the File Read Gate (README "The File Read Gate").
 //!
 //! A whole-file Read of a big source file that the memory already knows is denied, with a
 //! reason that points to `smart_outline`/`smart_unfold` and lists the file's history. A Read

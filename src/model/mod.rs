@@ -5,7 +5,7 @@ pub mod work_state;
 
 use serde::{Deserialize, Serialize};
 
-/// The nine observation types (reference §3), with BMP symbols.
+/// claude-mem's nine observation types (the `code` mode's), with BMP symbols.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ObsType {
@@ -96,7 +96,7 @@ pub fn type_symbol(type_id: &str) -> char {
 /// The marker of a session (summary) row.
 pub const SESSION_SYMBOL: char = '◎';
 
-/// The seven concepts (reference §3).
+/// claude-mem's seven observation concepts (the `code` mode's).
 pub const CONCEPTS: [&str; 7] = [
     "how-it-works",
     "why-it-exists",
@@ -149,8 +149,8 @@ impl std::ops::Deref for Observation {
 }
 
 impl Observation {
-    /// Estimated tokens to read this observation (reference §2.5): characters of title,
-    /// subtitle, narrative and the facts JSON stringified once more, over four.
+    /// Estimated tokens to read this observation, as claude-mem estimates them: characters of
+    /// title, subtitle, narrative and the facts JSON stringified once more, over four.
     pub fn read_tokens(&self) -> i64 {
         let len = |s: &Option<String>| s.as_deref().map_or(0, utf16_len);
         let facts = serde_json::to_string(&self.facts_json).unwrap_or_default();

@@ -1,4 +1,4 @@
-//! Modes (reference §3): the observation types (id, label, description, symbol, work symbol)
+//! Modes: the observation types (id, label, description, symbol, work symbol)
 //! and concepts of one kind of work, as data.
 //!
 //! A mode is a JSON file in claude-mem's mode format, so its mode files load here too when

@@ -1,4 +1,4 @@
-//! Layer 0: folding the append-only `work_state_entries` into lists (reference §2.9).
+//! Layer 0: folding the append-only `work_state_entries` into lists, as claude-mem folds them.
 //!
 //! Each entry is a JSON object. An entry with a non-empty `task` updates that task's fields; any
 //! other entry updates the list's own state. The latest value of each key wins and `null`

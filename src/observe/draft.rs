@@ -10,7 +10,7 @@ use crate::text::{clip, one_line};
 
 /// Titles never exceed this (UTF-16 units).
 pub const TITLE_MAX: usize = 120;
-/// Subtitles are one sentence of at most this many words (reference §9).
+/// Subtitles are one sentence of at most this many words (claude-mem asks its observer for this).
 pub const SUBTITLE_WORDS: usize = 24;
 
 #[derive(Debug, Clone, PartialEq)]

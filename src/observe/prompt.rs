@@ -1,6 +1,6 @@
 //! What an external observer receives on stdin for one turn: the instructions, the request,
 //! then every tool event in the reference's `<observed_from_primary_session>` shape, each field
-//! cut to 16,000 characters around an `<elided/>` marker (reference §7).
+//! cut to 16,000 characters around an `<elided/>` marker (as claude-mem cuts them).
 
 use serde_json::Value;
 

@@ -1,5 +1,6 @@
-//! The observation/summary XML an external observer answers with (reference §9), parsed the
-//! way the reference parses it: lenient, field by field, prose around the XML ignored.
+//! The observation/summary XML an external observer answers with (claude-mem's observer
+//! reply format), parsed the way claude-mem parses it: lenient, field by field, prose around
+//! the XML ignored.
 
 use std::sync::LazyLock;
 

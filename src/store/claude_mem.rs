@@ -1,5 +1,5 @@
-//! Importing a claude-mem database (reference §1): sessions, prompts, observations, summaries,
-//! tool uses and work state, mapped to cmem's schema.
+//! Importing a claude-mem database (its SQLite schema): sessions, prompts, observations,
+//! summaries, tool uses and work state, mapped to cmem's schema.
 //!
 //! The source is opened read-only and read column by column, so older schema versions (renamed
 //! or missing columns, missing tables) import what they have. Every imported row carries an

@@ -1,5 +1,6 @@
-//! The content hashes cmem stores to recognise the same record twice (reference §1): SHA-256
-//! over the record's parts, each followed by a NUL but the last, cut to 16 hex characters.
+//! The content hashes cmem stores to recognise the same record twice (claude-mem's columns
+//! and recipe): SHA-256 over the record's parts, each followed by a NUL but the last, cut to
+//! 16 hex characters.
 
 use sha2::{Digest, Sha256};
 

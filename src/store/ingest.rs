@@ -6,7 +6,7 @@ use anyhow::Result;
 use rusqlite::{OptionalExtension, Transaction, params};
 use serde::{Deserialize, Serialize};
 
-/// Same cleaned prompt text within this window counts as a duplicate (reference §1).
+/// Same cleaned prompt text within this window counts as a duplicate (claude-mem's 10 s).
 pub const PROMPT_DEDUPE_WINDOW_MS: i64 = 10_000;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -194,7 +194,7 @@ impl NewObservation {
     }
 }
 
-/// 16 hex characters of SHA-256 over `session \0 title \0 narrative` (reference §1).
+/// 16 hex characters of SHA-256 over `session \0 title \0 narrative` (claude-mem's recipe).
 pub fn content_hash(session: Option<i64>, title: &str, narrative: Option<&str>) -> String {
     let session = session.map(|s| s.to_string()).unwrap_or_default();
     super::content_hash::of_parts(&[

@@ -158,9 +158,9 @@ fn wants(q: &Query, kind: Kind) -> bool {
 
 /// Matches are ranked in windows of this many, newest first. A query so common that it
 /// matches more records than this is ranked among the most recent ones first: ranking reads
-/// a size record and the positions of every match, so relevance work stays bounded (500
-/// keeps mem_search step 1 at 100,000 records near 5 ms; 1,000 took 10), and recent memory
-/// is the more likely answer anyway. (Column filters in the MATCH would cost more.)
+/// a size record and the positions of every match, so relevance work stays bounded (the size
+/// is a speed choice; its timing is in docs/search-ranking.md), and recent memory is the more
+/// likely answer anyway. (Column filters in the MATCH would cost more.)
 pub const RANK_WINDOW: usize = 500;
 /// At most this many windows are read before giving up on finding `limit` rows of the
 /// requested projects.
@@ -180,7 +180,7 @@ fn table(kind: Kind) -> Table {
             fts: "observations_fts",
             // title, subtitle, narrative, facts, concepts, files read, files modified. A path
             // says where the work happened, not what it was: its words count as a concept's
-            // (tuning set recall@3: 0.881 at 1.5, 0.885 at 1.0, the same down to 0.1).
+            // (weighing them more lost recall; docs/search-ranking.md).
             weights: "10.0, 4.0, 2.0, 2.0, 1.0, 1.0, 1.0",
         },
         Kind::Summary => Table {
@@ -192,8 +192,8 @@ fn table(kind: Kind) -> Table {
             rows: super::records_table(Kind::Prompt),
             fts: "user_prompts_fts",
             // A prompt is the user's words for the work, as a paraphrase is: matching best, it
-            // names its session (`disclosure::work::best`). Tuning set the same from 1 to 3;
-            // development set recall@3 0.905 at 1, 0.913 at 1.5, 0.921 at 2, 0.913 at 3.
+            // names its session (`disclosure::work::best`). 2 is where the development set
+            // peaked (the sweep is in docs/search-ranking.md).
             weights: "2.0",
         },
     }
@@ -577,9 +577,8 @@ fn with_session_summaries(mut hits: Vec<Hit>) -> Vec<Hit> {
 
 /// How much more a record that answers (a bugfix's cause, a decision, a discovery) counts for a
 /// question-shaped query: a question asks for a reason, a choice or a finding, while a summary or
-/// a change tells what was done in words a question often shares. Tuning set, questions
-/// (with auto mode's details as of this weight): recall@3 0.608 at 1 and 1.05, 0.667 from 1.1
-/// to 1.25, 0.608 again at 1.3; MRR 0.585 at 1, 0.638 at 1.15. The middle of the flat range.
+/// a change tells what was done in words a question often shares. The value is the middle of
+/// the range where the tuning set's questions did best (docs/search-ranking.md).
 const ANSWER_WEIGHT: f64 = 1.15;
 
 /// Whether a query is shaped as a question (asked by its form, not by what it is about): it
@@ -624,9 +623,9 @@ const FUSION_POOL: usize = 50;
 const FUSION_K: f64 = 5.0;
 /// The weight of the lexical and of the semantic ranking in the fusion. A static embedding
 /// model finds related words but rarely ranks the right record first, so it mostly adds
-/// candidates the words miss: its first record counts as the lexical seventh (measured by
-/// `cmem dev eval-search` on the tuning set: recall@3 0.855 at 0.4, 0.862 at 0.5 and 0.6,
-/// 0.859 at 0.7, 0.842 at 1.0, where multi-word queries start to lose their exact matches).
+/// candidates the words miss: its first record counts as the lexical seventh. Weighed more,
+/// multi-word queries start to lose their exact matches (`cmem dev eval-search`; the sweep is
+/// in docs/search-ranking.md).
 const LEXICAL_WEIGHT: f64 = 1.0;
 const SEMANTIC_WEIGHT: f64 = 0.5;
 

@@ -1,5 +1,5 @@
 //! Timelines: the rows around an anchor, across observations, summaries and prompts of the
-//! anchor's project, ordered by `(time, kind, id)` (reference §4.2 step 2).
+//! anchor's project, ordered by `(time, kind, id)` (what `mem_search` step 2 discloses).
 
 use anyhow::Result;
 use rusqlite::{Connection, OptionalExtension, params};

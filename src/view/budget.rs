@@ -1,4 +1,5 @@
-//! Fitting the session-start context into the host's limit (reference §2.7, DESIGN "Departures").
+//! Fitting the session-start context into the host's limit: claude-mem's drop ladder, counted in
+//! UTF-16 units (docs/ARCHITECTURE.md, "From the store to the next session start").
 //!
 //! Claude Code delivers `additionalContext` only up to 10,000 characters counted in UTF-16
 //! units; one more and the model gets a 2 KB preview instead. So: render, and while the text is

@@ -1,5 +1,5 @@
 //! Code views: a file's outline, an unfolded symbol, a missing symbol, and symbol search
-//! (layouts: reference §6.4, with BMP glyphs instead of its emoji).
+//! (claude-mem's layouts, with BMP glyphs instead of its emoji).
 
 use super::MAX_REPLY_BYTES;
 use super::doc::{Block, BlockKind, Doc, Line, Role};

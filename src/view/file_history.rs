@@ -1,6 +1,6 @@
-//! What the read gate tells the agent about a file's history (reference §6.2): the deny reason
-//! for a whole-file Read, or the context added to a smaller Read. Both end with a day-grouped
-//! timeline of the observations that mention the file.
+//! What the read gate tells the agent about a file's history (README "The File Read Gate"): the
+//! deny reason for a whole-file Read, or the context added to a smaller Read. Both end with a
+//! day-grouped timeline of the observations that mention the file.
 
 use super::doc::{Block, BlockKind, Doc, Line, Role};
 use super::time::{Days, Tz};

@@ -1,4 +1,5 @@
-//! Layer 1: the memory index injected at session start (layout: reference §2.3).
+//! Layer 1: the memory index injected at session start (claude-mem's layout; README "What the
+//! agent sees at session start").
 //!
 //! One row per observation (`ID TIME SYMBOL TITLE`), `S<id>` rows for summaries, grouped by
 //! day, oldest first, between a header that explains the format and a footer that says what
@@ -425,7 +426,7 @@ pub fn render(input: &IndexInput, opts: &IndexOptions) -> Doc {
     for i in 0..shown_sums {
         let s = &input.summaries[i];
         // The newest summary sits at its own time; older ones where their session began,
-        // i.e. at the time of the summary before them (reference §2.3).
+        // i.e. at the time of the summary before them (as claude-mem places them).
         let placed = match (i, input.summaries.get(i + 1)) {
             (0, _) | (_, None) => s.created_at,
             (_, Some(older)) => older.created_at,

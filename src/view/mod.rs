@@ -20,6 +20,6 @@ pub mod work_state;
 
 pub use doc::{Block, BlockKind, Doc, Line, Role, Span};
 
-/// What one tool reply may take (reference §5): the MCP server cuts longer ones, the smart
+/// What one tool reply may take (claude-mem's 32 KiB): the MCP server cuts longer ones, the smart
 /// tools fold or cut theirs to fit, `mem_search` halves its largest details.
 pub const MAX_REPLY_BYTES: usize = 32 * 1024;

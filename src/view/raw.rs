@@ -2,7 +2,7 @@
 //!
 //! Values are shown as an indented key tree; multi-line strings (file contents, diffs,
 //! command output) become code blocks the TUI can highlight. Control characters are shown
-//! escaped. `Bounds` keep the agent's copy small (reference §5: depth 4, 20 keys, 8,000-byte
+//! escaped. `Bounds` keep the agent's copy small (claude-mem's: depth 4, 20 keys, 8,000-byte
 //! strings); the TUI passes generous bounds and pages.
 
 use serde_json::Value;

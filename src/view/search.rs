@@ -1,4 +1,4 @@
-//! Search texts: the three mem_search steps (reference §4.6) and the legacy `search` table.
+//! Search texts: the three mem_search steps (claude-mem's layout) and the legacy `search` table.
 
 use super::doc::{Block, BlockKind, Doc, Line, Role};
 use super::time::{Tz, thousands, utc_minute};

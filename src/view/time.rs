@@ -125,7 +125,7 @@ pub fn utc_minute(ms: i64) -> String {
     Tz::utc().at(ms).strftime("%Y-%m-%d %H:%M UTC").to_string()
 }
 
-/// `5 minutes`, `about 2 hours`, `about 3 days` (reference §2.8).
+/// `5 minutes`, `about 2 hours`, `about 3 days` (claude-mem's rounding).
 pub fn describe_duration(ms: i64) -> String {
     let minutes = ((ms.max(0) as f64) / 60_000.0).round().max(1.0) as i64;
     if minutes < 60 {

@@ -1,6 +1,7 @@
 //! Golden outlines, unfolds and missing-symbol answers for every language, through the real
-//! binary (`cmem outline`, `cmem unfold`). `UPDATE_GOLDEN=1 cargo test --test code_outline`
-//! rewrites the golden files after an intended change; review the diff.
+//! binary (`cmem outline`, `cmem unfold`).
+//! `UPDATE_GOLDEN=1 cargo test --test integration -- code_outline::` rewrites the golden files
+//! after an intended change; review the diff.
 
 use crate::common;
 

@@ -1,10 +1,10 @@
 //! How good the rule-based observer's memories are, measured on a fixed set of turns (issue 14).
 //!
-//! PRINTS AND PASSES BY DEFAULT. The figures below are targets the observer has not reached
-//! yet; this file reports them so a change to `src/observe/` can be judged against the
-//! figures before it. The test asserts the targets only when `CMEM_OBSERVER_QUALITY_STRICT=1`
-//! is set, or once `STRICT_BY_DEFAULT` is flipped to `true` (do that when the observer reaches
-//! them). See the table with `cargo test --test observer_quality -- --nocapture`.
+//! The figures below are targets: the observer reached them, so `STRICT_BY_DEFAULT` is `true`
+//! and the test fails below them on the in-repo set (with it `false`, only
+//! `CMEM_OBSERVER_QUALITY_STRICT=1` would make it fail). The figures are printed so a change to
+//! `src/observe/` can be judged against those before it: see the table with
+//! `cargo test --test integration -- observer_quality:: --nocapture`.
 //!
 //! Every turn in `tests/fixtures/observer-quality/*.json` runs through the real hooks in its
 //! own home: UserPromptSubmit, one PostToolUse / PostToolUseFailure per step, then Stop, which

@@ -8,7 +8,8 @@ use tree_sitter::{Node, Tree};
 use super::Lang;
 use rules::{Spec, Visit};
 
-/// What kind of thing a symbol is; decides its outline icon (reference §6.4, BMP glyphs).
+/// What kind of thing a symbol is; decides its outline icon (claude-mem's `smart_outline`
+/// icons, in BMP glyphs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Kind {
     Function,

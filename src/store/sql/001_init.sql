@@ -1,4 +1,4 @@
--- cmem schema v1. Names and meanings follow claude-mem (reference §1) without its sync and
+-- cmem schema v1. Names and meanings follow claude-mem's SQLite schema, without its sync and
 -- legacy columns. Times are epoch milliseconds; list-valued columns hold JSON arrays as text.
 
 CREATE TABLE sessions (
@@ -124,7 +124,7 @@ CREATE INDEX idx_tool_uses_session ON tool_uses (session_id, prompt_number);
 CREATE INDEX idx_tool_uses_observation ON tool_uses (observation_id);
 CREATE INDEX idx_tool_uses_tool_name ON tool_uses (tool_name);
 
--- Layer 0. Append-only: state is folded on read (reference §2.9).
+-- Layer 0. Append-only: state is folded on read (src/model/work_state.rs).
 CREATE TABLE work_state_entries (
     id               INTEGER PRIMARY KEY AUTOINCREMENT,
     project          TEXT    NOT NULL,
