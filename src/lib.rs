@@ -1,24 +1,10 @@
 //! cmem: persistent, budgeted memory for AI coding agents.
 //!
-//! Dependencies point one way, down these layers (`tests/integration/layers.rs` reads every `crate::` path
-//! and fails on one that points up):
-//!
-//! 1. faces: `cli` (the dispatcher, may call the other faces), then `hook`, `mcp`, `tui`
-//!    (which never call each other);
-//! 2. tools the faces call: `sync` (PostgreSQL; only `cli` may import it, so no hook reaches
-//!    it), `demo` (replays scripted sessions through `hook`, the one import up, allowed in
-//!    `tests/integration/layers.rs`) and `eval` (search quality), then `synth` (synthetic data for
-//!    benchmarks and property tests);
-//! 3. `observe` (the observers), `disclosure` (`mem_search`'s steps);
-//! 4. `view` (every text and document), then `code` (tree-sitter; returns data the view renders);
-//! 5. `store` (SQLite; knows no rendering and no face);
-//! 6. core, which any layer and any core module may use: `model`, `config`, `project`,
-//!    `privacy`, `text`, `clock`, `paths`, `logging`, `jsonfix`, `signals`, `names`, `embed`
-//!    (the sentence-embedding model), `conninfo` (a PostgreSQL setting read as libpq reads it).
-//!
-//! Inside a layer only the order written holds (`cli` → `hook`, `view` → `code`): `hook`, `mcp` and `tui` do not import each other, nor do `observe` and `disclosure`.
-//! Two files of one module do not import each other either (a `mod.rs` and the files it
-//! declares are one unit).
+//! Dependencies point one way, down layers: the faces (`cli`, then `hook`, `mcp`, `tui`), the
+//! tools they call, the observers, the view, the store, and the core any layer may use. The
+//! layers and their modules are written in one place, the `layers` block of
+//! docs/ARCHITECTURE.md, which `tests/integration/layers.rs` reads to fail any import that
+//! points up.
 pub mod cli;
 pub mod clock;
 pub mod code;

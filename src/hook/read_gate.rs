@@ -294,7 +294,7 @@ fn display_path(real: Option<&Path>, real_cwd: Option<&Path>, given: &str) -> St
     }
 }
 
-/// Reference §6.1: one observation per session (its newest), scored +2 when the file was
+/// As claude-mem's File Read Gate ranks: one observation per session (its newest), scored +2 when the file was
 /// modified, +2 when the observation names at most 3 files (+1 for 4–8); the best 15 (newest
 /// first on ties), shown oldest first.
 fn rank(found: Vec<Observation>, spellings: &[String]) -> Vec<Observation> {

@@ -50,7 +50,7 @@ pub const SCOPES: &[&str] = &[
 pub type HlLine = Vec<(String, Option<&'static str>)>;
 
 /// The highlight queries of a language, from its grammar crate. TypeScript's and C++'s
-/// queries only add to JavaScript's and C's: the base goes first (rust-ecosystem §1.3).
+/// queries only add to JavaScript's and C's: the base goes first, then the additions.
 /// Kotlin's crate ships no query and Markdown's is split over two grammars: those stay plain.
 fn queries(lang: Lang) -> Option<(String, &'static str, &'static str)> {
     let js = tree_sitter_javascript::HIGHLIGHT_QUERY;
