@@ -7,7 +7,7 @@
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
-pub fn now_ms() -> i64 {
+pub(crate) fn now_ms() -> i64 {
     if let Some(from_file) = std::env::var_os("CMEM_CLOCK_FILE")
         .and_then(|p| std::fs::read_to_string(p).ok())
         .and_then(|t| t.trim().parse::<i64>().ok())
@@ -28,7 +28,7 @@ pub fn now_ms() -> i64 {
 
 /// Days since 1970-01-01 → (year, month, day) in the proleptic Gregorian calendar
 /// (Howard Hinnant's `civil_from_days`).
-pub fn civil_from_days(days: i64) -> (i64, u32, u32) {
+pub(crate) fn civil_from_days(days: i64) -> (i64, u32, u32) {
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z.rem_euclid(146_097);
@@ -42,14 +42,14 @@ pub fn civil_from_days(days: i64) -> (i64, u32, u32) {
 }
 
 /// `2026-11-30T04:43:52.123Z`: UTC, for logs and machine-readable output.
-pub fn format_utc_iso(ms: i64) -> String {
+pub(crate) fn format_utc_iso(ms: i64) -> String {
     let mut out = String::with_capacity(24);
     let _ = write_utc_iso(&mut out, ms);
     out
 }
 
 /// `format_utc_iso` without allocating (the hook's deadline signal handler logs with it).
-pub fn write_utc_iso(out: &mut impl std::fmt::Write, ms: i64) -> std::fmt::Result {
+pub(crate) fn write_utc_iso(out: &mut impl std::fmt::Write, ms: i64) -> std::fmt::Result {
     let secs = ms.div_euclid(1000);
     let millis = ms.rem_euclid(1000);
     let (y, mo, d) = civil_from_days(secs.div_euclid(86_400));
@@ -66,7 +66,7 @@ pub fn write_utc_iso(out: &mut impl std::fmt::Write, ms: i64) -> std::fmt::Resul
 /// Loads a time zone without scanning the whole tz database (jiff's lookup walks every file
 /// under /usr/share/zoneinfo, which costs a hook milliseconds): `local` (or empty) reads `TZ`
 /// or /etc/localtime; a name reads its one TZif file. Falls back to jiff's own lookup.
-pub fn load_zone(name: &str) -> Result<jiff::tz::TimeZone, String> {
+pub(crate) fn load_zone(name: &str) -> Result<jiff::tz::TimeZone, String> {
     use jiff::tz::TimeZone;
     let name = name.trim();
     if name.eq_ignore_ascii_case("utc") {
@@ -106,7 +106,7 @@ fn is_local(name: &str) -> bool {
 }
 
 /// Whether `load_zone(name)` cannot fail: `utc`, and `local` (it falls back to the system zone).
-pub fn zone_always_loads(name: &str) -> bool {
+pub(crate) fn zone_always_loads(name: &str) -> bool {
     let name = name.trim();
     is_local(name) || name.eq_ignore_ascii_case("utc")
 }

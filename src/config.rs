@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use crate::paths;
 
 /// Tools whose events carry no memory worth keeping (claude-mem's default skip list).
-pub const DEFAULT_SKIP_TOOLS: &[&str] = &[
+pub(crate) const DEFAULT_SKIP_TOOLS: &[&str] = &[
     "ListMcpResourcesTool",
     "SlashCommand",
     "Skill",
@@ -23,7 +23,7 @@ pub const DEFAULT_SKIP_TOOLS: &[&str] = &[
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
-pub struct Settings {
+pub(crate) struct Settings {
     /// Where the database, logs and spool live. `CMEM_DATA_DIR` wins over this.
     pub data_dir: Option<String>,
     /// Glob patterns (`*`, `**`, `?`, leading `~`) matched against a project's path and its
@@ -44,7 +44,7 @@ pub struct Settings {
 /// `cmem sync`: sharing memory through a PostgreSQL server (src/sync). Never used by hooks.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
-pub struct SyncSettings {
+pub(crate) struct SyncSettings {
     /// The server: a `postgres://` URL or a libpq `key=value` string (`sslmode` disable, prefer,
     /// require, verify-ca or verify-full; password from the URL, `PGPASSFILE` or `~/.pgpass`).
     /// Shown (`cmem config`) without its password: such output gets pasted into bug reports.
@@ -79,7 +79,7 @@ impl Default for SyncSettings {
 /// How `mem_search`, the `search` tool and the browser's `s` find records.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
-pub struct SearchSettings {
+pub(crate) struct SearchSettings {
     /// Rank by meaning too (the embedding model compiled into cmem), not by words alone.
     pub semantic: bool,
 }
@@ -93,7 +93,7 @@ impl Default for SearchSettings {
 /// Turning captured tool I/O into observations.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
-pub struct ObserverSettings {
+pub(crate) struct ObserverSettings {
     /// The rule-based observer runs when a turn ends (no model calls).
     pub rules: bool,
     /// An external command that rewrites each turn's observations in the background: it gets
@@ -116,7 +116,7 @@ impl Default for ObserverSettings {
 /// The terminal browser (`cmem tui`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
-pub struct TuiSettings {
+pub(crate) struct TuiSettings {
     /// A built-in theme (`cmem tui --list-themes` names them) or the name of a file
     /// `<config dir>/themes/<name>.toml`.
     pub theme: String,
@@ -139,7 +139,7 @@ impl Default for TuiSettings {
 /// to smaller Reads.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
-pub struct GateSettings {
+pub(crate) struct GateSettings {
     /// `false` turns the gate off entirely: no deny, no context.
     pub enabled: bool,
     /// Whole-file Reads of source files at least this big are denied when the memory knows the
@@ -220,7 +220,7 @@ impl Default for ContextSettings {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
-pub struct CaptureSettings {
+pub(crate) struct CaptureSettings {
     /// Tool names whose events are not stored.
     pub skip_tools: Vec<String>,
     /// Cap for each stored tool input and tool response, in bytes.
@@ -229,7 +229,7 @@ pub struct CaptureSettings {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
-pub struct HookSettings {
+pub(crate) struct HookSettings {
     /// The busy handler gives up on a locked database this many milliseconds after the hook
     /// started (at most 1700: the hard deadline is 1850, the promise 2 s).
     pub deadline_ms: u64,
@@ -323,7 +323,7 @@ impl FromEnv for bool {
 }
 
 /// One environment variable that overrides one setting.
-pub struct EnvKey {
+pub(crate) struct EnvKey {
     pub env: &'static str,
     pub key: &'static str,
     apply: fn(&mut Settings, &str) -> Result<(), String>,
@@ -332,7 +332,7 @@ pub struct EnvKey {
 macro_rules! env_keys {
     ($($env:literal => $key:literal => $($field:ident).+;)*) => {
         /// Every `CMEM_*` variable that overrides a setting, with the file key it overrides.
-        pub const ENV_KEYS: &[EnvKey] = &[$(EnvKey {
+        pub(crate) const ENV_KEYS: &[EnvKey] = &[$(EnvKey {
             env: $env,
             key: $key,
             apply: |s, v| {
@@ -382,14 +382,14 @@ env_keys! {
 
 impl Settings {
     /// The resolved data dir (absolute when the user gave an absolute path).
-    pub fn data_dir(&self) -> PathBuf {
+    pub(crate) fn data_dir(&self) -> PathBuf {
         match &self.data_dir {
             Some(d) => paths::expand_tilde(d),
             None => paths::default_data_dir(),
         }
     }
 
-    pub fn db_path(&self) -> PathBuf {
+    pub(crate) fn db_path(&self) -> PathBuf {
         paths::db_path(&self.data_dir())
     }
 
@@ -494,14 +494,14 @@ fn check_sync_url(url: &str) -> Result<(), String> {
 
 /// Where the settings came from, for `cmem config` and `cmem doctor`.
 #[derive(Debug, Clone)]
-pub struct Loaded {
+pub(crate) struct Loaded {
     pub settings: Settings,
     pub file: PathBuf,
     pub file_exists: bool,
 }
 
 /// Strict load for interactive commands: any problem is an error that says what to fix.
-pub fn load() -> Result<Loaded> {
+pub(crate) fn load() -> Result<Loaded> {
     let (file, explicit) = paths::config_file();
     let text = read_config_text(&file, explicit)?;
     let mut settings = match &text {
@@ -527,7 +527,7 @@ pub fn load() -> Result<Loaded> {
 
 /// Lenient load for hooks: a broken file or variable is reported through `report` and the
 /// defaults (plus every variable that still parses) are used instead.
-pub fn load_lenient(report: &mut dyn FnMut(String)) -> Settings {
+pub(crate) fn load_lenient(report: &mut dyn FnMut(String)) -> Settings {
     let (file, explicit) = paths::config_file();
     let mut settings = match read_config_text(&file, explicit) {
         Ok(Some(t)) => parse_file(&file, &t).unwrap_or_else(|e| {
@@ -579,7 +579,7 @@ fn read_config_text(file: &Path, explicit: bool) -> Result<Option<String>> {
 }
 
 /// Parses the config file text; errors name the file, line, column and dotted key.
-pub fn parse_file(file: &Path, text: &str) -> Result<Settings> {
+pub(crate) fn parse_file(file: &Path, text: &str) -> Result<Settings> {
     let settings: Settings = toml::from_str(text).map_err(|e| {
         let (line, col, key) = match e.span() {
             Some(span) => locate(text, span.start),
@@ -659,7 +659,7 @@ fn find_key_line(text: &str, dotted: &str) -> Option<usize> {
 }
 
 /// The defaults as a commented TOML document, for `cmem config --defaults`.
-pub fn defaults_toml() -> String {
+pub(crate) fn defaults_toml() -> String {
     let body = toml::to_string_pretty(&Settings::default()).unwrap_or_default();
     let mut out = String::from(
         "# cmem settings: defaults. Precedence: CMEM_* environment > this file > defaults.\n",

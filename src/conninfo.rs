@@ -11,7 +11,7 @@
 
 /// The keywords and values of `setting`, in order, each keyword once (a later value replaces
 /// an earlier one, as in libpq). Errors say what is malformed, never a value.
-pub fn params(setting: &str) -> Result<Vec<(String, String)>, String> {
+pub(crate) fn params(setting: &str) -> Result<Vec<(String, String)>, String> {
     let setting = setting.trim();
     let mut out: Vec<(String, String)> = Vec::new();
     let mut set = |key: &str, value: String| match out.iter_mut().find(|(k, _)| k == key) {
@@ -64,7 +64,7 @@ pub fn params(setting: &str) -> Result<Vec<(String, String)>, String> {
 
 /// Writes keywords and values as a `key=value` string any libpq-style parser reads back
 /// (every value quoted, `'` and `\` escaped).
-pub fn to_key_values(params: &[(String, String)]) -> String {
+pub(crate) fn to_key_values(params: &[(String, String)]) -> String {
     params
         .iter()
         .map(|(k, v)| format!("{k}='{}'", v.replace('\\', "\\\\").replace('\'', "\\'")))
@@ -80,7 +80,7 @@ fn secret(key: &str) -> bool {
 /// `setting` as written, with every password shown as `***`: `user:***@` and `password=***`
 /// in a URL's query string or in a `key=value` string. It never fails: a malformed setting is
 /// blanked from where a password may start rather than shown.
-pub fn redact(setting: &str) -> String {
+pub(crate) fn redact(setting: &str) -> String {
     let trimmed = setting.trim();
     match url_rest(trimmed) {
         Some(rest) => {

@@ -9,14 +9,14 @@
 //! value nested deeper than `max_depth` becomes a string that says it was cut.
 
 /// What stands in for a value nested too deep.
-pub const CUT_TOO_DEEP: &str = "[cut: nested too deep]";
+pub(crate) const CUT_TOO_DEEP: &str = "[cut: nested too deep]";
 
 /// Longest number token kept as a number (f64 overflows past ~309 digits; ids are far shorter).
 const MAX_NUMBER_LEN: usize = 64;
 
 /// The repaired text, or `None` when nothing needed repair (or the text is not JSON-shaped
 /// enough to repair: unbalanced strings are left to the strict parser to report).
-pub fn repair(text: &[u8], max_depth: usize) -> Option<Vec<u8>> {
+pub(crate) fn repair(text: &[u8], max_depth: usize) -> Option<Vec<u8>> {
     let mut out = Vec::with_capacity(text.len());
     let mut changed = false;
     let mut depth = 0usize;
@@ -81,7 +81,7 @@ fn overflows(number: &[u8]) -> bool {
 }
 
 /// The index just past the string that starts at `start` (a `"`), or `None` if it never ends.
-pub fn string_end(text: &[u8], start: usize) -> Option<usize> {
+pub(crate) fn string_end(text: &[u8], start: usize) -> Option<usize> {
     let mut i = start + 1;
     while i < text.len() {
         match text[i] {
@@ -96,7 +96,7 @@ pub fn string_end(text: &[u8], start: usize) -> Option<usize> {
 /// The index just past the array or object that starts at `start`, counted without recursion
 /// (brackets are counted, not matched: enough to find where a well-formed value ends), or
 /// `None` when the text ends first.
-pub fn container_end(text: &[u8], start: usize) -> Option<usize> {
+pub(crate) fn container_end(text: &[u8], start: usize) -> Option<usize> {
     let mut depth = 0usize;
     let mut i = start;
     while i < text.len() {
@@ -122,7 +122,7 @@ pub fn container_end(text: &[u8], start: usize) -> Option<usize> {
 /// Replaces every lone surrogate escape inside a string (`\ud800` without its partner) with
 /// `\ufffd`, in place: both are six bytes, so offsets into the line stay valid.
 /// Returns whether anything changed.
-pub fn fix_lone_surrogates(b: &mut [u8]) -> bool {
+pub(crate) fn fix_lone_surrogates(b: &mut [u8]) -> bool {
     let mut changed = false;
     let mut in_string = false;
     let mut i = 0;
@@ -166,7 +166,7 @@ pub fn fix_lone_surrogates(b: &mut [u8]) -> bool {
 }
 
 /// The value of the four hex digits at `at`.
-pub fn hex4(s: &[u8], at: usize) -> Option<u32> {
+pub(crate) fn hex4(s: &[u8], at: usize) -> Option<u32> {
     let digits = s.get(at..at + 4)?;
     u32::from_str_radix(std::str::from_utf8(digits).ok()?, 16).ok()
 }

@@ -11,10 +11,10 @@ use std::sync::OnceLock;
 use crate::clock;
 
 const MAX_LOG_BYTES: u64 = 2 * 1024 * 1024;
-pub const LOG_FILE: &str = "cmem.log";
+pub(crate) const LOG_FILE: &str = "cmem.log";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Level {
+pub(crate) enum Level {
     Error,
     Warn,
     Info,
@@ -22,7 +22,7 @@ pub enum Level {
 }
 
 impl Level {
-    pub fn parse(text: &str) -> Level {
+    pub(crate) fn parse(text: &str) -> Level {
         match text {
             "error" => Level::Error,
             "warn" => Level::Warn,
@@ -50,7 +50,7 @@ struct Target {
 static TARGET: OnceLock<Target> = OnceLock::new();
 
 /// Sets where this process logs. Only the first call counts.
-pub fn init(data_dir: &Path, level: Level, component: &str) {
+pub(crate) fn init(data_dir: &Path, level: Level, component: &str) {
     let _ = TARGET.set(Target {
         file: log_file(data_dir),
         level,
@@ -59,7 +59,7 @@ pub fn init(data_dir: &Path, level: Level, component: &str) {
 }
 
 /// Whether an entry at `level` would be written (no allocation: signal handlers ask too).
-pub fn enabled(level: Level) -> bool {
+pub(crate) fn enabled(level: Level) -> bool {
     TARGET.get().is_some_and(|t| level <= t.level)
 }
 
@@ -67,19 +67,19 @@ pub fn log_file(data_dir: &Path) -> PathBuf {
     crate::paths::log_dir(data_dir).join(LOG_FILE)
 }
 
-pub fn error(msg: impl AsRef<str>) {
+pub(crate) fn error(msg: impl AsRef<str>) {
     write(Level::Error, msg.as_ref());
 }
 
-pub fn warn(msg: impl AsRef<str>) {
+pub(crate) fn warn(msg: impl AsRef<str>) {
     write(Level::Warn, msg.as_ref());
 }
 
-pub fn info(msg: impl AsRef<str>) {
+pub(crate) fn info(msg: impl AsRef<str>) {
     write(Level::Info, msg.as_ref());
 }
 
-pub fn debug(msg: impl AsRef<str>) {
+pub(crate) fn debug(msg: impl AsRef<str>) {
     write(Level::Debug, msg.as_ref());
 }
 
@@ -102,7 +102,7 @@ fn write(level: Level, msg: &str) {
 /// One entry, without its newline: `<UTC time> <LEVEL> [<component>] pid=<pid> <message>`,
 /// the message given in parts. It never allocates, so the hook's deadline signal handler
 /// writes its entries with it too.
-pub fn write_entry(
+pub(crate) fn write_entry(
     out: &mut impl std::fmt::Write,
     now_ms: i64,
     level: Level,
@@ -138,7 +138,7 @@ fn append(file: &Path, bytes: &[u8]) -> std::io::Result<()> {
 
 /// One parsed log line, for `cmem doctor`.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Entry {
+pub(crate) struct Entry {
     pub time: String,
     pub level: String,
     pub component: String,
@@ -146,7 +146,7 @@ pub struct Entry {
 }
 
 /// The last `n` entries at `Warn` or worse, newest last.
-pub fn recent_problems(data_dir: &Path, n: usize) -> Vec<Entry> {
+pub(crate) fn recent_problems(data_dir: &Path, n: usize) -> Vec<Entry> {
     let text = std::fs::read_to_string(log_file(data_dir)).unwrap_or_default();
     let mut out: Vec<Entry> = text
         .lines()
@@ -175,7 +175,7 @@ fn parse_line(line: &str) -> Option<Entry> {
 }
 
 /// The message of a panic (its payload), or "(no message)".
-pub fn panic_text(panic: &(dyn std::any::Any + Send)) -> String {
+pub(crate) fn panic_text(panic: &(dyn std::any::Any + Send)) -> String {
     panic
         .downcast_ref::<&str>()
         .map(|s| s.to_string())

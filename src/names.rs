@@ -3,11 +3,11 @@
 //! the MCP registry is checked against the same list (`mcp::tools`'s unit test).
 
 /// The server name `cmem install` registers; tools appear to agents as `mcp__cmem__<tool>`.
-pub const MCP_SERVER_NAME: &str = "cmem";
+pub(crate) const MCP_SERVER_NAME: &str = "cmem";
 
 /// cmem's memory tools (every registered tool but the code tools `smart_*`). A call to one
 /// is never captured: storing it would make memories of memories.
-pub const MEMORY_TOOLS: [&str; 10] = [
+pub(crate) const MEMORY_TOOLS: [&str; 10] = [
     "mem_search",
     "search",
     "timeline",

@@ -5,22 +5,22 @@
 
 use std::path::{Path, PathBuf};
 
-pub const DB_FILE: &str = "cmem.db";
-pub const LOG_DIR: &str = "logs";
-pub const SPOOL_FILE: &str = "spool.jsonl";
+pub(crate) const DB_FILE: &str = "cmem.db";
+pub(crate) const LOG_DIR: &str = "logs";
+pub(crate) const SPOOL_FILE: &str = "spool.jsonl";
 
 fn non_empty_env(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.trim().is_empty())
 }
 
-pub fn home_dir() -> PathBuf {
+pub(crate) fn home_dir() -> PathBuf {
     non_empty_env("HOME")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("/"))
 }
 
 /// Expands a leading `~` or `~/`.
-pub fn expand_tilde(path: &str) -> PathBuf {
+pub(crate) fn expand_tilde(path: &str) -> PathBuf {
     if path == "~" {
         home_dir()
     } else if let Some(rest) = path.strip_prefix("~/") {
@@ -36,42 +36,37 @@ fn xdg_dir(var: &str, fallback: &str) -> PathBuf {
         .unwrap_or_else(|| home_dir().join(fallback))
 }
 
-/// The data dir before the config file is consulted: `CMEM_DATA_DIR`, else `$XDG_DATA_HOME/cmem`.
-pub fn env_data_dir() -> Option<PathBuf> {
-    non_empty_env("CMEM_DATA_DIR").map(|p| expand_tilde(&p))
-}
-
-pub fn default_data_dir() -> PathBuf {
+pub(crate) fn default_data_dir() -> PathBuf {
     xdg_dir("XDG_DATA_HOME", ".local/share").join("cmem")
 }
 
 /// `CMEM_CONFIG`, else `$XDG_CONFIG_HOME/cmem/config.toml`. The bool says whether the user named
 /// the file explicitly (then a missing file is an error, not "use defaults").
-pub fn config_file() -> (PathBuf, bool) {
+pub(crate) fn config_file() -> (PathBuf, bool) {
     match non_empty_env("CMEM_CONFIG") {
         Some(p) => (expand_tilde(&p), true),
         None => (config_dir().join("config.toml"), false),
     }
 }
 
-pub fn config_dir() -> PathBuf {
+pub(crate) fn config_dir() -> PathBuf {
     xdg_dir("XDG_CONFIG_HOME", ".config").join("cmem")
 }
 
-pub fn db_path(data_dir: &Path) -> PathBuf {
+pub(crate) fn db_path(data_dir: &Path) -> PathBuf {
     data_dir.join(DB_FILE)
 }
 
-pub fn log_dir(data_dir: &Path) -> PathBuf {
+pub(crate) fn log_dir(data_dir: &Path) -> PathBuf {
     data_dir.join(LOG_DIR)
 }
 
-pub fn spool_path(data_dir: &Path) -> PathBuf {
+pub(crate) fn spool_path(data_dir: &Path) -> PathBuf {
     data_dir.join(SPOOL_FILE)
 }
 
 /// Claude Code's own config dir (`CLAUDE_CONFIG_DIR`, default `~/.claude`).
-pub fn claude_config_dir() -> PathBuf {
+pub(crate) fn claude_config_dir() -> PathBuf {
     non_empty_env("CLAUDE_CONFIG_DIR")
         .map(|p| expand_tilde(&p))
         .unwrap_or_else(|| home_dir().join(".claude"))
@@ -79,7 +74,7 @@ pub fn claude_config_dir() -> PathBuf {
 
 /// The file where Claude Code keeps user- and local-scope MCP servers: `~/.claude.json`, or
 /// `.claude.json` inside `CLAUDE_CONFIG_DIR` when that is set.
-pub fn claude_state_file() -> PathBuf {
+pub(crate) fn claude_state_file() -> PathBuf {
     match non_empty_env("CLAUDE_CONFIG_DIR") {
         Some(p) => expand_tilde(&p).join(".claude.json"),
         None => home_dir().join(".claude.json"),

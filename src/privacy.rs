@@ -159,7 +159,7 @@ fn strip_regions(text: &str) -> Option<String> {
 
 /// Whether `text` holds a `</private>` that no `<private>` in `text` opens. A string cut
 /// before such a tag must hide what it keeps as if the tag were there.
-pub fn has_lone_private_close(text: &str) -> bool {
+pub(crate) fn has_lone_private_close(text: &str) -> bool {
     let mut from = 0;
     let found = loop {
         let Some(i) = text[from..].find("</").map(|i| from + i) else {
@@ -519,7 +519,7 @@ fn is_secret_key(key: &str) -> bool {
 }
 
 /// Removes the private/system tags with their content, then trims.
-pub fn strip_tags(text: &str) -> String {
+pub(crate) fn strip_tags(text: &str) -> String {
     match strip_regions(text) {
         Some(stripped) => stripped.trim().to_string(),
         None => text.trim().to_string(),
@@ -527,7 +527,7 @@ pub fn strip_tags(text: &str) -> String {
 }
 
 /// Replaces every secret with `[REDACTED:<kind>]`.
-pub fn redact(text: &str) -> Cow<'_, str> {
+pub(crate) fn redact(text: &str) -> Cow<'_, str> {
     let mut out: Cow<'_, str> = Cow::Borrowed(text);
     for secret in SECRETS {
         if (secret.may_match)(&out) && secret.regex.is_match(&out) {
@@ -634,13 +634,13 @@ fn looks_like_code(v: &str) -> bool {
 }
 
 /// Tag stripping plus redaction: what every stored text goes through.
-pub fn clean_text(text: &str) -> String {
+pub(crate) fn clean_text(text: &str) -> String {
     without_nul(redact(&strip_tags(text)).into_owned())
 }
 
 /// Tag stripping plus redaction without trimming: one JSON string value (file contents keep
 /// their exact whitespace).
-pub fn clean_value(text: &str) -> String {
+pub(crate) fn clean_value(text: &str) -> String {
     without_nul(match strip_regions(text) {
         Some(stripped) => redact(&stripped).into_owned(),
         None => redact(text).into_owned(),
@@ -649,7 +649,7 @@ pub fn clean_value(text: &str) -> String {
 
 /// NUL removed: it carries nothing a reader needs, SQLite's text functions stop at it, and
 /// PostgreSQL's jsonb refuses it (one NUL in a row stopped every later sync).
-pub fn without_nul(mut text: String) -> String {
+pub(crate) fn without_nul(mut text: String) -> String {
     if text.contains('\0') {
         text.retain(|c| c != '\0');
     }
@@ -658,12 +658,12 @@ pub fn without_nul(mut text: String) -> String {
 
 /// Cleans every string inside a JSON value, keys included; values under secret-looking keys
 /// are replaced whole.
-pub fn clean_json(value: &mut Value) {
+pub(crate) fn clean_json(value: &mut Value) {
     clean_json_with(value, &mut |s| *s = clean_value(s));
 }
 
 /// `clean_json` with the caller's cleaning of string values (the capture cuts long ones).
-pub fn clean_json_with(value: &mut Value, clean_string: &mut dyn FnMut(&mut String)) {
+pub(crate) fn clean_json_with(value: &mut Value, clean_string: &mut dyn FnMut(&mut String)) {
     match value {
         Value::String(s) => clean_string(s),
         Value::Array(items) => {

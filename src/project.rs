@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ProjectKeys {
+pub(crate) struct ProjectKeys {
     /// The key new rows are written under.
     pub primary: String,
     /// Every key this checkout reads, primary last.
@@ -20,7 +20,7 @@ pub struct ProjectKeys {
 
 impl ProjectKeys {
     /// A single explicit key (`--project P`).
-    pub fn named(name: &str) -> ProjectKeys {
+    pub(crate) fn named(name: &str) -> ProjectKeys {
         ProjectKeys {
             primary: name.to_string(),
             all: vec![name.to_string()],
@@ -28,15 +28,16 @@ impl ProjectKeys {
         }
     }
 
+    #[cfg(test)] // only the tests here ask
     /// Case-insensitive membership, as every reader matches projects.
-    pub fn contains(&self, project: &str) -> bool {
+    pub(crate) fn contains(&self, project: &str) -> bool {
         self.all.iter().any(|k| k.eq_ignore_ascii_case(project))
     }
 }
 
 /// The project a command works on: the one `named`, else the one `dir` belongs to, else the
 /// current directory's.
-pub fn chosen(named: Option<&str>, dir: Option<&Path>) -> std::io::Result<ProjectKeys> {
+pub(crate) fn chosen(named: Option<&str>, dir: Option<&Path>) -> std::io::Result<ProjectKeys> {
     Ok(match (named, dir) {
         (Some(p), _) => ProjectKeys::named(p),
         (None, Some(dir)) => resolve(&std::path::absolute(dir)?),
@@ -45,7 +46,7 @@ pub fn chosen(named: Option<&str>, dir: Option<&Path>) -> std::io::Result<Projec
 }
 
 /// Resolves the project keys of a working directory.
-pub fn resolve(cwd: &Path) -> ProjectKeys {
+pub(crate) fn resolve(cwd: &Path) -> ProjectKeys {
     let cwd = if cwd.as_os_str().is_empty() {
         return unknown(cwd);
     } else {
@@ -132,7 +133,7 @@ fn worktree_parent(dot_git_file: &Path) -> Option<String> {
 }
 
 /// Whether a cwd matches one of the exclusion globs (full path or basename).
-pub fn is_excluded(cwd: &Path, patterns: &[String]) -> bool {
+pub(crate) fn is_excluded(cwd: &Path, patterns: &[String]) -> bool {
     if patterns.is_empty() {
         return false;
     }
@@ -153,7 +154,7 @@ pub fn is_excluded(cwd: &Path, patterns: &[String]) -> bool {
 }
 
 /// Glob matching: `*` within one path segment, `**` across segments, `?` one character.
-pub fn glob_match(pattern: &str, text: &str) -> bool {
+pub(crate) fn glob_match(pattern: &str, text: &str) -> bool {
     let p: Vec<char> = pattern.chars().collect();
     let t: Vec<char> = text.chars().collect();
     glob_at(&p, &t)

@@ -3,16 +3,16 @@
 //! `hook::deadline`).
 
 /// The signal a one-shot deadline timer delivers (`setitimer(ITIMER_REAL)`).
-pub const DEADLINE: libc::c_int = libc::SIGALRM;
+pub(crate) const DEADLINE: libc::c_int = libc::SIGALRM;
 
 /// Holds the deadline signal back while alive. A section that holds the spool's lock takes
 /// one first (so it is dropped last): the deadline's handler takes that lock too, and a lock
 /// held by the code it interrupted would never be released.
-pub struct Deferred {
+pub(crate) struct Deferred {
     old: libc::sigset_t,
 }
 
-pub fn defer() -> Deferred {
+pub(crate) fn defer() -> Deferred {
     // SAFETY: the sets are initialised by sigemptyset before use; blocking a signal in this
     // thread is always allowed.
     unsafe {

@@ -19,7 +19,7 @@ impl Rng {
         Rng(seed)
     }
 
-    pub fn next_u64(&mut self) -> u64 {
+    pub(crate) fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -310,7 +310,7 @@ fn observation(
 
 /// A large project's vocabulary: hundreds of files, symbols and topics, so that a two-word
 /// query matches a realistic handful of records instead of a quarter of them.
-pub struct Wide {
+pub(crate) struct Wide {
     rng: Rng,
 }
 
@@ -426,7 +426,7 @@ const QUALITIES: &[&str] = &[
 ];
 
 impl Wide {
-    pub fn new(seed: u64) -> Wide {
+    pub(crate) fn new(seed: u64) -> Wide {
         Wide {
             rng: Rng::new(seed ^ 0x005E_ED0F_C0DE),
         }

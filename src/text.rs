@@ -3,12 +3,12 @@
 //! Core, not view: the observer and the code outliner cut strings too.
 
 /// The count and its noun: "1 line" / "3 lines".
-pub fn plural(n: usize, one: &str, many: &str) -> String {
+pub(crate) fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", noun(n, one, many))
 }
 
 /// The word for `n` things: `one` for 1, `many` otherwise (when the number is written apart).
-pub fn noun<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
+pub(crate) fn noun<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
     if n == 1 { one } else { many }
 }
 
@@ -57,7 +57,7 @@ pub fn one_line(text: &str) -> String {
 
 /// The length in bytes of the code span `text` opens (a run of backticks up to the next run of
 /// the same length, CommonMark), or `None` when `text` opens none.
-pub fn code_span_len(text: &str) -> Option<usize> {
+pub(crate) fn code_span_len(text: &str) -> Option<usize> {
     let run = text.len() - text.trim_start_matches('`').len();
     if run == 0 {
         return None;
@@ -94,7 +94,7 @@ fn collapse(text: &str) -> String {
 
 /// Makes control characters visible (`\x1b`, `\0`, …) so a raw ESC or NUL never reaches a
 /// terminal or an agent; tabs and newlines stay.
-pub fn escape_controls(text: &str) -> String {
+pub(crate) fn escape_controls(text: &str) -> String {
     if !text
         .chars()
         .any(|c| c.is_control() && c != '\n' && c != '\t')
@@ -115,7 +115,7 @@ pub fn escape_controls(text: &str) -> String {
 }
 
 /// Cuts `text` to at most `max` bytes at a character boundary; says whether it cut.
-pub fn cut_bytes(text: &str, max: usize) -> (&str, bool) {
+pub(crate) fn cut_bytes(text: &str, max: usize) -> (&str, bool) {
     if text.len() <= max {
         return (text, false);
     }
@@ -146,7 +146,7 @@ pub fn clip(text: &str, max: usize) -> String {
 
 /// How many items `a` and `b` share at their start and, after that, at their end (never
 /// overlapping): what is left between is what changed.
-pub fn common_ends<T>(a: &[T], b: &[T], same: impl Fn(&T, &T) -> bool) -> (usize, usize) {
+pub(crate) fn common_ends<T>(a: &[T], b: &[T], same: impl Fn(&T, &T) -> bool) -> (usize, usize) {
     let prefix = a.iter().zip(b).take_while(|(x, y)| same(x, y)).count();
     let max_suffix = a.len().min(b.len()) - prefix;
     let suffix = a

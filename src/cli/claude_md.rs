@@ -13,12 +13,12 @@ use clap::Args;
 use super::context::{dir_keys, open_if_exists};
 use super::jsonfile::{unified_diff, write_atomic};
 
-pub const START: &str = "<cmem-context>";
-pub const END: &str = "</cmem-context>";
+pub(crate) const START: &str = "<cmem-context>";
+pub(crate) const END: &str = "</cmem-context>";
 const NOTE: &str = "<!-- Written by `cmem claude-md`; run it again to refresh. Edits between these markers are replaced. -->";
 
 #[derive(Args)]
-pub struct ClaudeMdArgs {
+pub(crate) struct ClaudeMdArgs {
     /// Directories whose CLAUDE.md gets the table of the files under them
     #[arg(required = true)]
     dirs: Vec<PathBuf>,
@@ -37,13 +37,13 @@ pub struct ClaudeMdArgs {
 }
 
 /// The section as written: markers, a note, the table.
-pub fn section(table: &str) -> String {
+pub(crate) fn section(table: &str) -> String {
     format!("{START}\n{NOTE}\n\n{}\n{END}", table.trim_end())
 }
 
 /// `existing` (or nothing) with its cmem section replaced by `section`, or the section
 /// appended after a blank line.
-pub fn splice(existing: Option<&str>, section: &str) -> Result<String> {
+pub(crate) fn splice(existing: Option<&str>, section: &str) -> Result<String> {
     let Some(text) = existing else {
         return Ok(format!("{section}\n"));
     };
@@ -69,7 +69,7 @@ pub fn splice(existing: Option<&str>, section: &str) -> Result<String> {
     }
 }
 
-pub fn run(args: &ClaudeMdArgs) -> Result<ExitCode> {
+pub(crate) fn run(args: &ClaudeMdArgs) -> Result<ExitCode> {
     let settings = crate::config::load()?.settings;
     crate::model::mode::resolve(&settings.context.mode)?;
     let store = open_if_exists(&settings)?;

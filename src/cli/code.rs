@@ -14,13 +14,13 @@ use crate::code::request::{self, Reach, ToolError};
 use crate::view;
 
 #[derive(Args)]
-pub struct OutlineArgs {
+pub(crate) struct OutlineArgs {
     /// A source file
     pub file: String,
 }
 
 #[derive(Args)]
-pub struct UnfoldArgs {
+pub(crate) struct UnfoldArgs {
     /// A source file
     pub file: String,
     /// The symbol's name as `cmem outline` shows it, optionally qualified (Store::open)
@@ -28,7 +28,7 @@ pub struct UnfoldArgs {
 }
 
 #[derive(Args)]
-pub struct SymbolsArgs {
+pub(crate) struct SymbolsArgs {
     /// Part of a symbol name; several words must all match
     pub query: String,
     /// Directory or file to search (default: the current directory)
@@ -58,7 +58,7 @@ fn workspace() -> Result<std::path::PathBuf> {
     std::env::current_dir().context("cannot read the current directory")
 }
 
-pub fn outline(args: &OutlineArgs) -> Result<ExitCode> {
+pub(crate) fn outline(args: &OutlineArgs) -> Result<ExitCode> {
     crate::code::leave_big_trees_to_exit();
     let args = json!({"file_path": args.file});
     print(
@@ -72,7 +72,7 @@ pub fn outline(args: &OutlineArgs) -> Result<ExitCode> {
 
 /// Unlike the agent's tool, which answers with the whole list, a missing symbol is an error
 /// that names the nearest ones.
-pub fn unfold(args: &UnfoldArgs) -> Result<ExitCode> {
+pub(crate) fn unfold(args: &UnfoldArgs) -> Result<ExitCode> {
     crate::code::leave_big_trees_to_exit();
     let args = json!({"file_path": args.file, "symbol_name": args.symbol});
     print(
@@ -114,7 +114,7 @@ fn not_found(path: &str, symbol: &str, available: &[Available]) -> String {
     }
 }
 
-pub fn symbols(args: &SymbolsArgs) -> Result<ExitCode> {
+pub(crate) fn symbols(args: &SymbolsArgs) -> Result<ExitCode> {
     let mut call = json!({"query": args.query, "max_results": args.max_results});
     if let Some(p) = &args.path {
         call["path"] = json!(p);

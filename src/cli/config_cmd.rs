@@ -8,7 +8,7 @@ use clap::Args;
 use crate::config;
 
 #[derive(Args)]
-pub struct ConfigArgs {
+pub(crate) struct ConfigArgs {
     /// Print the defaults as a commented config file (a starting point for your own)
     #[arg(long, conflicts_with = "path")]
     defaults: bool,
@@ -17,7 +17,7 @@ pub struct ConfigArgs {
     path: bool,
 }
 
-pub fn run(args: &ConfigArgs) -> Result<ExitCode> {
+pub(crate) fn run(args: &ConfigArgs) -> Result<ExitCode> {
     if args.defaults {
         print!("{}", config::defaults_toml());
         return Ok(ExitCode::SUCCESS);

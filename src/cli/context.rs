@@ -13,7 +13,7 @@ use crate::store::Wait;
 use crate::view::context;
 
 #[derive(Args)]
-pub struct ContextArgs {
+pub(crate) struct ContextArgs {
     /// Render for this project key instead of the one the directory belongs to
     #[arg(long, short)]
     project: Option<String>,
@@ -35,7 +35,7 @@ pub struct ContextArgs {
     limit: Option<usize>,
 }
 
-pub fn run(args: &ContextArgs) -> Result<ExitCode> {
+pub(crate) fn run(args: &ContextArgs) -> Result<ExitCode> {
     let settings = crate::config::load()?.settings;
     if let Some(dir) = &args.by_file {
         return by_file(args, dir.as_deref(), &settings);
@@ -103,7 +103,10 @@ fn by_file(
 }
 
 /// The project of a directory and the directory's path relative to the project root.
-pub fn dir_keys(dir: &std::path::Path, project: Option<&str>) -> Result<(ProjectKeys, String)> {
+pub(crate) fn dir_keys(
+    dir: &std::path::Path,
+    project: Option<&str>,
+) -> Result<(ProjectKeys, String)> {
     let abs =
         std::path::absolute(dir).with_context(|| format!("cannot resolve {}", dir.display()))?;
     anyhow::ensure!(
@@ -128,7 +131,7 @@ pub fn dir_keys(dir: &std::path::Path, project: Option<&str>) -> Result<(Project
 }
 
 /// The store, or `None` when there is no database yet (an empty memory, not an error).
-pub fn open_if_exists(settings: &Settings) -> Result<Option<crate::store::Store>> {
+pub(crate) fn open_if_exists(settings: &Settings) -> Result<Option<crate::store::Store>> {
     let db = settings.db_path();
     if !db.exists() {
         return Ok(None);

@@ -12,7 +12,7 @@ use crate::store::Store;
 use crate::synth::{self, Plan};
 
 #[derive(Args)]
-pub struct DevArgs {
+pub(crate) struct DevArgs {
     #[command(subcommand)]
     command: DevCommand,
 }
@@ -101,7 +101,7 @@ enum DevCommand {
     },
 }
 
-pub fn run(args: &DevArgs) -> Result<ExitCode> {
+pub(crate) fn run(args: &DevArgs) -> Result<ExitCode> {
     match &args.command {
         DevCommand::OutlineTiming { file } => {
             print!("{}", outline_timing(file)?);

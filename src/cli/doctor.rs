@@ -12,7 +12,7 @@ use crate::logging;
 use crate::store::{self, Store, spool};
 
 #[derive(Args)]
-pub struct DoctorArgs {
+pub(crate) struct DoctorArgs {
     /// Also create the data dir and an empty database if they do not exist yet
     #[arg(long)]
     init: bool,
@@ -45,7 +45,7 @@ impl Report {
     }
 }
 
-pub fn run(args: &DoctorArgs) -> Result<ExitCode> {
+pub(crate) fn run(args: &DoctorArgs) -> Result<ExitCode> {
     let mut r = Report { worst: Status::Ok };
     let loaded = match config::load() {
         Ok(l) => {

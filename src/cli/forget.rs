@@ -11,7 +11,7 @@ use crate::store::forget::{self, Pattern, Selection};
 use crate::text::plural;
 
 #[derive(Args)]
-pub struct ForgetArgs {
+pub(crate) struct ForgetArgs {
     /// Observation ids (`123`), summary ids (`S12`) and prompt ids (`P7`), as the index shows them
     ids: Vec<String>,
     /// Everything of this project: sessions, prompts, observations, summaries, tool uses, work state
@@ -75,7 +75,7 @@ fn print_counts(counts: &[(&str, usize)], dry_run: bool) {
     }
 }
 
-pub fn run_forget(args: &ForgetArgs) -> Result<ExitCode> {
+pub(crate) fn run_forget(args: &ForgetArgs) -> Result<ExitCode> {
     let settings = crate::config::load()?.settings;
     let mut sel = Selection {
         projects: args.project.clone(),
@@ -97,7 +97,7 @@ pub fn run_forget(args: &ForgetArgs) -> Result<ExitCode> {
 }
 
 #[derive(Args)]
-pub struct ScrubArgs {
+pub(crate) struct ScrubArgs {
     /// The string to remove everywhere it was stored
     pattern: String,
     /// PATTERN is a regular expression (ASCII classes: \d, \w, \s)
@@ -111,7 +111,7 @@ pub struct ScrubArgs {
     dry_run: bool,
 }
 
-pub fn run_scrub(args: &ScrubArgs) -> Result<ExitCode> {
+pub(crate) fn run_scrub(args: &ScrubArgs) -> Result<ExitCode> {
     let settings = crate::config::load()?.settings;
     if args.pattern.is_empty() {
         bail!("give a non-empty PATTERN");

@@ -23,7 +23,7 @@ use crate::hook::HookEvent;
 use crate::names::MCP_SERVER_NAME;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Scope {
+pub(crate) enum Scope {
     /// ~/.claude/settings.json and ~/.claude.json (every project)
     User,
     /// .claude/settings.json and .mcp.json in the project (shared with your team)
@@ -33,7 +33,7 @@ pub enum Scope {
 }
 
 #[derive(Args, Debug)]
-pub struct InstallArgs {
+pub(crate) struct InstallArgs {
     /// Which Claude Code settings to change
     #[arg(long, value_enum, default_value = "user")]
     pub scope: Scope,
@@ -49,20 +49,20 @@ pub struct InstallArgs {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Action {
+pub(crate) enum Action {
     Install,
     Uninstall,
 }
 
 /// One hook registration: the event, its matcher and its timeout in seconds.
-pub struct HookSpec {
+pub(crate) struct HookSpec {
     pub event: HookEvent,
     pub matcher: Option<&'static str>,
     pub timeout: u64,
 }
 
 /// What `cmem install` registers (the plugin's hooks.json under assets/ says the same).
-pub const HOOKS: &[HookSpec] = &[
+pub(crate) const HOOKS: &[HookSpec] = &[
     HookSpec {
         event: HookEvent::SessionStart,
         matcher: Some("startup|resume|clear|compact"),
@@ -103,14 +103,14 @@ pub const HOOKS: &[HookSpec] = &[
 
 /// The files a scope touches.
 #[derive(Debug, Clone)]
-pub struct Targets {
+pub(crate) struct Targets {
     pub settings: PathBuf,
     pub mcp_file: PathBuf,
     /// JSON path (object keys) to the object that holds `mcpServers`.
     pub mcp_parent: Vec<String>,
 }
 
-pub fn targets(scope: Scope, project_dir: &Path) -> Targets {
+pub(crate) fn targets(scope: Scope, project_dir: &Path) -> Targets {
     let claude = crate::paths::claude_config_dir();
     match scope {
         Scope::User => Targets {
@@ -134,12 +134,12 @@ pub fn targets(scope: Scope, project_dir: &Path) -> Targets {
     }
 }
 
-pub fn default_project_dir() -> Result<PathBuf> {
+pub(crate) fn default_project_dir() -> Result<PathBuf> {
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     Ok(crate::project::resolve(&cwd).root)
 }
 
-pub fn current_binary() -> Result<PathBuf> {
+pub(crate) fn current_binary() -> Result<PathBuf> {
     let exe = std::env::current_exe().context("cannot find the path of this cmem binary")?;
     Ok(exe.canonicalize().unwrap_or(exe))
 }
@@ -157,7 +157,7 @@ pub(crate) fn shell_quote(path: &str) -> String {
     }
 }
 
-pub fn hook_command(binary: &Path, event: HookEvent) -> String {
+pub(crate) fn hook_command(binary: &Path, event: HookEvent) -> String {
     format!(
         "{} hook {}",
         shell_quote(&binary.to_string_lossy()),
@@ -221,7 +221,7 @@ fn shell_words(cmd: &str) -> Vec<String> {
 }
 
 /// If `command` is a cmem hook command, its binary and event.
-pub fn parse_cmem_hook_command(command: &str) -> Option<(PathBuf, HookEvent)> {
+pub(crate) fn parse_cmem_hook_command(command: &str) -> Option<(PathBuf, HookEvent)> {
     let words = shell_words(command);
     let [program, hook, event] = words.as_slice() else {
         return None;
@@ -645,7 +645,7 @@ fn plan_uninstall<'a>(
     })
 }
 
-pub fn run(args: &InstallArgs, action: Action) -> Result<ExitCode> {
+pub(crate) fn run(args: &InstallArgs, action: Action) -> Result<ExitCode> {
     let binary = match &args.binary {
         Some(b) => std::path::absolute(b).context("cannot make --binary absolute")?,
         None => current_binary()?,
@@ -830,12 +830,12 @@ pub fn run(args: &InstallArgs, action: Action) -> Result<ExitCode> {
 }
 
 /// What is installed in one scope, for `cmem doctor`.
-pub struct Installed {
+pub(crate) struct Installed {
     pub hooks: Vec<(HookEvent, PathBuf)>,
     pub mcp_command: Option<PathBuf>,
 }
 
-pub fn inspect(scope: Scope, project_dir: &Path) -> Result<Installed> {
+pub(crate) fn inspect(scope: Scope, project_dir: &Path) -> Result<Installed> {
     let t = targets(scope, project_dir);
     let settings = JsonFile::load(&t.settings)?;
     let mut hooks = Vec::new();

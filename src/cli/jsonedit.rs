@@ -11,7 +11,12 @@ use crate::jsonfix::{container_end, string_end};
 
 /// `original` with the value it holds (`before`) changed into `after`; `None` when the text
 /// cannot be scanned (then the caller prints the whole value).
-pub fn edit(original: &str, before: &Value, after: &Value, indent: Option<&str>) -> Option<String> {
+pub(crate) fn edit(
+    original: &str,
+    before: &Value,
+    after: &Value,
+    indent: Option<&str>,
+) -> Option<String> {
     let b = original.as_bytes();
     let start = skip_ws(b, 0);
     let end = value_end(b, start)?;

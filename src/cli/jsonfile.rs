@@ -11,7 +11,7 @@ use serde_json::Value;
 
 /// How the original file was laid out.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Layout {
+pub(crate) struct Layout {
     /// `None`: one-line compact JSON.
     indent: Option<String>,
     trailing_newline: bool,
@@ -26,7 +26,7 @@ impl Default for Layout {
     }
 }
 
-pub struct JsonFile {
+pub(crate) struct JsonFile {
     pub path: PathBuf,
     /// The text as found (`None`: the file does not exist).
     pub original: Option<String>,
@@ -37,7 +37,7 @@ pub struct JsonFile {
 }
 
 impl JsonFile {
-    pub fn load(path: &Path) -> Result<JsonFile> {
+    pub(crate) fn load(path: &Path) -> Result<JsonFile> {
         let original = match std::fs::read_to_string(path) {
             Ok(t) => Some(t),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
@@ -69,7 +69,7 @@ impl JsonFile {
 
     /// The file's text as it would be written now: the text as found with only the changed
     /// values rewritten (a new or unreadable file is printed whole).
-    pub fn render(&self) -> String {
+    pub(crate) fn render(&self) -> String {
         self.original
             .as_deref()
             .filter(|t| !t.trim().is_empty())
@@ -84,12 +84,12 @@ impl JsonFile {
             .unwrap_or_else(|| render(&self.value, &self.layout))
     }
 
-    pub fn changed(&self) -> bool {
+    pub(crate) fn changed(&self) -> bool {
         self.original.as_deref() != Some(self.render().as_str())
     }
 
     /// A unified diff from the file as found to `after`, for `--dry-run`.
-    pub fn diff_to(&self, after: &str) -> String {
+    pub(crate) fn diff_to(&self, after: &str) -> String {
         let before = self.original.clone().unwrap_or_default();
         let label = self.path.display().to_string();
         unified_diff(&before, after, &label)
@@ -98,7 +98,7 @@ impl JsonFile {
 
 /// Replaces `path` with `text` atomically (a temporary file beside it, then a rename), keeping
 /// the old file's permissions; creates the directory if needed.
-pub fn write_atomic(path: &Path, text: &str) -> Result<()> {
+pub(crate) fn write_atomic(path: &Path, text: &str) -> Result<()> {
     let dir = path
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
@@ -119,7 +119,7 @@ pub fn write_atomic(path: &Path, text: &str) -> Result<()> {
     })
 }
 
-pub fn backup_path(path: &Path) -> PathBuf {
+pub(crate) fn backup_path(path: &Path) -> PathBuf {
     let mut name = path.file_name().unwrap_or_default().to_os_string();
     name.push(".cmem-backup");
     path.with_file_name(name)

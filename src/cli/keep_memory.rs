@@ -14,14 +14,14 @@ use super::jsonfile::write_atomic;
 use crate::view::memory_md::{self, INDEX_MAX_BYTES, INDEX_MAX_LINES, Layout};
 
 /// cmem's topic files start with this.
-pub const PREFIX: &str = "cmem-";
+pub(crate) const PREFIX: &str = "cmem-";
 /// The names of the files cmem wrote last time.
-pub const MANIFEST: &str = ".cmem-files";
+pub(crate) const MANIFEST: &str = ".cmem-files";
 const NOTE: &str = "<!-- Kept current by cmem (`cmem export --format markdown --keep`); edits between these markers are replaced. -->";
 
 /// Claude Code's auto-memory folder of the project at `root`:
 /// `<claude config dir>/projects/<root with '/' and '.' as '-'>/memory`.
-pub fn default_folder(root: &Path) -> PathBuf {
+pub(crate) fn default_folder(root: &Path) -> PathBuf {
     let name: String = root
         .to_string_lossy()
         .chars()
@@ -34,14 +34,14 @@ pub fn default_folder(root: &Path) -> PathBuf {
 }
 
 /// What a refresh did, for the command's one-line report.
-pub struct Kept {
+pub(crate) struct Kept {
     pub topics: usize,
     pub removed: usize,
     pub changed: usize,
 }
 
 /// Writes cmem's part of the folder for these rows (newest first).
-pub fn write(
+pub(crate) fn write(
     folder: &Path,
     project: &str,
     observations: &[crate::model::Observation],

@@ -10,7 +10,7 @@ use clap::{Args, Subcommand};
 use crate::embed;
 
 #[derive(Args)]
-pub struct ModelArgs {
+pub(crate) struct ModelArgs {
     #[command(subcommand)]
     command: Option<ModelCommand>,
 }
@@ -26,7 +26,7 @@ enum ModelCommand {
     Remove,
 }
 
-pub fn run(args: &ModelArgs) -> Result<ExitCode> {
+pub(crate) fn run(args: &ModelArgs) -> Result<ExitCode> {
     let settings = crate::config::load()?.settings;
     let installed = embed::installed_path(&settings.data_dir());
     match args.command.as_ref().unwrap_or(&ModelCommand::Status) {

@@ -9,7 +9,7 @@ use crate::observe::{self, external};
 use crate::store::{Store, quarantine};
 
 #[derive(Args)]
-pub struct ObserveArgs {
+pub(crate) struct ObserveArgs {
     /// Run the external observer (`observer.command`) over the turns waiting for it, in the
     /// foreground. The hooks start this in the background after each turn.
     #[arg(long)]
@@ -20,7 +20,7 @@ pub struct ObserveArgs {
     retry_quarantined: Option<Vec<i64>>,
 }
 
-pub fn run(args: &ObserveArgs) -> Result<ExitCode> {
+pub(crate) fn run(args: &ObserveArgs) -> Result<ExitCode> {
     let settings = crate::config::load()?.settings;
     crate::logging::init(
         &settings.data_dir(),

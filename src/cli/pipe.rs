@@ -14,7 +14,7 @@ use std::io::{self, ErrorKind, Write};
 
 /// For the `println!`s of every CLI command: std panics when stdout is gone ("failed printing
 /// to stdout: Broken pipe"); that panic, and only that one, becomes a quiet exit.
-pub fn quiet_on_closed_stdout() {
+pub(crate) fn quiet_on_closed_stdout() {
     let closed = format!(
         "failed printing to stdout: {}",
         io::Error::from(ErrorKind::BrokenPipe)
@@ -36,9 +36,9 @@ pub fn quiet_on_closed_stdout() {
 /// Standard output for what a command writes with `?` (an export): a write that fails because
 /// the reader is gone comes back marked, so `is_closed_stdout` can tell it from any other
 /// broken pipe.
-pub struct Stdout<W = io::StdoutLock<'static>>(W);
+pub(crate) struct Stdout<W = io::StdoutLock<'static>>(W);
 
-pub fn stdout() -> Stdout {
+pub(crate) fn stdout() -> Stdout {
     Stdout(io::stdout().lock())
 }
 
@@ -102,7 +102,7 @@ impl std::error::Error for Marked {
 /// Whether `e` is a write to standard output that failed because its reader stopped reading:
 /// not a failure, the command ends quietly. A broken pipe from anything else (the sync
 /// server's socket, a child's stdin) is an error like any other.
-pub fn is_closed_stdout(e: &anyhow::Error) -> bool {
+pub(crate) fn is_closed_stdout(e: &anyhow::Error) -> bool {
     e.chain().any(|c| c.is::<ClosedStdout>())
 }
 

@@ -17,7 +17,7 @@ use crate::view::replies::{self, NO_MEMORY, RecordOrder, SEARCH_LIMIT};
 use crate::view::time::Tz;
 
 #[derive(Args)]
-pub struct SearchArgs {
+pub(crate) struct SearchArgs {
     /// What to look for: words, a question, identifiers (`refresh_window`, `src/auth.rs`)
     #[arg(required = true, value_name = "QUERY")]
     query: Vec<String>,
@@ -48,7 +48,7 @@ pub struct SearchArgs {
 const NOTHING_FOUND: u8 = 1;
 const FAILED: u8 = 2;
 
-pub fn run(args: &SearchArgs) -> Result<ExitCode> {
+pub(crate) fn run(args: &SearchArgs) -> Result<ExitCode> {
     grep_exit(search_memory(args))
 }
 
@@ -154,7 +154,7 @@ fn search_memory(args: &SearchArgs) -> Result<ExitCode> {
 }
 
 #[derive(Args)]
-pub struct ShowArgs {
+pub(crate) struct ShowArgs {
     /// Observation ids (`123`), summary ids (`S12`) and prompt ids (`P7`), as search shows them
     #[arg(required = true, value_name = "ID")]
     ids: Vec<String>,
@@ -163,7 +163,7 @@ pub struct ShowArgs {
 /// At most this many records per run (each is cut at the agent's 6,000 bytes too).
 const SHOW_MAX: usize = 50;
 
-pub fn show(args: &ShowArgs) -> Result<ExitCode> {
+pub(crate) fn show(args: &ShowArgs) -> Result<ExitCode> {
     grep_exit(show_records(args))
 }
 

@@ -9,7 +9,7 @@ use clap::{Args, Subcommand};
 use crate::text::plural;
 
 #[derive(Args)]
-pub struct SyncArgs {
+pub(crate) struct SyncArgs {
     #[command(subcommand)]
     command: Option<SyncCommand>,
     /// The run a session end starts in the background: quiet, reports to the log
@@ -63,7 +63,7 @@ fn auto(settings: &crate::config::Settings) {
     }
 }
 
-pub fn run(args: &SyncArgs) -> Result<ExitCode> {
+pub(crate) fn run(args: &SyncArgs) -> Result<ExitCode> {
     let settings = crate::config::load()?.settings;
     match &args.command {
         None if args.auto => auto(&settings),

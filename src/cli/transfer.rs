@@ -15,7 +15,7 @@ use crate::text::plural;
 use crate::view::memory_md;
 
 #[derive(Args)]
-pub struct ImportArgs {
+pub(crate) struct ImportArgs {
     #[command(subcommand)]
     source: ImportSource,
 }
@@ -77,7 +77,7 @@ fn print_report(what: &str, report: &Report, dry_run: bool) {
     }
 }
 
-pub fn import(args: &ImportArgs) -> Result<ExitCode> {
+pub(crate) fn import(args: &ImportArgs) -> Result<ExitCode> {
     let settings = crate::config::load()?.settings;
     let now = crate::clock::now_ms();
     match &args.source {
@@ -144,7 +144,7 @@ enum Format {
 }
 
 #[derive(Args)]
-pub struct ExportArgs {
+pub(crate) struct ExportArgs {
     #[arg(long, value_enum, default_value = "jsonl")]
     format: Format,
     /// jsonl: the file to write (default: standard output). markdown: the folder to write
@@ -192,7 +192,7 @@ fn keep(args: &ExportArgs, settings: &crate::config::Settings, store: &Store) ->
     Ok(ExitCode::SUCCESS)
 }
 
-pub fn export(args: &ExportArgs) -> Result<ExitCode> {
+pub(crate) fn export(args: &ExportArgs) -> Result<ExitCode> {
     let settings = crate::config::load()?.settings;
     let store = Store::open_existing(&settings.db_path())?;
     match args.format {

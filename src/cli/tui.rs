@@ -9,7 +9,7 @@ use crate::project;
 use crate::tui::{self, Launch};
 
 #[derive(Args)]
-pub struct TuiArgs {
+pub(crate) struct TuiArgs {
     /// Open on this project key instead of the current directory's
     #[arg(long, short)]
     project: Option<String>,
@@ -22,7 +22,7 @@ pub struct TuiArgs {
 }
 
 #[derive(Args)]
-pub struct DemoArgs {
+pub(crate) struct DemoArgs {
     /// Rebuild the demo data set even if one exists
     #[arg(long)]
     reset: bool,
@@ -45,7 +45,7 @@ fn theme_name(arg: &Option<String>, settings: &crate::config::Settings) -> Strin
     arg.clone().unwrap_or_else(|| settings.tui.theme.clone())
 }
 
-pub fn run(args: &TuiArgs) -> Result<ExitCode> {
+pub(crate) fn run(args: &TuiArgs) -> Result<ExitCode> {
     if args.list_themes {
         for name in tui::theme::available() {
             println!("{name}");
@@ -72,7 +72,7 @@ pub fn run(args: &TuiArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-pub fn demo(args: &DemoArgs) -> Result<ExitCode> {
+pub(crate) fn demo(args: &DemoArgs) -> Result<ExitCode> {
     let loaded = crate::config::load()?;
     let dir = crate::demo::dir();
     let db = crate::demo::ensure(&dir, crate::clock::now_ms(), args.reset)?;
@@ -93,7 +93,7 @@ pub fn demo(args: &DemoArgs) -> Result<ExitCode> {
 }
 
 /// `cmem dev screenshots`: draws the demo into SVG files (scripts/screenshots.sh makes PNGs).
-pub fn screenshots(out: &std::path::Path) -> Result<ExitCode> {
+pub(crate) fn screenshots(out: &std::path::Path) -> Result<ExitCode> {
     let shots = crate::tui::harness::screenshots(out)?;
     for s in shots {
         println!("{}", s.display());

@@ -19,7 +19,7 @@ use super::Lang;
 /// blanked body that does not follow the brace of a function block, a field or variant list
 /// or a macro's token tree (an attribute saying `fn x` before an `impl` would otherwise hide
 /// the impl's methods, and that parses without error).
-pub fn parse_declarations(lang: Lang, source: &str, range: Range) -> Option<Tree> {
+pub(crate) fn parse_declarations(lang: Lang, source: &str, range: Range) -> Option<Tree> {
     if lang != Lang::Rust {
         return None;
     }

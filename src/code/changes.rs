@@ -64,7 +64,7 @@ fn text<'s>(src: &'s str, sym: &Symbol) -> &'s str {
     src.get(sym.start_byte..sym.end_byte).unwrap_or("")
 }
 
-pub fn changed_symbols(path: &Path, old: &str, new: &str) -> Vec<String> {
+pub(crate) fn changed_symbols(path: &Path, old: &str, new: &str) -> Vec<String> {
     let Some(lang) = Lang::from_path(path) else {
         return Vec::new();
     };
@@ -136,7 +136,7 @@ pub fn changed_symbols(path: &Path, old: &str, new: &str) -> Vec<String> {
     out
 }
 
-pub fn defined_symbols(path: &Path, source: &str) -> Vec<String> {
+pub(crate) fn defined_symbols(path: &Path, source: &str) -> Vec<String> {
     let Some(lang) = Lang::from_path(path) else {
         return Vec::new();
     };

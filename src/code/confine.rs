@@ -7,7 +7,7 @@ use std::fmt;
 use std::path::{Component, Path, PathBuf};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PathError {
+pub(crate) enum PathError {
     Empty,
     /// The path (or the target of a symlink on it) lies outside the workspace.
     Outside {
@@ -18,9 +18,6 @@ pub enum PathError {
         given: String,
     },
     NotAFile {
-        given: String,
-    },
-    NotADirectory {
         given: String,
     },
     /// The workspace root itself cannot be resolved.
@@ -41,9 +38,6 @@ impl fmt::Display for PathError {
             ),
             PathError::NotFound { given } => write!(f, "File not found: \"{given}\"."),
             PathError::NotAFile { given } => write!(f, "\"{given}\" is not a regular file."),
-            PathError::NotADirectory { given } => {
-                write!(f, "\"{given}\" is neither a directory nor a file.")
-            }
             PathError::BadRoot { root, why } => write!(
                 f,
                 "The workspace {} cannot be resolved ({why}).",
@@ -57,14 +51,14 @@ impl std::error::Error for PathError {}
 
 /// A path inside the workspace: its real location and how to show it (relative to the root).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Confined {
+pub(crate) struct Confined {
     pub real: PathBuf,
     pub display: String,
 }
 
 /// Which paths a caller may read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Reach {
+pub(crate) enum Reach {
     /// Only inside the workspace (the agent's MCP tools).
     Workspace,
     /// Any path the user can read (the person's CLI); paths inside the workspace are still
@@ -73,7 +67,7 @@ pub enum Reach {
 }
 
 /// Resolves `given` as `reach` allows.
-pub fn resolve(root: &Path, given: &str, reach: Reach) -> Result<Confined, PathError> {
+pub(crate) fn resolve(root: &Path, given: &str, reach: Reach) -> Result<Confined, PathError> {
     match reach {
         Reach::Workspace => confine(root, given),
         Reach::Anywhere => match confine(root, given) {
@@ -93,7 +87,7 @@ pub fn resolve(root: &Path, given: &str, reach: Reach) -> Result<Confined, PathE
 }
 
 /// A regular file `reach` allows.
-pub fn resolve_file(root: &Path, given: &str, reach: Reach) -> Result<Confined, PathError> {
+pub(crate) fn resolve_file(root: &Path, given: &str, reach: Reach) -> Result<Confined, PathError> {
     let c = resolve(root, given, reach)?;
     if !c.real.is_file() {
         return Err(PathError::NotAFile {
@@ -104,7 +98,7 @@ pub fn resolve_file(root: &Path, given: &str, reach: Reach) -> Result<Confined, 
 }
 
 /// Resolves `given` (relative to `root`, or absolute) and checks it lies inside `root`.
-pub fn confine(root: &Path, given: &str) -> Result<Confined, PathError> {
+pub(crate) fn confine(root: &Path, given: &str) -> Result<Confined, PathError> {
     if given.trim().is_empty() {
         return Err(PathError::Empty);
     }
@@ -151,8 +145,9 @@ pub fn confine(root: &Path, given: &str) -> Result<Confined, PathError> {
     })
 }
 
+#[cfg(test)] // only the tests here ask
 /// A confined regular file.
-pub fn confine_file(root: &Path, given: &str) -> Result<Confined, PathError> {
+pub(crate) fn confine_file(root: &Path, given: &str) -> Result<Confined, PathError> {
     resolve_file(root, given, Reach::Workspace)
 }
 

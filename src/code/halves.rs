@@ -17,7 +17,7 @@ use super::parse::range_of;
 use super::symbols::{self, FileSymbols};
 
 /// Below this a second thread costs more than it saves.
-pub const MIN_BYTES: usize = 64 * 1024;
+pub(crate) const MIN_BYTES: usize = 64 * 1024;
 /// How far from the middle a cut may move, as a share of the file.
 const SEARCH_SHARE: usize = 4;
 
@@ -25,7 +25,7 @@ const SEARCH_SHARE: usize = 4;
 /// column 0 with something other than a closing bracket, after a blank line that follows
 /// neither a comment nor an attribute. `None` when the file is small, has no such line, or is
 /// in a language that is not cut (see `halvable`).
-pub fn cut_point(lang: Lang, source: &str) -> Option<usize> {
+pub(crate) fn cut_point(lang: Lang, source: &str) -> Option<usize> {
     if source.len() < MIN_BYTES || !halvable(lang) {
         return None;
     }
@@ -119,7 +119,7 @@ fn is_cut(lang: Lang, source: &str, at: usize) -> bool {
 
 /// The symbols of `source` from two halves cut at `cut`, parsed at the same time; `None` when
 /// either half does not parse cleanly on its own (the caller then parses the whole file).
-pub fn symbols_in_halves(lang: Lang, source: &str, cut: usize) -> Option<FileSymbols> {
+pub(crate) fn symbols_in_halves(lang: Lang, source: &str, cut: usize) -> Option<FileSymbols> {
     let first = range_of(source, 0..cut);
     let second = range_of(source, cut..source.len());
     let (a, b) = std::thread::scope(|scope| {

@@ -10,7 +10,7 @@ use std::path::Path;
 use tree_sitter::Language;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Lang {
+pub(crate) enum Lang {
     Rust,
     Python,
     JavaScript,
@@ -39,7 +39,7 @@ pub enum Lang {
 }
 
 impl Lang {
-    pub const ALL: [Lang; 25] = [
+    pub(crate) const ALL: [Lang; 25] = [
         Lang::Rust,
         Lang::Python,
         Lang::JavaScript,
@@ -69,12 +69,12 @@ impl Lang {
 
     /// The language of a path, from its extension (case-insensitive). `.jsx` files are parsed
     /// with the TSX grammar, as the reference does.
-    pub fn from_path(path: &Path) -> Option<Lang> {
+    pub(crate) fn from_path(path: &Path) -> Option<Lang> {
         let ext = path.extension()?.to_str()?;
         Lang::from_extension(ext)
     }
 
-    pub fn from_extension(ext: &str) -> Option<Lang> {
+    pub(crate) fn from_extension(ext: &str) -> Option<Lang> {
         let ext = ext.to_ascii_lowercase();
         Some(match ext.as_str() {
             "rs" => Lang::Rust,
@@ -107,7 +107,7 @@ impl Lang {
     }
 
     /// The name shown in outlines (`rust`, `typescript`, …).
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Lang::Rust => "rust",
             Lang::Python => "python",
@@ -139,12 +139,12 @@ impl Lang {
 
     /// Whether a whole-file Read of this language may be denied by the read gate: source code
     /// only. Documents and data (markdown, YAML, TOML, JSON) are usually read whole on purpose.
-    pub fn is_code(self) -> bool {
+    pub(crate) fn is_code(self) -> bool {
         !matches!(self, Lang::Markdown | Lang::Yaml | Lang::Toml | Lang::Json)
     }
 
     /// How a line comment starts, for the `⌖ path Lx-y` header of an unfolded symbol.
-    pub fn comment(self, text: &str) -> String {
+    pub(crate) fn comment(self, text: &str) -> String {
         match self {
             Lang::Python | Lang::Ruby | Lang::Bash | Lang::Yaml | Lang::Toml => {
                 format!("# {text}")
@@ -157,7 +157,7 @@ impl Lang {
     }
 
     /// Separator of qualified names (`Store::open`, `Store.open`).
-    pub fn separator(self) -> &'static str {
+    pub(crate) fn separator(self) -> &'static str {
         match self {
             Lang::Rust | Lang::Cpp | Lang::Php => "::",
             _ => ".",
@@ -165,7 +165,7 @@ impl Lang {
     }
 
     /// The tree-sitter grammar. Cheap: no query is compiled here.
-    pub fn grammar(self) -> Language {
+    pub(crate) fn grammar(self) -> Language {
         match self {
             Lang::Rust => tree_sitter_rust::LANGUAGE.into(),
             Lang::Python => tree_sitter_python::LANGUAGE.into(),

@@ -18,24 +18,24 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{Context, Result};
 
-pub use lang::Lang;
-pub use symbols::{FileSymbols, Kind, Symbol};
+pub(crate) use lang::Lang;
+pub(crate) use symbols::{FileSymbols, Kind};
 
 /// Names of the symbols (functions, methods, classes, structs, …) whose source text differs between
 /// `old` and `new` versions of the file at `path` (language from the extension), innermost-most-specific
 /// names first in source order, deduplicated; symbols added or removed count as changed. Empty when the
 /// language is unknown or either side fails to parse. Must be fast (a few ms for a 2,000-line file).
-pub fn changed_symbols(path: &Path, old: &str, new: &str) -> Vec<String> {
+pub(crate) fn changed_symbols(path: &Path, old: &str, new: &str) -> Vec<String> {
     changes::changed_symbols(path, old, new)
 }
 
 /// Top-level symbol names defined in `source` (for a newly written file).
-pub fn defined_symbols(path: &Path, source: &str) -> Vec<String> {
+pub(crate) fn defined_symbols(path: &Path, source: &str) -> Vec<String> {
     changes::defined_symbols(path, source)
 }
 
 /// The symbols of a source text in a language.
-pub fn file_symbols(lang: Lang, source: &str) -> Option<FileSymbols> {
+pub(crate) fn file_symbols(lang: Lang, source: &str) -> Option<FileSymbols> {
     if let Some(cut) = halves::cut_point(lang, source)
         && let Some(symbols) = halves::symbols_in_halves(lang, source, cut)
     {
@@ -61,7 +61,7 @@ static TREES_LEFT_TO_EXIT: AtomicBool = AtomicBool::new(false);
 /// For a command that outlines one file and exits: big syntax trees are then left to the
 /// operating system instead of being freed node by node (compilers do the same with their
 /// syntax trees). Never for anything that runs on (the MCP server, the TUI, symbol search).
-pub fn leave_big_trees_to_exit() {
+pub(crate) fn leave_big_trees_to_exit() {
     TREES_LEFT_TO_EXIT.store(true, Ordering::Relaxed);
 }
 
@@ -80,7 +80,7 @@ fn drop_in_background(tree: tree_sitter::Tree) {
 
 /// The named-node tree of a file, one node per line with its field name and line range
 /// (`cmem dev syntax-tree`).
-pub fn syntax_tree(path: &Path) -> Result<String> {
+pub(crate) fn syntax_tree(path: &Path) -> Result<String> {
     let lang = Lang::from_path(path)
         .with_context(|| format!("{}: no grammar for this file extension", path.display()))?;
     let source =

@@ -5,7 +5,7 @@ use super::{Lang, file_symbols};
 
 /// The folded structure of one file.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Outline {
+pub(crate) struct Outline {
     /// The path as shown (relative to the workspace).
     pub path: String,
     pub lang: Lang,
@@ -14,7 +14,7 @@ pub struct Outline {
 }
 
 /// The outline of `source`; `None` when it cannot be parsed.
-pub fn outline(path: &str, lang: Lang, source: &str) -> Option<Outline> {
+pub(crate) fn outline(path: &str, lang: Lang, source: &str) -> Option<Outline> {
     Some(Outline {
         path: path.to_string(),
         lang,
@@ -23,13 +23,13 @@ pub fn outline(path: &str, lang: Lang, source: &str) -> Option<Outline> {
     })
 }
 
-pub fn line_count(source: &str) -> usize {
+pub(crate) fn line_count(source: &str) -> usize {
     source.lines().count()
 }
 
 /// The source of one symbol, from its doc comment and decorators to its end.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Unfolded {
+pub(crate) struct Unfolded {
     pub path: String,
     pub lang: Lang,
     pub kind: Kind,
@@ -41,7 +41,7 @@ pub struct Unfolded {
 
 /// A symbol a missing name could have meant: kind, qualified name, lines.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Available {
+pub(crate) struct Available {
     pub kind: Kind,
     pub name: String,
     pub start_line: usize,
@@ -49,7 +49,7 @@ pub struct Available {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub enum Unfold {
+pub(crate) enum Unfold {
     /// Every symbol of that name (overloads, several impl blocks), in source order.
     Found(Vec<Unfolded>),
     NotFound {
@@ -61,7 +61,7 @@ pub enum Unfold {
 
 /// Finds `symbol` (a name, or a qualified name such as `Store::open` or `Store.open`).
 /// Exact matches win; otherwise a case-insensitive match is taken.
-pub fn unfold(outline: &Outline, source: &str, symbol: &str) -> Unfold {
+pub(crate) fn unfold(outline: &Outline, source: &str, symbol: &str) -> Unfold {
     let lang = outline.lang;
     let all = outline.file.all();
     let wanted = normalize_qualified(symbol.trim());
@@ -143,7 +143,11 @@ pub fn unfold(outline: &Outline, source: &str, symbol: &str) -> Unfold {
 
 /// Up to `n` of `available` whose names are closest to `wanted`: the ones containing it
 /// first, then those a few edits away (whole name or last part); none when nothing is near.
-pub fn near_names<'a>(available: &'a [Available], wanted: &str, n: usize) -> Vec<&'a Available> {
+pub(crate) fn near_names<'a>(
+    available: &'a [Available],
+    wanted: &str,
+    n: usize,
+) -> Vec<&'a Available> {
     let wanted = normalize_qualified(&wanted.trim().to_lowercase());
     let wanted_last = wanted.rsplit('.').next().unwrap_or(&wanted);
     let near = (wanted_last.chars().count() / 3).max(2);
@@ -194,7 +198,7 @@ fn normalize_qualified(name: &str) -> String {
 
 /// Moves a symbol's first line up over the doc comments, attributes and decorators above it
 /// (and the blank lines between them), never starting on a blank line.
-pub fn extend_upward(lang: Lang, lines: &[&str], start: usize) -> usize {
+pub(crate) fn extend_upward(lang: Lang, lines: &[&str], start: usize) -> usize {
     let mut s = start.clamp(1, lines.len().max(1));
     while s > 1 {
         let above = lines[s - 2].trim_start();

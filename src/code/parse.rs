@@ -10,16 +10,16 @@ use tree_sitter::{ParseOptions, ParseState, Parser, Tree};
 use super::Lang;
 
 /// How long one parse may take before it is given up (as "cannot parse").
-pub const DEFAULT_BUDGET: Duration = Duration::from_secs(5);
+pub(crate) const DEFAULT_BUDGET: Duration = Duration::from_secs(5);
 static BUDGET_MS: AtomicU64 = AtomicU64::new(DEFAULT_BUDGET.as_millis() as u64);
 
 /// Sets the time one parse may take in this process (hooks allow far less than the CLI).
-pub fn set_budget(budget: Duration) {
+pub(crate) fn set_budget(budget: Duration) {
     BUDGET_MS.store(budget.as_millis() as u64, Ordering::Relaxed);
 }
 
 /// The time one parse may take.
-pub fn budget() -> Duration {
+pub(crate) fn budget() -> Duration {
     Duration::from_millis(BUDGET_MS.load(Ordering::Relaxed))
 }
 
@@ -27,7 +27,7 @@ pub fn budget() -> Duration {
 /// The YAML scanner keeps its indentation stack in tree-sitter's 1 KiB state buffer and
 /// overruns it (an assertion, then an abort) past 253 nested blocks; the nesting depth of a
 /// block is bounded by the column its content starts at.
-pub fn within_grammar_limits(lang: Lang, source: &str) -> bool {
+pub(crate) fn within_grammar_limits(lang: Lang, source: &str) -> bool {
     match lang {
         Lang::Yaml => source.lines().all(|l| {
             l.bytes()
@@ -67,14 +67,14 @@ fn run(parser: &mut Parser, lang: Lang, source: &str, old: Option<&Tree>) -> Opt
 /// Parses `source`; `None` when the grammar cannot be loaded or the parse is given up (time
 /// budget, grammar limits). Syntax errors do not fail: tree-sitter recovers and the outline
 /// shows what it found.
-pub fn parse(lang: Lang, source: &str) -> Option<Tree> {
+pub(crate) fn parse(lang: Lang, source: &str) -> Option<Tree> {
     let mut parser = Parser::new();
     parser.set_language(&lang.grammar()).ok()?;
     run(&mut parser, lang, source, None)
 }
 
 /// The included range of `span` in `source`, with its rows and columns.
-pub fn range_of(source: &str, span: std::ops::Range<usize>) -> tree_sitter::Range {
+pub(crate) fn range_of(source: &str, span: std::ops::Range<usize>) -> tree_sitter::Range {
     tree_sitter::Range {
         start_byte: span.start,
         end_byte: span.end,
@@ -85,7 +85,11 @@ pub fn range_of(source: &str, span: std::ops::Range<usize>) -> tree_sitter::Rang
 
 /// Parses only `ranges` of `source` (tree-sitter's included ranges; positions stay positions
 /// in the whole text).
-pub fn parse_ranges(lang: Lang, source: &str, ranges: &[tree_sitter::Range]) -> Option<Tree> {
+pub(crate) fn parse_ranges(
+    lang: Lang,
+    source: &str,
+    ranges: &[tree_sitter::Range],
+) -> Option<Tree> {
     let mut parser = Parser::new();
     parser.set_language(&lang.grammar()).ok()?;
     parser.set_included_ranges(ranges).ok()?;
@@ -94,7 +98,7 @@ pub fn parse_ranges(lang: Lang, source: &str, ranges: &[tree_sitter::Range]) -> 
 
 /// Parses `old`, then `new` incrementally from it (tree-sitter reuses every subtree outside
 /// the changed span), so the second parse of an edited file costs a fraction of the first.
-pub fn parse_pair(lang: Lang, old: &str, new: &str) -> Option<(Tree, Tree)> {
+pub(crate) fn parse_pair(lang: Lang, old: &str, new: &str) -> Option<(Tree, Tree)> {
     let mut parser = Parser::new();
     parser.set_language(&lang.grammar()).ok()?;
     let old_tree = run(&mut parser, lang, old, None)?;

@@ -9,16 +9,16 @@ use std::path::Path;
 use serde_json::{Map, Value};
 
 use super::Lang;
-pub use super::confine::Reach;
+pub(crate) use super::confine::Reach;
 use super::confine::{resolve, resolve_file};
 use super::outline::{Outline, Unfold, outline, unfold};
 use super::search::{Query, SearchResult, search};
 
 /// Files larger than this are not outlined (tree-sitter handles them, but the reply would not
 /// fit and the agent should narrow down instead).
-pub const MAX_OUTLINE_FILE_BYTES: u64 = 8 * 1024 * 1024;
-pub const DEFAULT_MAX_RESULTS: usize = 20;
-pub const MAX_MAX_RESULTS: usize = 100;
+pub(crate) const MAX_OUTLINE_FILE_BYTES: u64 = 8 * 1024 * 1024;
+pub(crate) const DEFAULT_MAX_RESULTS: usize = 20;
+pub(crate) const MAX_MAX_RESULTS: usize = 100;
 
 /// A failure the caller can act on (bad arguments, a path outside the workspace, …): the
 /// agent's tool error, or the CLI's message.
@@ -104,7 +104,7 @@ fn read_source(
 
 /// The file `args.file_path` names, parsed: its display path and its outline (`None` when it
 /// cannot be parsed).
-pub fn outline_file(
+pub(crate) fn outline_file(
     root: &Path,
     args: &Value,
     reach: Reach,
@@ -117,7 +117,7 @@ pub fn outline_file(
 
 /// The symbol `args.symbol_name` of the file `args.file_path`: its display path and the
 /// unfolded source or the symbols there are (`None` when the file cannot be parsed).
-pub fn unfold_symbol(
+pub(crate) fn unfold_symbol(
     root: &Path,
     args: &Value,
     reach: Reach,
@@ -131,7 +131,11 @@ pub fn unfold_symbol(
 }
 
 /// The symbols matching `args.query` under `args.path` (default: `root`).
-pub fn search_symbols(root: &Path, args: &Value, reach: Reach) -> Result<SearchResult, ToolError> {
+pub(crate) fn search_symbols(
+    root: &Path,
+    args: &Value,
+    reach: Reach,
+) -> Result<SearchResult, ToolError> {
     let map = object(args, &["query", "path", "max_results", "file_pattern"])?;
     let query = required_str(map, "query")?;
     let max_results = match map.get("max_results") {

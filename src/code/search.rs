@@ -8,9 +8,9 @@ use super::outline::{Outline, outline};
 use super::symbols::{Kind, Symbol};
 
 /// Files larger than this are not parsed (claude-mem's `smart_search` limit).
-pub const MAX_FILE_BYTES: u64 = 512 * 1024;
+pub(crate) const MAX_FILE_BYTES: u64 = 512 * 1024;
 /// At most this many files are scanned, so a search in a huge tree still answers.
-pub const MAX_FILES: usize = 5_000;
+pub(crate) const MAX_FILES: usize = 5_000;
 
 /// Directories never searched: dependencies, build output, caches.
 const SKIP_DIRS: &[&str] = &[
@@ -29,7 +29,7 @@ const SKIP_DIRS: &[&str] = &[
 ];
 
 #[derive(Debug, Clone)]
-pub struct Query {
+pub(crate) struct Query {
     pub text: String,
     pub max_results: usize,
     /// A glob (`*.rs`, `src/**/*.ts`) or plain text matched against each file's path.
@@ -37,7 +37,7 @@ pub struct Query {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct Match {
+pub(crate) struct Match {
     pub path: String,
     pub kind: Kind,
     pub name: String,
@@ -50,7 +50,7 @@ pub struct Match {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct SearchResult {
+pub(crate) struct SearchResult {
     pub query: String,
     /// The searched path as shown.
     pub root: String,
@@ -64,7 +64,7 @@ pub struct SearchResult {
 }
 
 /// Searches `dir` (a real, confined path; `display` is how it is shown) for `query`.
-pub fn search(dir: &Path, display: &str, query: &Query) -> SearchResult {
+pub(crate) fn search(dir: &Path, display: &str, query: &Query) -> SearchResult {
     let terms: Vec<String> = query
         .text
         .split_whitespace()

@@ -6,7 +6,7 @@
 
 use super::script::{Project, Step, bash, edit, fails, read, resumed, session, turn, write};
 
-pub fn project() -> Project {
+pub(crate) fn project() -> Project {
     Project {
         name: "acme-api",
         files: vec![

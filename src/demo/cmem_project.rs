@@ -4,7 +4,7 @@
 
 use super::script::{Project, bash, edit, fails, read, session, turn};
 
-pub fn project() -> Project {
+pub(crate) fn project() -> Project {
     Project {
         name: "cmem",
         files: vec![(

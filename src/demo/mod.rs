@@ -18,7 +18,7 @@ use crate::hook::{self, HookEvent};
 use crate::store::Store;
 
 /// Bumped when the data set changes, so an old demo dir is rebuilt.
-pub const VERSION: &str = "3";
+pub(crate) const VERSION: &str = "3";
 /// The project the demo opens on.
 pub const PROJECT: &str = "acme-api";
 
@@ -32,7 +32,7 @@ pub fn projects() -> Vec<script::Project> {
 }
 
 /// `$XDG_CACHE_HOME/cmem/demo` (default `~/.cache/cmem/demo`): kept apart from your real memory.
-pub fn dir() -> PathBuf {
+pub(crate) fn dir() -> PathBuf {
     let cache = std::env::var("XDG_CACHE_HOME")
         .ok()
         .filter(|v| !v.trim().is_empty())
@@ -62,7 +62,7 @@ pub fn ensure(dir: &Path, end_ms: i64, reset: bool) -> Result<PathBuf> {
 
 /// Writes the demo data set into a new database at `db`, ending at `end_ms`: every scripted
 /// hook call of every project, in time order, through `cmem hook`'s own handler.
-pub fn build(db: &Path, end_ms: i64) -> Result<()> {
+pub(crate) fn build(db: &Path, end_ms: i64) -> Result<()> {
     let dir = db
         .parent()
         .context("the demo database path has no directory")?;

@@ -5,7 +5,7 @@
 
 use super::script::{Project, Step, bash, edit, fails, read, session, turn, write};
 
-pub fn project() -> Project {
+pub(crate) fn project() -> Project {
     Project {
         name: "orbit-web",
         files: vec![

@@ -85,19 +85,19 @@ pub struct Project {
 }
 
 /// Shorthands the session scripts are written in.
-pub fn read(path: &'static str) -> Step {
+pub(crate) fn read(path: &'static str) -> Step {
     Step::Read(path)
 }
 
-pub fn edit(path: &'static str, old: &'static str, new: &'static str) -> Step {
+pub(crate) fn edit(path: &'static str, old: &'static str, new: &'static str) -> Step {
     Step::Edit { path, old, new }
 }
 
-pub fn write(path: &'static str, content: &'static str) -> Step {
+pub(crate) fn write(path: &'static str, content: &'static str) -> Step {
     Step::Write { path, content }
 }
 
-pub fn bash(command: &'static str, description: &'static str, stdout: &'static str) -> Step {
+pub(crate) fn bash(command: &'static str, description: &'static str, stdout: &'static str) -> Step {
     Step::Bash {
         command,
         description,
@@ -105,7 +105,7 @@ pub fn bash(command: &'static str, description: &'static str, stdout: &'static s
     }
 }
 
-pub fn fails(command: &'static str, description: &'static str, error: &'static str) -> Step {
+pub(crate) fn fails(command: &'static str, description: &'static str, error: &'static str) -> Step {
     Step::Bash {
         command,
         description,
@@ -113,7 +113,7 @@ pub fn fails(command: &'static str, description: &'static str, error: &'static s
     }
 }
 
-pub fn turn(prompt: &'static str, steps: Vec<Step>, reply: &'static str) -> Turn {
+pub(crate) fn turn(prompt: &'static str, steps: Vec<Step>, reply: &'static str) -> Turn {
     Turn {
         prompt,
         steps,
@@ -122,7 +122,7 @@ pub fn turn(prompt: &'static str, steps: Vec<Step>, reply: &'static str) -> Turn
 }
 
 /// A session `days_ago` days before the demo's last day, starting at `hh:mm` UTC.
-pub fn session(days_ago: i64, hh: i64, mm: i64, turns: Vec<Turn>) -> Session {
+pub(crate) fn session(days_ago: i64, hh: i64, mm: i64, turns: Vec<Turn>) -> Session {
     Session {
         days_ago,
         minute: hh * 60 + mm,
@@ -132,7 +132,7 @@ pub fn session(days_ago: i64, hh: i64, mm: i64, turns: Vec<Turn>) -> Session {
 }
 
 /// The previous session, continued `days_ago` days before the demo's last day at `hh:mm`.
-pub fn resumed(days_ago: i64, hh: i64, mm: i64, turns: Vec<Turn>) -> Session {
+pub(crate) fn resumed(days_ago: i64, hh: i64, mm: i64, turns: Vec<Turn>) -> Session {
     Session {
         resume: true,
         ..session(days_ago, hh, mm, turns)
@@ -149,9 +149,9 @@ pub struct Event {
 const DAY_MS: i64 = 86_400_000;
 /// Where the demo's projects live: not a real directory, so nothing on the machine shapes the
 /// data set (no git root above it, no files read).
-pub const HOME: &str = "/home/dev";
+pub(crate) const HOME: &str = "/home/dev";
 
-pub fn project_dir(name: &str) -> String {
+pub(crate) fn project_dir(name: &str) -> String {
     format!("{HOME}/{name}")
 }
 

@@ -8,13 +8,13 @@ use std::collections::VecDeque;
 use hmac::{Hmac, KeyInit, Mac};
 use sha2::Sha256;
 
-pub const TTL_MS: i64 = 15 * 60 * 1000;
-pub const MAX_CURSORS: usize = 1024;
-pub const MAX_BYTES: usize = 8 * 1024 * 1024;
+pub(crate) const TTL_MS: i64 = 15 * 60 * 1000;
+pub(crate) const MAX_CURSORS: usize = 1024;
+pub(crate) const MAX_BYTES: usize = 8 * 1024 * 1024;
 const DOMAIN: &str = "cmem:mem-search:v2\0";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Lookup {
+pub(crate) enum Lookup {
     /// Never issued here, evicted, or issued for another scope.
     Unknown,
     Expired,
@@ -28,7 +28,7 @@ struct Entry<S> {
     state: S,
 }
 
-pub struct CursorStore<S> {
+pub(crate) struct CursorStore<S> {
     secret: [u8; 32],
     entries: VecDeque<Entry<S>>,
     total_bytes: usize,
@@ -48,7 +48,7 @@ fn base64url(bytes: &[u8]) -> String {
 }
 
 /// Whether `text` has the shape of a cursor: `ms_` and 24 base64url characters.
-pub fn is_cursor(text: &str) -> bool {
+pub(crate) fn is_cursor(text: &str) -> bool {
     text.len() == 27
         && text.starts_with("ms_")
         && text[3..]
@@ -58,7 +58,7 @@ pub fn is_cursor(text: &str) -> bool {
 
 impl<S> CursorStore<S> {
     /// A store with a fresh random secret.
-    pub fn new() -> anyhow::Result<CursorStore<S>> {
+    pub(crate) fn new() -> anyhow::Result<CursorStore<S>> {
         let mut secret = [0u8; 32];
         getrandom::fill(&mut secret).map_err(|e| anyhow::anyhow!("no system randomness: {e}"))?;
         Ok(CursorStore {
@@ -93,7 +93,7 @@ impl<S> CursorStore<S> {
 
     /// Stores `state` (of about `bytes` bytes) and returns its new cursor. `None` when a single
     /// state is larger than the whole store.
-    pub fn put(
+    pub(crate) fn put(
         &mut self,
         scope: &str,
         state: S,
@@ -126,7 +126,7 @@ impl<S> CursorStore<S> {
     }
 
     /// The state behind a cursor for this scope.
-    pub fn get(&self, scope: &str, cursor: &str, now: i64) -> Result<&S, Lookup> {
+    pub(crate) fn get(&self, scope: &str, cursor: &str, now: i64) -> Result<&S, Lookup> {
         let key = self.key(scope, cursor);
         let entry = self
             .entries
@@ -142,12 +142,9 @@ impl<S> CursorStore<S> {
         Ok(&entry.state)
     }
 
-    pub fn len(&self) -> usize {
+    #[cfg(test)] // only the tests here ask
+    pub(crate) fn len(&self) -> usize {
         self.entries.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
     }
 }
 

@@ -29,14 +29,14 @@ const MAX_DETAIL_BYTES: usize = 8 * 1024;
 const MAX_STATE_BYTES: usize = 48 * 1024;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-pub enum Mode {
+pub(crate) enum Mode {
     Guided,
     Auto,
 }
 
 /// The options a search started with; a continuation may repeat them but not change them.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct Options {
+pub(crate) struct Options {
     pub query: String,
     pub project: Option<String>,
     pub limit: usize,
@@ -47,7 +47,7 @@ pub struct Options {
 
 /// A record disclosed by a step, with the project it was disclosed under.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct Disclosed {
+pub(crate) struct Disclosed {
     pub kind: Kind,
     pub id: i64,
     pub project: String,
@@ -60,7 +60,7 @@ impl Disclosed {
 }
 
 #[derive(Debug, Clone, serde::Serialize)]
-pub struct State {
+pub(crate) struct State {
     /// The step the cursor leads to (2 or 3).
     step: u8,
     options: Options,
@@ -70,7 +70,7 @@ pub struct State {
 /// A failed call: one of claude-mem's error codes (`invalid_input`, …) and a one-sentence
 /// message.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SearchError {
+pub(crate) struct SearchError {
     pub code: &'static str,
     pub message: String,
 }
@@ -87,7 +87,7 @@ fn invalid(message: impl Into<String>) -> SearchError {
 }
 
 /// The engine lives as long as the MCP server: its cursors die with the process.
-pub struct Engine {
+pub(crate) struct Engine {
     cursors: CursorStore<State>,
     scope: String,
     /// The checkout's project keys (searched when the caller names no project).
@@ -235,10 +235,10 @@ fn parse_input(args: &Value) -> Result<Input, SearchError> {
 }
 
 /// What `call` returns: the reply (rendered by the view) or an error.
-pub type Outcome = Result<Reply, SearchError>;
+pub(crate) type Outcome = Result<Reply, SearchError>;
 
 impl Engine {
-    pub fn new(checkout_keys: Vec<String>) -> Result<Engine> {
+    pub(crate) fn new(checkout_keys: Vec<String>) -> Result<Engine> {
         Ok(Engine {
             cursors: CursorStore::new()?,
             scope: format!("mcp/{}", checkout_keys.join(",")),
@@ -247,7 +247,7 @@ impl Engine {
     }
 
     /// One mem_search call. `conn` is `None` when no database exists yet.
-    pub fn call(&mut self, conn: Option<&Connection>, args: &Value, now: i64) -> Outcome {
+    pub(crate) fn call(&mut self, conn: Option<&Connection>, args: &Value, now: i64) -> Outcome {
         let input = parse_input(args)?;
         match &input.continuation {
             Some(c) => self.continue_search(conn, &input, c, now),

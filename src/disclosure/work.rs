@@ -33,7 +33,7 @@ const RANKED_FIRST: usize = 2;
 
 /// What a query asks, read from its form: it decides how the details cover the work.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Asked {
+pub(crate) struct Asked {
     /// It names an identifier: every record holding it is about the same thing, whatever its
     /// work.
     pub identifier: bool,
@@ -47,7 +47,7 @@ pub struct Asked {
 const FEW_WORDS: usize = 3;
 
 impl Asked {
-    pub fn of(query: &str) -> Asked {
+    pub(crate) fn of(query: &str) -> Asked {
         Asked {
             identifier: search::names_identifier(query),
             specific: search::asks_a_question(query) || search::terms(query).len() <= FEW_WORDS,
@@ -63,7 +63,7 @@ impl Asked {
 /// the answer asked for (the summary stays among the details). This raised the MRR of questions
 /// and keyword queries and left recall and paraphrases (long, describing the work) as they were
 /// (docs/search-ranking.md).
-pub fn best(hits: &[Hit], asked: Asked) -> Option<&Hit> {
+pub(crate) fn best(hits: &[Hit], asked: Asked) -> Option<&Hit> {
     let first_record = hits.iter().find(|h| h.row.kind != Kind::Prompt);
     let best_of_session = |lead: &Hit, kinds: &[Kind]| {
         let session = lead.row.session_id?;
@@ -84,7 +84,7 @@ pub fn best(hits: &[Hit], asked: Asked) -> Option<&Hit> {
 /// The records auto mode details, best first: at most `max`, from `hits` (best first), the
 /// summary of the best hit's turn (`summary`, when the best hit is not itself a summary) and the
 /// observations of that turn (`turn`, in the order they were made), as the query `asked`.
-pub fn details<'a>(
+pub(crate) fn details<'a>(
     hits: &'a [Hit],
     summary: Option<&'a IndexRow>,
     turn: &'a [IndexRow],

@@ -14,29 +14,29 @@ pub mod wordpiece;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-pub use model::Model;
-pub use vector::Vector;
+pub(crate) use model::Model;
+pub(crate) use vector::Vector;
 
 /// The built-in model's identity as stored beside every vector: a different model re-embeds.
-pub const BUILT_IN_ID: &str = "potion-base-8M/int8";
+pub(crate) const BUILT_IN_ID: &str = "potion-base-8M/int8";
 
 /// The built-in model (see assets/model/PROVENANCE.md).
-pub static BUILT_IN: &[u8] = include_bytes!("../../assets/model/potion-base-8M.int8.m2v");
+pub(crate) static BUILT_IN: &[u8] = include_bytes!("../../assets/model/potion-base-8M.int8.m2v");
 
 /// Where `cmem model install` puts a model that replaces the built-in one.
-pub fn installed_path(data_dir: &std::path::Path) -> std::path::PathBuf {
+pub(crate) fn installed_path(data_dir: &std::path::Path) -> std::path::PathBuf {
     data_dir.join("model").join("model.m2v")
 }
 static ENABLED: AtomicBool = AtomicBool::new(false);
 static MODEL: OnceLock<Option<Model>> = OnceLock::new();
 
 /// Lets this process use the model (it is still loaded only when a search needs it).
-pub fn enable() {
+pub(crate) fn enable() {
     ENABLED.store(true, Ordering::Relaxed);
 }
 
 /// The model, when this process enabled it and it loads.
-pub fn model() -> Option<&'static Model> {
+pub(crate) fn model() -> Option<&'static Model> {
     if !ENABLED.load(Ordering::Relaxed) {
         return None;
     }
@@ -45,7 +45,7 @@ pub fn model() -> Option<&'static Model> {
 
 /// The model, loaded on first use whether or not this process enabled it (for commands that
 /// are about the model itself: `cmem doctor`, the evaluation).
-pub fn load() -> Option<&'static Model> {
+pub(crate) fn load() -> Option<&'static Model> {
     MODEL
         .get_or_init(|| match open() {
             Ok(m) => Some(m),
@@ -81,7 +81,7 @@ fn open() -> anyhow::Result<Model> {
 }
 
 /// An installed model's identity: its content, so reinstalling the same file keeps vectors.
-pub fn installed_id(bytes: &[u8]) -> String {
+pub(crate) fn installed_id(bytes: &[u8]) -> String {
     use sha2::{Digest, Sha256};
     let digest = Sha256::digest(bytes);
     let hex: String = digest.iter().take(6).map(|b| format!("{b:02x}")).collect();

@@ -17,7 +17,7 @@ enum Table {
     },
 }
 
-pub struct Model {
+pub(crate) struct Model {
     /// Stored beside every vector: a different model re-embeds.
     id: String,
     tokenizer: WordPiece,
@@ -32,7 +32,7 @@ fn u32_at(bytes: &[u8], at: usize) -> Result<u32> {
 
 impl Model {
     /// Reads a packed model. The int8 table is used in place (no copy of the 7.5 MB).
-    pub fn from_packed(id: &str, bytes: &'static [u8]) -> Result<Model> {
+    pub(crate) fn from_packed(id: &str, bytes: &'static [u8]) -> Result<Model> {
         ensure!(
             bytes.starts_with(b"CMEMM2V1"),
             "not a cmem model file (bad magic)"
@@ -94,24 +94,24 @@ impl Model {
     }
 
     /// The token ids the model reads for `text` (for checking against the reference tokenizer).
-    pub fn token_ids(&self, text: &str) -> Vec<u32> {
+    pub(crate) fn token_ids(&self, text: &str) -> Vec<u32> {
         self.tokenizer.encode(text, MAX_TOKENS)
     }
 
-    pub fn id(&self) -> &str {
+    pub(crate) fn id(&self) -> &str {
         &self.id
     }
 
-    pub fn vocabulary(&self) -> usize {
+    pub(crate) fn vocabulary(&self) -> usize {
         self.tokenizer.len()
     }
 
-    pub fn dims(&self) -> usize {
+    pub(crate) fn dims(&self) -> usize {
         self.dims
     }
 
     /// The unit vector of `text`; `None` when no word of it is in the vocabulary.
-    pub fn embed(&self, text: &str) -> Option<Vec<f32>> {
+    pub(crate) fn embed(&self, text: &str) -> Option<Vec<f32>> {
         let ids = self.tokenizer.encode(text, MAX_TOKENS);
         if ids.is_empty() {
             return None;

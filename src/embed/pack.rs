@@ -8,7 +8,7 @@ use anyhow::{Context, Result, bail, ensure};
 use serde_json::Value;
 
 /// The packed bytes of the model in `dir`.
-pub fn pack_dir(dir: &Path) -> Result<Vec<u8>> {
+pub(crate) fn pack_dir(dir: &Path) -> Result<Vec<u8>> {
     let tok_path = dir.join("tokenizer.json");
     let tok: Value = serde_json::from_slice(
         &std::fs::read(&tok_path).with_context(|| format!("cannot read {}", tok_path.display()))?,

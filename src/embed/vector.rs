@@ -3,13 +3,13 @@
 
 /// A unit vector as int8 values times `scale`.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Vector {
+pub(crate) struct Vector {
     pub scale: f32,
     pub values: Vec<i8>,
 }
 
 impl Vector {
-    pub fn quantise(unit: &[f32]) -> Vector {
+    pub(crate) fn quantise(unit: &[f32]) -> Vector {
         let peak = unit.iter().fold(0f32, |m, x| m.max(x.abs()));
         let scale = if peak > 0.0 { peak / 127.0 } else { 1.0 };
         Vector {
@@ -22,13 +22,14 @@ impl Vector {
     }
 
     /// Bytes: the scale (little-endian f32), then the values.
-    pub fn to_bytes(&self) -> Vec<u8> {
+    pub(crate) fn to_bytes(&self) -> Vec<u8> {
         let mut out = self.scale.to_le_bytes().to_vec();
         out.extend(self.values.iter().map(|v| *v as u8));
         out
     }
 
-    pub fn from_bytes(bytes: &[u8]) -> Option<Vector> {
+    #[cfg(test)] // only the tests here ask
+    pub(crate) fn from_bytes(bytes: &[u8]) -> Option<Vector> {
         let (scale, values) = bytes.split_at_checked(4)?;
         Some(Vector {
             scale: f32::from_le_bytes(scale.try_into().ok()?),
@@ -43,7 +44,7 @@ impl Vector {
 /// which halves the scan again; lanes of i16 products are several times faster than a plain
 /// zip of i32 products (timings in docs/search-ranking.md). Integer sums: the same result in
 /// any order, on any CPU.
-pub fn dot_values(a: &[i8], b: &[i8]) -> i32 {
+pub(crate) fn dot_values(a: &[i8], b: &[i8]) -> i32 {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU supports AVX2, checked just above.
@@ -87,7 +88,7 @@ fn dot_lanes(a: &[i8], b: &[i8]) -> i32 {
 }
 
 /// A dot product of quantised values as the cosine of the vectors they stand for.
-pub fn scaled(dot: i32, scale: f32, other_scale: f32) -> f32 {
+pub(crate) fn scaled(dot: i32, scale: f32, other_scale: f32) -> f32 {
     dot as f32 * scale * other_scale
 }
 

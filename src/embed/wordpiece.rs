@@ -10,13 +10,13 @@ use unicode_normalization::UnicodeNormalization;
 /// Words longer than this are unknown as a whole (BERT's limit).
 const MAX_WORD_CHARS: usize = 100;
 
-pub struct WordPiece {
+pub(crate) struct WordPiece {
     ids: HashMap<String, u32>,
     lowercase: bool,
 }
 
 impl WordPiece {
-    pub fn new(vocab: &str, lowercase: bool) -> WordPiece {
+    pub(crate) fn new(vocab: &str, lowercase: bool) -> WordPiece {
         let ids = vocab
             .split('\n')
             .enumerate()
@@ -25,17 +25,13 @@ impl WordPiece {
         WordPiece { ids, lowercase }
     }
 
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.ids.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.ids.is_empty()
     }
 
     /// The token ids of `text`, without special tokens; unknown words are left out (a
     /// Model2Vec model gives `[UNK]` no meaning). At most `max` ids.
-    pub fn encode(&self, text: &str, max: usize) -> Vec<u32> {
+    pub(crate) fn encode(&self, text: &str, max: usize) -> Vec<u32> {
         let mut out = Vec::new();
         for word in pre_tokenize(&normalize(text, self.lowercase)) {
             if out.len() >= max {

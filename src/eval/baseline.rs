@@ -8,14 +8,14 @@ use super::fixture::Doc;
 use crate::model::Kind;
 
 /// A baseline index: one FTS5 table in a private in-memory database.
-pub struct Baseline {
+pub(crate) struct Baseline {
     conn: Connection,
     docs: Vec<(Kind, i64, String)>,
 }
 
 impl Baseline {
     /// `tokenizer` is an FTS5 tokenize option: `unicode61` (plain) or `porter unicode61`.
-    pub fn build(docs: &[Doc], tokenizer: &str) -> Result<Baseline> {
+    pub(crate) fn build(docs: &[Doc], tokenizer: &str) -> Result<Baseline> {
         let conn = Connection::open_in_memory()?;
         conn.execute_batch(&format!(
             "CREATE VIRTUAL TABLE docs USING fts5(body, tokenize = '{tokenizer}')"
@@ -35,7 +35,12 @@ impl Baseline {
     }
 
     /// The best `limit` records of `project` for `text`.
-    pub fn search(&self, project: &str, text: &str, limit: usize) -> Result<Vec<(Kind, i64)>> {
+    pub(crate) fn search(
+        &self,
+        project: &str,
+        text: &str,
+        limit: usize,
+    ) -> Result<Vec<(Kind, i64)>> {
         let words: Vec<String> = text
             .split(|c: char| !c.is_alphanumeric())
             .filter(|w| !w.is_empty())

@@ -13,14 +13,14 @@ use crate::store::observations::{self, NewObservation};
 use crate::store::summaries::{self, NewSummary};
 
 #[derive(Debug, Deserialize)]
-pub struct Project {
+pub(crate) struct Project {
     pub project: String,
     pub sessions: Vec<Session>,
     pub queries: Vec<Query>,
 }
 
 #[derive(Debug, Deserialize)]
-pub struct Session {
+pub(crate) struct Session {
     pub key: String,
     pub day: i64,
     #[serde(default)]
@@ -31,14 +31,14 @@ pub struct Session {
 }
 
 #[derive(Debug, Deserialize)]
-pub struct Observation {
+pub(crate) struct Observation {
     pub key: String,
     #[serde(flatten)]
     pub body: ObservationBody,
 }
 
 #[derive(Debug, Deserialize)]
-pub struct Summary {
+pub(crate) struct Summary {
     pub key: String,
     pub request: Option<String>,
     pub investigated: Option<String>,
@@ -48,7 +48,7 @@ pub struct Summary {
 }
 
 /// The five kinds of query every set covers.
-pub const QUERY_KINDS: [&str; 5] = [
+pub(crate) const QUERY_KINDS: [&str; 5] = [
     "keyword",
     "paraphrase",
     "question",
@@ -57,7 +57,7 @@ pub const QUERY_KINDS: [&str; 5] = [
 ];
 
 #[derive(Debug, Clone, Deserialize)]
-pub struct Query {
+pub(crate) struct Query {
     pub kind: String,
     pub query: String,
     pub expect: Vec<String>,
@@ -65,7 +65,7 @@ pub struct Query {
 
 /// A query of a loaded set: its project and the records it expects, as stored ids.
 #[derive(Debug, Clone)]
-pub struct Case {
+pub(crate) struct Case {
     pub project: String,
     pub kind: String,
     pub query: String,
@@ -74,21 +74,20 @@ pub struct Case {
 
 /// Every record's text, by stored id, for the baselines (which index the same data).
 #[derive(Debug, Clone)]
-pub struct Doc {
+pub(crate) struct Doc {
     pub kind: Kind,
     pub id: i64,
     pub project: String,
     pub text: String,
 }
 
-pub struct Loaded {
+pub(crate) struct Loaded {
     pub cases: Vec<Case>,
     pub docs: Vec<Doc>,
-    pub projects: Vec<String>,
 }
 
 /// Reads every `*.json` set in `dir` (or the one file `dir` names), in name order.
-pub fn read(path: &Path) -> Result<Vec<Project>> {
+pub(crate) fn read(path: &Path) -> Result<Vec<Project>> {
     let files: Vec<std::path::PathBuf> = if path.is_dir() {
         let mut f: Vec<_> = std::fs::read_dir(path)
             .with_context(|| format!("cannot list {}", path.display()))?
@@ -116,11 +115,11 @@ pub fn read(path: &Path) -> Result<Vec<Project>> {
 
 const DAY_MS: i64 = 86_400_000;
 /// Day 0 of every set: 2026-01-01 (a fixed clock keeps runs comparable).
-pub const EPOCH_MS: i64 = 1_767_225_600_000;
+pub(crate) const EPOCH_MS: i64 = 1_767_225_600_000;
 
 /// Writes the sets into `conn` (projects interleaved by day, as a person working on both would
 /// leave them) and resolves every query's expected keys to stored ids.
-pub fn load(conn: &rusqlite::Connection, sets: &[Project]) -> Result<Loaded> {
+pub(crate) fn load(conn: &rusqlite::Connection, sets: &[Project]) -> Result<Loaded> {
     let mut sessions: Vec<(&Project, &Session)> = sets
         .iter()
         .flat_map(|p| p.sessions.iter().map(move |s| (p, s)))
@@ -258,11 +257,7 @@ pub fn load(conn: &rusqlite::Connection, sets: &[Project]) -> Result<Loaded> {
             });
         }
     }
-    Ok(Loaded {
-        cases,
-        docs,
-        projects: sets.iter().map(|p| p.project.clone()).collect(),
-    })
+    Ok(Loaded { cases, docs })
 }
 
 fn join(parts: &[Option<String>]) -> String {

@@ -15,7 +15,7 @@ pub struct Figures {
 }
 
 /// One query's ranking scored against what it expects.
-pub fn score(expect: &[(Kind, i64)], ranked: &[(Kind, i64)]) -> Figures {
+pub(crate) fn score(expect: &[(Kind, i64)], ranked: &[(Kind, i64)]) -> Figures {
     if expect.is_empty() {
         return Figures::default();
     }
@@ -35,7 +35,7 @@ pub fn score(expect: &[(Kind, i64)], ranked: &[(Kind, i64)]) -> Figures {
 }
 
 /// The mean of several queries' figures.
-pub fn mean(all: &[Figures]) -> Figures {
+pub(crate) fn mean(all: &[Figures]) -> Figures {
     let n = all.iter().map(|f| f.queries).sum::<usize>();
     if n == 0 {
         return Figures::default();

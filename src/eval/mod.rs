@@ -25,7 +25,7 @@ use metrics::Figures;
 const DUMP_DEPTH: usize = 50;
 
 /// A way of ranking records for a query, best first.
-pub const SYSTEMS: [&str; 5] = [
+pub(crate) const SYSTEMS: [&str; 5] = [
     "cmem auto",
     "cmem lexical",
     "cmem semantic",

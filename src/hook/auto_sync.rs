@@ -14,7 +14,7 @@ use crate::logging;
 const MIN_INTERVAL: Duration = Duration::from_secs(60);
 const STAMP: &str = "sync.auto";
 
-pub fn maybe_spawn(settings: &Settings) {
+pub(crate) fn maybe_spawn(settings: &Settings) {
     let s = &settings.sync;
     if !s.auto || s.url.is_none() || s.projects.is_empty() {
         return;

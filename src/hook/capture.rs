@@ -17,7 +17,7 @@ use crate::store::ingest::{Capture, SessionRef, ToolUse};
 
 /// Why an event was deliberately not stored (logged at debug level).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Skip {
+pub(crate) enum Skip {
     ExcludedProject,
     Internal,
     NoiseTool(String),
@@ -30,7 +30,7 @@ pub enum Skip {
 /// Memory tools of the reference's servers that cmem does not register (reference: capture).
 const REFERENCE_ONLY_MEMORY_TOOLS: &[&str] = &["observation_search"];
 
-pub fn is_own_memory_tool(tool_name: &str) -> bool {
+pub(crate) fn is_own_memory_tool(tool_name: &str) -> bool {
     let Some(rest) = tool_name.strip_prefix("mcp__") else {
         return tool_name.starts_with("memory_");
     };
@@ -47,7 +47,7 @@ pub fn is_own_memory_tool(tool_name: &str) -> bool {
 
 /// The working directory of the event: the payload's, else the project dir Claude Code
 /// exports, else our own.
-pub fn event_cwd(payload: &Payload) -> PathBuf {
+pub(crate) fn event_cwd(payload: &Payload) -> PathBuf {
     payload
         .str("cwd")
         .map(PathBuf::from)
@@ -57,7 +57,7 @@ pub fn event_cwd(payload: &Payload) -> PathBuf {
 }
 
 /// Whether capture, context and gating are off for this cwd.
-pub fn capture_disabled(cwd: &Path, settings: &Settings) -> Option<Skip> {
+pub(crate) fn capture_disabled(cwd: &Path, settings: &Settings) -> Option<Skip> {
     if std::env::var("CMEM_INTERNAL").is_ok_and(|v| v == "1") {
         return Some(Skip::Internal);
     }
@@ -83,7 +83,7 @@ fn session_ref(payload: &Payload, cwd: &Path) -> Result<SessionRef> {
 
 /// Builds the capture for a writing event. `Ok(Err(skip))` means "valid, deliberately not
 /// stored"; `Err` means the payload is invalid.
-pub fn build(
+pub(crate) fn build(
     event: HookEvent,
     mut payload: Payload,
     settings: &Settings,

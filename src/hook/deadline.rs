@@ -47,7 +47,7 @@ struct Targets {
 }
 
 /// Installs the handler and starts the timer. `noop` is printed when the deadline is reached.
-pub fn arm(after: Duration, noop: &'static str) {
+pub(crate) fn arm(after: Duration, noop: &'static str) {
     let _ = NOOP.set(noop);
     // SAFETY: a zeroed `sigaction` is a valid "no flags, empty mask" value; the handler is an
     // `extern "C" fn(c_int)` that only makes async-signal-safe calls.
@@ -80,7 +80,7 @@ fn start_timer(after: Duration) {
 
 /// Tells the handler where to spool and log (the log's component is `logging`'s). Until then
 /// it only answers.
-pub fn set_targets(data_dir: &Path) {
+pub(crate) fn set_targets(data_dir: &Path) {
     let c = |p: &Path| CString::new(p.as_os_str().as_bytes()).ok();
     let log_file = logging::log_file(data_dir);
     let (Some(data), Some(spool), Some(log_dir), Some(log)) = (
@@ -100,7 +100,7 @@ pub fn set_targets(data_dir: &Path) {
 }
 
 /// Prints the hook's one answer; later calls (and the deadline) are ignored.
-pub fn answer(json: &str) {
+pub(crate) fn answer(json: &str) {
     if ANSWERED.swap(true, Ordering::SeqCst) {
         return;
     }
@@ -110,17 +110,17 @@ pub fn answer(json: &str) {
     let _ = out.flush();
 }
 
-pub fn answer_noop() {
+pub(crate) fn answer_noop() {
     answer(NOOP.get().copied().unwrap_or("{}"));
 }
 
 /// The spool line the handler writes if the deadline comes while this capture is written.
-pub fn set_pending(line: Vec<u8>) {
+pub(crate) fn set_pending(line: Vec<u8>) {
     replace_pending(Box::into_raw(Box::new(line)));
 }
 
 /// The write finished (or failed and is handled by the caller): nothing for the handler to do.
-pub fn clear_pending() {
+pub(crate) fn clear_pending() {
     replace_pending(std::ptr::null_mut());
 }
 
@@ -150,7 +150,7 @@ extern "C" fn on_deadline(_signal: libc::c_int) {
 /// would otherwise end the hook with a signal and no answer. The handler runs on a stack of its
 /// own (the overflowed one has no room left), logs, spools what was being written, answers
 /// no-op and exits 0; what caused it is handled by the next run (the observer's quarantine).
-pub fn guard_fatal_signals() {
+pub(crate) fn guard_fatal_signals() {
     const ALT_STACK_BYTES: usize = 64 * 1024;
     let stack: &'static mut [u8] = Box::leak(vec![0u8; ALT_STACK_BYTES].into_boxed_slice());
     // SAFETY: the alternate stack is leaked, so it lives as long as the process; a zeroed

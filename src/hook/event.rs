@@ -1,7 +1,7 @@
 //! The Claude Code hook events cmem handles, under both spellings.
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum HookEvent {
+pub(crate) enum HookEvent {
     SessionStart,
     UserPromptSubmit,
     PreToolUse,
@@ -12,7 +12,7 @@ pub enum HookEvent {
 }
 
 impl HookEvent {
-    pub const ALL: [HookEvent; 7] = [
+    pub(crate) const ALL: [HookEvent; 7] = [
         HookEvent::SessionStart,
         HookEvent::UserPromptSubmit,
         HookEvent::PreToolUse,
@@ -23,7 +23,7 @@ impl HookEvent {
     ];
 
     /// Accepts `session-start`, `SessionStart`, `session_start`, `sessionstart`, ….
-    pub fn parse(text: &str) -> Option<HookEvent> {
+    pub(crate) fn parse(text: &str) -> Option<HookEvent> {
         let key: String = text
             .chars()
             .filter(|c| *c != '-' && *c != '_')
@@ -35,7 +35,7 @@ impl HookEvent {
     }
 
     /// The subcommand spelling: `cmem hook post-tool-use`.
-    pub fn cli_name(self) -> &'static str {
+    pub(crate) fn cli_name(self) -> &'static str {
         match self {
             HookEvent::SessionStart => "session-start",
             HookEvent::UserPromptSubmit => "user-prompt-submit",
@@ -48,7 +48,7 @@ impl HookEvent {
     }
 
     /// Claude Code's own name, as used in settings.json.
-    pub fn host_name(self) -> &'static str {
+    pub(crate) fn host_name(self) -> &'static str {
         match self {
             HookEvent::SessionStart => "SessionStart",
             HookEvent::UserPromptSubmit => "UserPromptSubmit",
@@ -62,7 +62,7 @@ impl HookEvent {
 
     /// The answer that changes nothing. SessionStart gets an explicit empty context because
     /// some hosts reject a bare `{}` there (Codex does).
-    pub fn noop_json(self) -> &'static str {
+    pub(crate) fn noop_json(self) -> &'static str {
         match self {
             HookEvent::SessionStart => {
                 r#"{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":""}}"#

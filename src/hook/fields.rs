@@ -23,7 +23,7 @@ const PRECUT_SLACK: usize = 4096;
 const LOOKAHEAD: usize = 8 * 1024;
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct Stored {
+pub(crate) struct Stored {
     pub text: String,
     /// Size of the original serialized value, before cleaning and the cap.
     pub original_bytes: u64,
@@ -55,14 +55,14 @@ fn hash_json(hasher: &mut Sha256, value: Option<&Value>) -> u64 {
 }
 
 /// Prepared tool input/response plus the content hash of the pair.
-pub struct ToolIo {
+pub(crate) struct ToolIo {
     pub input: Option<Stored>,
     pub response: Option<Stored>,
     pub content_hash: String,
 }
 
 /// 16 hex characters of SHA-256 over `tool_name \0 input \0 response` (claude-mem's recipe).
-pub fn prepare_tool_io(
+pub(crate) fn prepare_tool_io(
     tool_name: &str,
     input: Option<Value>,
     response: Option<Value>,
@@ -100,7 +100,7 @@ fn store_json(mut value: Value, original_bytes: u64, max_bytes: usize) -> Stored
 }
 
 /// Cleans and caps free text (prompts, error texts, assistant messages).
-pub fn store_text(text: &str, max_bytes: usize) -> Stored {
+pub(crate) fn store_text(text: &str, max_bytes: usize) -> Stored {
     let original_bytes = text.len() as u64;
     let (cleaned, cut) = clean_cut(text, max_bytes + PRECUT_SLACK, privacy::clean_text);
     Stored {

@@ -8,7 +8,7 @@ use crate::config::Settings;
 use crate::logging;
 use std::os::unix::process::CommandExt;
 
-pub fn refresh(cwd: &Path, settings: &Settings) {
+pub(crate) fn refresh(cwd: &Path, settings: &Settings) {
     let data_dir = settings.data_dir();
     // One small file read, only at session end; no file means nothing is kept.
     if !crate::store::kept::path(&data_dir).exists() {

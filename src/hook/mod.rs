@@ -27,11 +27,11 @@ use crate::logging::{self, Level};
 use crate::store::ingest::{self, Capture};
 use crate::store::{self, Store, Wait, spool};
 use deadline::{answer, answer_noop};
-pub use event::HookEvent;
+pub(crate) use event::HookEvent;
 use payload::Payload;
 
 /// Past this, nothing more is read from stdin (the payload is rejected as too large).
-pub const MAX_PAYLOAD_BYTES: u64 = 256 * 1024 * 1024;
+pub(crate) const MAX_PAYLOAD_BYTES: u64 = 256 * 1024 * 1024;
 /// The deadline signal answers no later than this after start, well inside the 2 s promise.
 const HARD_DEADLINE: Duration = Duration::from_millis(1850);
 /// The busy handler gives up at least this long before the hard deadline, so a write that
@@ -87,7 +87,7 @@ fn hard_deadline() -> Duration {
 }
 
 /// Runs one hook and exits the process with status 0.
-pub fn run(event_arg: &str) -> ! {
+pub(crate) fn run(event_arg: &str) -> ! {
     let started = Instant::now();
     let event = HookEvent::parse(event_arg);
     let hard = hard_deadline();
@@ -168,7 +168,7 @@ fn read_stdin() -> Result<Vec<u8>> {
 
 /// The time of one hook call and how long it may take: a real hook's are the clock and its
 /// deadline; the demo builder replays scripted sessions at their own times, without a hurry.
-pub struct Call {
+pub(crate) struct Call {
     pub now_ms: i64,
     /// Database waits give up here.
     pub deadline: Instant,
@@ -178,7 +178,7 @@ pub struct Call {
 
 /// Handles one event's payload (the bytes a hook reads from stdin) as `cmem hook <event>`
 /// does; `Ok(None)` means "answer no-op". Fails only where the hook logs and answers no-op.
-pub fn handle(
+pub(crate) fn handle(
     event: HookEvent,
     bytes: &[u8],
     settings: &Settings,

@@ -3,7 +3,7 @@
 use anyhow::{Result, bail};
 use serde_json::{Map, Value};
 
-pub struct Payload(pub Map<String, Value>);
+pub(crate) struct Payload(pub Map<String, Value>);
 
 const MAX_ID_LEN: usize = 256;
 /// The fields Claude Code sends as strings, in every event that has them.
@@ -20,7 +20,7 @@ const STRING_FIELDS: [&str; 7] = [
 const MAX_DEPTH: usize = 100;
 
 impl Payload {
-    pub fn parse(bytes: &[u8]) -> Result<Payload> {
+    pub(crate) fn parse(bytes: &[u8]) -> Result<Payload> {
         let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
         if bytes.iter().all(u8::is_ascii_whitespace) {
             bail!("empty payload on stdin");
@@ -49,7 +49,7 @@ impl Payload {
 
     /// The checks every event makes: a usable session id, and the fields Claude Code sends as
     /// strings are strings. A payload failing them is malformed, whatever the event.
-    pub fn validate(&self) -> Result<()> {
+    pub(crate) fn validate(&self) -> Result<()> {
         self.session_id()?;
         for key in STRING_FIELDS {
             self.expect_string_or_absent(key)?;
@@ -66,27 +66,27 @@ impl Payload {
     }
 
     /// A non-empty string field.
-    pub fn str(&self, key: &str) -> Option<&str> {
+    pub(crate) fn str(&self, key: &str) -> Option<&str> {
         self.0
             .get(key)
             .and_then(Value::as_str)
             .filter(|s| !s.trim().is_empty())
     }
 
-    pub fn bool(&self, key: &str) -> Option<bool> {
+    pub(crate) fn bool(&self, key: &str) -> Option<bool> {
         self.0.get(key).and_then(Value::as_bool)
     }
 
-    pub fn i64(&self, key: &str) -> Option<i64> {
+    pub(crate) fn i64(&self, key: &str) -> Option<i64> {
         self.0.get(key).and_then(Value::as_i64)
     }
 
-    pub fn take(&mut self, key: &str) -> Option<Value> {
+    pub(crate) fn take(&mut self, key: &str) -> Option<Value> {
         self.0.remove(key)
     }
 
     /// `session_id`, falling back to `id` and `sessionId` (spellings other hosts use).
-    pub fn session_id(&self) -> Result<&str> {
+    pub(crate) fn session_id(&self) -> Result<&str> {
         let id = ["session_id", "sessionId", "id"]
             .iter()
             .find_map(|k| self.str(k));
@@ -100,7 +100,7 @@ impl Payload {
     }
 
     /// An identifier field that must be present (tool_use_id, tool_name).
-    pub fn required_id(&self, key: &str) -> Result<&str> {
+    pub(crate) fn required_id(&self, key: &str) -> Result<&str> {
         match self.str(key) {
             Some(v) if v.len() <= MAX_ID_LEN => Ok(v),
             Some(_) => bail!("{key} is longer than {MAX_ID_LEN} bytes"),
@@ -109,7 +109,7 @@ impl Payload {
     }
 
     /// Subagent attribution: strings of 1–128 characters.
-    pub fn agent_field(&self, key: &str) -> Option<String> {
+    pub(crate) fn agent_field(&self, key: &str) -> Option<String> {
         self.str(key)
             .filter(|s| s.chars().count() <= 128)
             .map(String::from)

@@ -35,7 +35,7 @@ const SEEN_TTL_MS: i64 = 7 * 24 * 3_600_000;
 
 /// Why the gate stayed out of the way (logged at debug level; tests read it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Pass {
+pub(crate) enum Pass {
     NotRead,
     Subagent,
     Disabled,
@@ -51,14 +51,18 @@ pub enum Pass {
 
 /// What the gate answers.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Decision {
+pub(crate) enum Decision {
     Pass(Pass),
     Deny(String),
     Context(String),
 }
 
 /// The hook's answer: the deny or context JSON, or `None` for the no-op.
-pub fn answer(payload: &Payload, settings: &Settings, deadline: Instant) -> Result<Option<String>> {
+pub(crate) fn answer(
+    payload: &Payload,
+    settings: &Settings,
+    deadline: Instant,
+) -> Result<Option<String>> {
     let decision = decide(payload, settings, deadline, clock::now_ms())?;
     crate::logging::debug(format!("read gate: {decision:?}"));
     Ok(match decision {
@@ -92,7 +96,7 @@ fn read_number(v: Option<&Value>) -> std::result::Result<Option<f64>, ()> {
     }
 }
 
-pub fn decide(
+pub(crate) fn decide(
     payload: &Payload,
     settings: &Settings,
     deadline: Instant,

@@ -12,7 +12,7 @@ use crate::project;
 use crate::store::Wait;
 use crate::view::context;
 
-pub fn answer(
+pub(crate) fn answer(
     payload: &Payload,
     settings: &Settings,
     deadline: Instant,

@@ -18,7 +18,7 @@ extern "C" fn exit_now(_signum: c_int) {
     unsafe { _exit(0) }
 }
 
-pub fn install_signal_handlers() {
+pub(crate) fn install_signal_handlers() {
     unsafe {
         signal(SIGINT, exit_now);
         signal(SIGTERM, exit_now);
@@ -26,7 +26,7 @@ pub fn install_signal_handlers() {
 }
 
 /// Exits when the process that started the server is gone (we were re-parented).
-pub fn watch_parent() {
+pub(crate) fn watch_parent() {
     let parent = std::os::unix::process::parent_id();
     if parent <= 1 {
         return;

@@ -5,10 +5,10 @@ use std::io::{BufRead, ErrorKind, Result};
 
 /// The longest line the server reads whole. A `save_memory` text is at most 20,000 characters
 /// and every other request is small: 8 MiB leaves room for any honest request.
-pub const MAX_LINE_BYTES: usize = 8 * 1024 * 1024;
+pub(crate) const MAX_LINE_BYTES: usize = 8 * 1024 * 1024;
 
 #[derive(Debug, PartialEq, Eq)]
-pub enum Read {
+pub(crate) enum Read {
     /// stdin is closed and nothing was left.
     Eof,
     /// A whole line is in the buffer (without its newline).
@@ -18,7 +18,7 @@ pub enum Read {
 }
 
 /// Reads the next line into `buf`, keeping at most `cap` bytes of it.
-pub fn read_line(input: &mut impl BufRead, buf: &mut Vec<u8>, cap: usize) -> Result<Read> {
+pub(crate) fn read_line(input: &mut impl BufRead, buf: &mut Vec<u8>, cap: usize) -> Result<Read> {
     buf.clear();
     let mut total: u64 = 0;
     loop {

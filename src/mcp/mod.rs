@@ -22,7 +22,7 @@ use protocol::*;
 use tools::{Ctx, Tool};
 use wire::{Answer, Id};
 
-pub struct Server {
+pub(crate) struct Server {
     ctx: Ctx,
     tools: Vec<Tool>,
 }
@@ -56,19 +56,15 @@ fn error_answer(id: Id, code: i64, message: &str, data: Option<Value>) -> Answer
 }
 
 impl Server {
-    pub fn new(ctx: Ctx) -> Server {
+    pub(crate) fn new(ctx: Ctx) -> Server {
         Server {
             ctx,
             tools: tools::registry(),
         }
     }
 
-    pub fn tools(&self) -> &[Tool] {
-        &self.tools
-    }
-
     /// Handles one line from the client; `None` when nothing must be answered.
-    pub fn handle_line(&mut self, line: &str) -> Option<Answer> {
+    pub(crate) fn handle_line(&mut self, line: &str) -> Option<Answer> {
         if line.trim().is_empty() {
             return None;
         }
@@ -114,7 +110,7 @@ impl Server {
 
     /// A line longer than [`line::MAX_LINE_BYTES`]: refused, for its id if the kept start
     /// of the line shows one.
-    pub fn too_long(&mut self, prefix: &str, bytes: u64) -> Answer {
+    pub(crate) fn too_long(&mut self, prefix: &str, bytes: u64) -> Answer {
         let id = recover::find_id(prefix).map_or(Id::NULL, |r| Id::Raw(prefix[r].to_string()));
         crate::logging::error(format!("refused a request line of {bytes} bytes"));
         error_answer(
@@ -264,7 +260,7 @@ fn tool_result(text: String, is_error: bool) -> Value {
 }
 
 /// Runs the server until stdin closes or the process is told to stop.
-pub fn serve() -> Result<ExitCode> {
+pub(crate) fn serve() -> Result<ExitCode> {
     lifecycle::install_signal_handlers();
     lifecycle::watch_parent();
     let mut problems = Vec::new();

@@ -3,34 +3,34 @@
 
 use serde_json::{Value, json};
 
-pub const LEGACY_VERSIONS: &[&str] = &["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
-pub const NEWEST_LEGACY: &str = "2025-11-25";
-pub const STATELESS_VERSIONS: &[&str] = &["2026-07-28"];
-pub const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
-pub const META_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+pub(crate) const LEGACY_VERSIONS: &[&str] =
+    &["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
+pub(crate) const NEWEST_LEGACY: &str = "2025-11-25";
+pub(crate) const STATELESS_VERSIONS: &[&str] = &["2026-07-28"];
+pub(crate) const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+pub(crate) const META_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
 
-pub const PARSE_ERROR: i64 = -32700;
-pub const INVALID_REQUEST: i64 = -32600;
-pub const METHOD_NOT_FOUND: i64 = -32601;
-pub const INVALID_PARAMS: i64 = -32602;
-pub const INTERNAL_ERROR: i64 = -32603;
-pub const UNSUPPORTED_VERSION: i64 = -32022;
+pub(crate) const PARSE_ERROR: i64 = -32700;
+pub(crate) const INVALID_REQUEST: i64 = -32600;
+pub(crate) const METHOD_NOT_FOUND: i64 = -32601;
+pub(crate) const INVALID_PARAMS: i64 = -32602;
+pub(crate) const UNSUPPORTED_VERSION: i64 = -32022;
 
-pub fn server_info() -> Value {
+pub(crate) fn server_info() -> Value {
     json!({"name": "cmem", "title": "cmem memory", "version": env!("CARGO_PKG_VERSION")})
 }
 
-pub const INSTRUCTIONS: &str = "cmem is this project's memory of past work. The session-start context already lists recent observations by ID and title. Use mem_search to find more (index → context → selected details), get_observations for full records by ID, get_tool_uses for the raw tool input/output behind an observation (rarely needed), and work_state_write / work_state_read to keep your to-do lists across sessions.";
+pub(crate) const INSTRUCTIONS: &str = "cmem is this project's memory of past work. The session-start context already lists recent observations by ID and title. Use mem_search to find more (index → context → selected details), get_observations for full records by ID, get_tool_uses for the raw tool input/output behind an observation (rarely needed), and work_state_write / work_state_read to keep your to-do lists across sessions.";
 
 /// The version to answer an `initialize` with: the client's if we speak it, else our newest.
-pub fn negotiate(requested: Option<&str>) -> &'static str {
+pub(crate) fn negotiate(requested: Option<&str>) -> &'static str {
     requested
         .and_then(|r| LEGACY_VERSIONS.iter().find(|v| **v == r))
         .copied()
         .unwrap_or(NEWEST_LEGACY)
 }
 
-pub fn initialize_result(requested: Option<&str>) -> Value {
+pub(crate) fn initialize_result(requested: Option<&str>) -> Value {
     json!({
         "protocolVersion": negotiate(requested),
         "capabilities": {"tools": {"listChanged": false}},
@@ -39,7 +39,7 @@ pub fn initialize_result(requested: Option<&str>) -> Value {
     })
 }
 
-pub fn discover_result() -> Value {
+pub(crate) fn discover_result() -> Value {
     let mut supported: Vec<&str> = LEGACY_VERSIONS.to_vec();
     supported.extend(STATELESS_VERSIONS);
     json!({
@@ -53,7 +53,9 @@ pub fn discover_result() -> Value {
 /// On the stateless path: `Ok(true)` when the request carries a protocol version in `_meta`
 /// (so the result gets `resultType`), `Ok(false)` for legacy requests, `Err` with the JSON-RPC
 /// error for an unsupported version or a missing required `_meta` key.
-pub fn stateless_check(params: Option<&Value>) -> Result<bool, (i64, String, Option<Value>)> {
+pub(crate) fn stateless_check(
+    params: Option<&Value>,
+) -> Result<bool, (i64, String, Option<Value>)> {
     let Some(meta) = params
         .and_then(|p| p.get("_meta"))
         .and_then(Value::as_object)

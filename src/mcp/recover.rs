@@ -11,7 +11,7 @@ use std::ops::Range;
 /// Where the value of the top-level `"id"` member sits in `line`, when it is a valid id token
 /// (a string, a number of any length, or `null`). The last `"id"` member wins, as in the strict
 /// parse. A line cut short (an over-long line's kept prefix) yields the id if it was complete.
-pub fn find_id(line: &str) -> Option<Range<usize>> {
+pub(crate) fn find_id(line: &str) -> Option<Range<usize>> {
     let b = line.as_bytes();
     let mut i = skip_ws(b, 0);
     if b.get(i) != Some(&b'{') {

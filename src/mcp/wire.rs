@@ -13,25 +13,25 @@ use serde_json::Value;
 
 /// A request id as it goes back to the client.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Id {
+pub(crate) enum Id {
     Value(Value),
     /// JSON text taken verbatim from the request (a valid string, number or `null` token).
     Raw(String),
 }
 
 impl Id {
-    pub const NULL: Id = Id::Value(Value::Null);
+    pub(crate) const NULL: Id = Id::Value(Value::Null);
 }
 
 /// One answer to one line: the id, and the result or the error object.
 #[derive(Debug)]
-pub struct Answer {
+pub(crate) struct Answer {
     pub id: Id,
     pub outcome: Result<Value, Value>,
 }
 
 /// `{"jsonrpc":"2.0","id":…,"result"|"error":…}` and a newline.
-pub fn encode(answer: &Answer) -> String {
+pub(crate) fn encode(answer: &Answer) -> String {
     let body = match &answer.outcome {
         Ok(result) => ("result", result),
         Err(error) => ("error", error),

@@ -21,7 +21,7 @@ pub enum ObsType {
 }
 
 impl ObsType {
-    pub const ALL: [ObsType; 9] = [
+    pub(crate) const ALL: [ObsType; 9] = [
         ObsType::Bugfix,
         ObsType::Feature,
         ObsType::Refactor,
@@ -35,7 +35,7 @@ impl ObsType {
 
     /// A type of work that changes the project (as opposed to finding something out or
     /// deciding it).
-    pub fn changes_code(self) -> bool {
+    pub(crate) fn changes_code(self) -> bool {
         matches!(
             self,
             ObsType::Bugfix | ObsType::Feature | ObsType::Refactor | ObsType::Change
@@ -56,12 +56,12 @@ impl ObsType {
         }
     }
 
-    pub fn parse(text: &str) -> Option<ObsType> {
+    pub(crate) fn parse(text: &str) -> Option<ObsType> {
         let t = text.trim().to_ascii_lowercase().replace('-', "_");
         ObsType::ALL.into_iter().find(|o| o.id() == t)
     }
 
-    pub fn symbol(self) -> char {
+    pub(crate) fn symbol(self) -> char {
         match self {
             ObsType::Bugfix => '●',
             ObsType::Feature => '◆',
@@ -75,8 +75,9 @@ impl ObsType {
         }
     }
 
+    #[cfg(test)] // only the tests here ask
     /// The symbol of the per-row work-token figure.
-    pub fn work_symbol(self) -> char {
+    pub(crate) fn work_symbol(self) -> char {
         match self {
             ObsType::Discovery => '⌕',
             ObsType::Decision => '⚖',
@@ -89,15 +90,15 @@ impl ObsType {
 }
 
 /// The symbol of a stored type string; types cmem does not know get a neutral dot.
-pub fn type_symbol(type_id: &str) -> char {
+pub(crate) fn type_symbol(type_id: &str) -> char {
     ObsType::parse(type_id).map_or('·', ObsType::symbol)
 }
 
 /// The marker of a session (summary) row.
-pub const SESSION_SYMBOL: char = '◎';
+pub(crate) const SESSION_SYMBOL: char = '◎';
 
 /// claude-mem's seven observation concepts (the `code` mode's).
-pub const CONCEPTS: [&str; 7] = [
+pub(crate) const CONCEPTS: [&str; 7] = [
     "how-it-works",
     "why-it-exists",
     "what-changed",
@@ -151,7 +152,7 @@ impl std::ops::Deref for Observation {
 impl Observation {
     /// Estimated tokens to read this observation, as claude-mem estimates them: characters of
     /// title, subtitle, narrative and the facts JSON stringified once more, over four.
-    pub fn read_tokens(&self) -> i64 {
+    pub(crate) fn read_tokens(&self) -> i64 {
         let len = |s: &Option<String>| s.as_deref().map_or(0, utf16_len);
         let facts = serde_json::to_string(&self.facts_json).unwrap_or_default();
         let chars =
@@ -197,7 +198,7 @@ impl std::ops::Deref for Summary {
 
 /// One user prompt (a turn's request).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Prompt {
+pub(crate) struct Prompt {
     pub id: i64,
     pub project: String,
     pub session_id: i64,
@@ -210,7 +211,7 @@ pub struct Prompt {
 
 /// One raw tool call (layer 4) as stored: capped, redacted JSON text.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ToolUse {
+pub(crate) struct ToolUse {
     pub id: i64,
     pub tool_use_id: String,
     pub content_session_id: String,
@@ -260,7 +261,7 @@ impl Kind {
         (id > 0).then_some((kind, id))
     }
 
-    pub fn label(self) -> &'static str {
+    pub(crate) fn label(self) -> &'static str {
         match self {
             Kind::Observation => "observation",
             Kind::Summary => "summary",
@@ -271,7 +272,7 @@ impl Kind {
 
 /// A row of an index or timeline: what step 1 and 2 of a search disclose.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct IndexRow {
+pub(crate) struct IndexRow {
     pub kind: Kind,
     pub id: i64,
     pub project: String,
@@ -285,7 +286,7 @@ pub struct IndexRow {
 }
 
 /// Parses a stored JSON array of strings; anything else counts as empty.
-pub fn json_list(text: Option<&str>) -> Vec<String> {
+pub(crate) fn json_list(text: Option<&str>) -> Vec<String> {
     text.and_then(|t| serde_json::from_str::<Vec<serde_json::Value>>(t).ok())
         .map(|v| {
             v.into_iter()

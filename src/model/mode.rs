@@ -35,14 +35,14 @@ use serde::Deserialize;
 use serde_json::Value;
 
 /// The symbol of a stored type the active mode does not define.
-pub const FALLBACK_SYMBOL: char = '·';
+pub(crate) const FALLBACK_SYMBOL: char = '·';
 /// The work symbol of such a type.
-pub const FALLBACK_WORK_SYMBOL: char = '⚒';
+pub(crate) const FALLBACK_WORK_SYMBOL: char = '⚒';
 /// The mode used when none is set.
-pub const DEFAULT_MODE: &str = "code";
+pub(crate) const DEFAULT_MODE: &str = "code";
 
 /// The modes compiled into cmem: (id, JSON text).
-pub const BUILTIN: &[(&str, &str)] = &[
+pub(crate) const BUILTIN: &[(&str, &str)] = &[
     ("code", include_str!("../../assets/modes/code.json")),
     (
         "code--chill",
@@ -85,7 +85,7 @@ pub struct Mode {
 }
 
 impl Mode {
-    pub fn type_def(&self, type_id: &str) -> Option<&TypeDef> {
+    pub(crate) fn type_def(&self, type_id: &str) -> Option<&TypeDef> {
         let t = type_id.trim();
         self.types.iter().find(|d| {
             d.id.eq_ignore_ascii_case(t) || d.id == t.to_ascii_lowercase().replace('-', "_")
@@ -93,27 +93,27 @@ impl Mode {
     }
 
     /// The row symbol of a stored type; a type this mode does not define keeps a neutral dot.
-    pub fn symbol(&self, type_id: &str) -> char {
+    pub(crate) fn symbol(&self, type_id: &str) -> char {
         self.type_def(type_id).map_or(FALLBACK_SYMBOL, |d| d.symbol)
     }
 
-    pub fn work_symbol(&self, type_id: &str) -> char {
+    pub(crate) fn work_symbol(&self, type_id: &str) -> char {
         self.type_def(type_id)
             .map_or(FALLBACK_WORK_SYMBOL, |d| d.work_symbol)
     }
 
-    pub fn type_ids(&self) -> Vec<&str> {
+    pub(crate) fn type_ids(&self) -> Vec<&str> {
         self.types.iter().map(|t| t.id.as_str()).collect()
     }
 
-    pub fn concept_ids(&self) -> Vec<&str> {
+    pub(crate) fn concept_ids(&self) -> Vec<&str> {
         self.concepts.iter().map(|c| c.id.as_str()).collect()
     }
 
     /// The type the rule-based observer writes for its `rule_type` (a `code` type id) in this
     /// mode: the mode's `rule_types` entry, else the same id when the mode defines it, else
     /// the mode's default type.
-    pub fn rule_type<'a>(&'a self, rule_type: &'a str) -> &'a str {
+    pub(crate) fn rule_type<'a>(&'a self, rule_type: &'a str) -> &'a str {
         match self.rule_types.get(rule_type) {
             Some(t) => t,
             None if self.types.is_empty() || self.type_def(rule_type).is_some() => rule_type,
@@ -122,7 +122,7 @@ impl Mode {
     }
 
     /// The type an observer's reply gets when it names none.
-    pub fn default_type(&self) -> &str {
+    pub(crate) fn default_type(&self) -> &str {
         self.types.first().map_or("discovery", |t| t.id.as_str())
     }
 }
@@ -196,7 +196,7 @@ fn empty_code() -> Mode {
 
 /// The mode the settings name (`[context] mode`, `CMEM_MODE`), resolved once per process, for
 /// code that has no settings at hand (the observer's instructions and reply parser).
-pub fn active() -> Arc<Mode> {
+pub(crate) fn active() -> Arc<Mode> {
     static ACTIVE: OnceLock<Arc<Mode>> = OnceLock::new();
     ACTIVE
         .get_or_init(|| {
@@ -207,25 +207,25 @@ pub fn active() -> Arc<Mode> {
 }
 
 /// Where user modes live: `<config dir>/modes/` (files `<id>.json`).
-pub fn user_dir() -> PathBuf {
+pub(crate) fn user_dir() -> PathBuf {
     crate::paths::config_dir().join("modes")
 }
 
 /// The mode `id`, from the user's modes dir or the built-ins.
-pub fn resolve(id: &str) -> Result<Arc<Mode>> {
+pub(crate) fn resolve(id: &str) -> Result<Arc<Mode>> {
     resolve_in(id, &user_dir())
 }
 
 /// `resolve`, or the built-in `code` mode when `id` cannot be loaded (`report` gets the reason):
 /// for hooks, which must not lose the context over a typo.
-pub fn resolve_or_code(id: &str, report: &mut dyn FnMut(String)) -> Arc<Mode> {
+pub(crate) fn resolve_or_code(id: &str, report: &mut dyn FnMut(String)) -> Arc<Mode> {
     resolve(id).unwrap_or_else(|e| {
         report(format!("{e:#}; using the code mode"));
         code()
     })
 }
 
-pub fn resolve_in(id: &str, dir: &Path) -> Result<Arc<Mode>> {
+pub(crate) fn resolve_in(id: &str, dir: &Path) -> Result<Arc<Mode>> {
     let id = id.trim();
     check_id(id)?;
     let (parent, has_override) = match id.split_once("--") {
@@ -248,7 +248,7 @@ pub fn resolve_in(id: &str, dir: &Path) -> Result<Arc<Mode>> {
 }
 
 /// Checks the spelling of a mode id (no file access: settings validation uses it).
-pub fn check_id(id: &str) -> Result<()> {
+pub(crate) fn check_id(id: &str) -> Result<()> {
     if id.is_empty()
         || !id
             .chars()
@@ -260,7 +260,7 @@ pub fn check_id(id: &str) -> Result<()> {
 }
 
 /// The names of every mode a user can pick: built-ins and files in the user dir.
-pub fn available(dir: &Path) -> Vec<String> {
+pub(crate) fn available(dir: &Path) -> Vec<String> {
     let mut out: Vec<String> = BUILTIN.iter().map(|(id, _)| id.to_string()).collect();
     if let Ok(entries) = std::fs::read_dir(dir) {
         for e in entries.flatten() {

@@ -20,7 +20,7 @@ pub struct Entry {
 
 impl Entry {
     /// The order entries fold in: the server's for synced ones, then the rest by time.
-    pub fn order(&self) -> (bool, i64, i64, i64) {
+    pub(crate) fn order(&self) -> (bool, i64, i64, i64) {
         (
             self.seq.is_none(),
             self.seq.unwrap_or(0),
@@ -38,11 +38,11 @@ pub struct Task {
 }
 
 impl Task {
-    pub fn status(&self) -> Option<String> {
+    pub(crate) fn status(&self) -> Option<String> {
         self.fields.get("status").and_then(value_text)
     }
 
-    pub fn is_closed(&self) -> bool {
+    pub(crate) fn is_closed(&self) -> bool {
         is_closed_status(self.status().as_deref())
     }
 }
@@ -62,16 +62,11 @@ pub struct List {
 
 impl List {
     /// A list whose own state says `status: done` is closed.
-    pub fn is_closed(&self) -> bool {
+    pub(crate) fn is_closed(&self) -> bool {
         self.state
             .get("status")
             .and_then(value_text)
             .is_some_and(|s| s.eq_ignore_ascii_case("done"))
-    }
-
-    /// The last time anything in the list changed.
-    pub fn last_updated(&self) -> i64 {
-        self.last_epoch
     }
 }
 
@@ -80,7 +75,7 @@ fn is_closed_status(status: Option<&str>) -> bool {
 }
 
 /// The text of a scalar value (`null` and containers have none).
-pub fn value_text(v: &Value) -> Option<String> {
+pub(crate) fn value_text(v: &Value) -> Option<String> {
     match v {
         Value::String(s) => Some(s.clone()),
         Value::Number(n) => Some(n.to_string()),
@@ -175,7 +170,7 @@ pub fn fold(entries: &[Entry]) -> Vec<List> {
 
 /// One visible line of a folded list.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Line {
+pub(crate) enum Line {
     /// `- <label>[: k=v, …, updated <dur> ago]`
     Header {
         label: String,
@@ -207,7 +202,7 @@ fn visible_fields(map: &Map<String, Value>, skip: &[&str]) -> Vec<(String, Strin
 
 /// The visible lines of one list: closed tasks only with `include_closed`; a closed list keeps
 /// its open tasks under a bare header; a list with nothing visible has no lines.
-pub fn lines(list: &List, include_closed: bool) -> Vec<Line> {
+pub(crate) fn lines(list: &List, include_closed: bool) -> Vec<Line> {
     let tasks: Vec<Line> = list
         .tasks
         .iter()

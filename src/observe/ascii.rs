@@ -5,11 +5,11 @@
 
 use regex::bytes::{Regex, RegexBuilder};
 
-pub struct AsciiRegex(Regex);
+pub(crate) struct AsciiRegex(Regex);
 
 impl AsciiRegex {
     /// Compiles a built-in pattern (a bad one is a bug, caught by the tests).
-    pub fn new(pattern: &str) -> AsciiRegex {
+    pub(crate) fn new(pattern: &str) -> AsciiRegex {
         AsciiRegex(
             RegexBuilder::new(pattern)
                 .unicode(false)
@@ -18,24 +18,24 @@ impl AsciiRegex {
         )
     }
 
-    pub fn is_match(&self, text: &str) -> bool {
+    pub(crate) fn is_match(&self, text: &str) -> bool {
         self.0.is_match(text.as_bytes())
     }
 
     /// The first match: its text and where it ends.
-    pub fn find<'t>(&self, text: &'t str) -> Option<(&'t str, usize)> {
+    pub(crate) fn find<'t>(&self, text: &'t str) -> Option<(&'t str, usize)> {
         let m = self.0.find(text.as_bytes())?;
         Some((text.get(m.range())?, m.end()))
     }
 
-    pub fn find_iter<'t>(&'t self, text: &'t str) -> impl Iterator<Item = &'t str> + 't {
+    pub(crate) fn find_iter<'t>(&'t self, text: &'t str) -> impl Iterator<Item = &'t str> + 't {
         self.0
             .find_iter(text.as_bytes())
             .filter_map(move |m| text.get(m.range()))
     }
 
     /// Every match's capture groups (index 0 is the whole match).
-    pub fn captures_iter<'t>(
+    pub(crate) fn captures_iter<'t>(
         &'t self,
         text: &'t str,
     ) -> impl Iterator<Item = Vec<Option<&'t str>>> + 't {
@@ -46,7 +46,7 @@ impl AsciiRegex {
         })
     }
 
-    pub fn captures<'t>(&'t self, text: &'t str) -> Option<Vec<Option<&'t str>>> {
+    pub(crate) fn captures<'t>(&'t self, text: &'t str) -> Option<Vec<Option<&'t str>>> {
         self.captures_iter(text).next()
     }
 }

@@ -18,11 +18,11 @@ use crate::store::Store;
 use crate::store::quarantine::{self, Observer};
 
 /// Where the marks live, inside the data dir.
-pub const DIR: &str = "observing";
+pub(crate) const DIR: &str = "observing";
 
 /// A mark older than this is a failed attempt even when its process id is alive (the id was
 /// reused): no turn takes an observer this long.
-pub const STALE_AFTER_MS: i64 = 10 * 60 * 1000;
+pub(crate) const STALE_AFTER_MS: i64 = 10 * 60 * 1000;
 
 /// The outcome of asking to start an attempt.
 #[derive(Debug)]
@@ -37,13 +37,13 @@ enum Begin {
 
 /// A running attempt (its mark, when one could be written).
 #[derive(Debug)]
-pub struct Attempt {
+pub(crate) struct Attempt {
     mark: Option<PathBuf>,
 }
 
 impl Attempt {
     /// Removes the mark: the attempt ended in this process, well or not.
-    pub fn end(self) {
+    pub(crate) fn end(self) {
         if let Some(mark) = self.mark {
             let _ = fs::remove_file(mark);
         }
@@ -59,14 +59,14 @@ struct Failed {
 
 impl Failed {
     /// Removes the dead attempt's mark (once the quarantine is stored).
-    pub fn clear(self) {
+    pub(crate) fn clear(self) {
         let _ = fs::remove_file(self.mark);
     }
 }
 
 /// What an observer does with a turn it is about to work on.
 #[derive(Debug)]
-pub enum Start {
+pub(crate) enum Start {
     /// Work on it; `Attempt::end` when done, whatever happened.
     Go(Attempt),
     /// Another live process is working on it right now.
@@ -77,7 +77,12 @@ pub enum Start {
 
 /// Starts an attempt of `observer` on a turn of `store`, quarantining the turn instead when an
 /// earlier attempt died on it.
-pub fn start(store: &mut Store, observer: Observer, turn_id: i64, now_ms: i64) -> Result<Start> {
+pub(crate) fn start(
+    store: &mut Store,
+    observer: Observer,
+    turn_id: i64,
+    now_ms: i64,
+) -> Result<Start> {
     let data_dir = store
         .path()
         .parent()
@@ -95,7 +100,7 @@ pub fn start(store: &mut Store, observer: Observer, turn_id: i64, now_ms: i64) -
 }
 
 /// Quarantines a turn for `observer` and says so in the log.
-pub fn quarantine_turn(
+pub(crate) fn quarantine_turn(
     store: &mut Store,
     observer: Observer,
     turn_id: i64,

@@ -9,12 +9,12 @@ use crate::model::{ObsType, ObservationBody, utf16_len};
 use crate::text::{clip, one_line};
 
 /// Titles never exceed this (UTF-16 units).
-pub const TITLE_MAX: usize = 120;
+pub(crate) const TITLE_MAX: usize = 120;
 /// Subtitles are one sentence of at most this many words (claude-mem asks its observer for this).
-pub const SUBTITLE_WORDS: usize = 24;
+pub(crate) const SUBTITLE_WORDS: usize = 24;
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct Draft {
+pub(crate) struct Draft {
     pub obs_type: ObsType,
     pub title: String,
     pub subtitle: String,
@@ -32,13 +32,13 @@ pub struct Draft {
 }
 
 impl Draft {
-    pub fn new(obs_type: ObsType, title: impl AsRef<str>) -> Draft {
+    pub(crate) fn new(obs_type: ObsType, title: impl AsRef<str>) -> Draft {
         Draft::titled(obs_type, title, TITLE_MAX)
     }
 
     /// A draft whose title may run to `max` units: the rare title that is the memory itself (a
     /// plan, a commit message), not a rule's description of the work.
-    pub fn titled(obs_type: ObsType, title: impl AsRef<str>, max: usize) -> Draft {
+    pub(crate) fn titled(obs_type: ObsType, title: impl AsRef<str>, max: usize) -> Draft {
         Draft {
             obs_type,
             title: clip_words(&flat(title.as_ref()), max),
@@ -53,27 +53,27 @@ impl Draft {
         }
     }
 
-    pub fn checked(mut self, checks: Vec<String>) -> Draft {
+    pub(crate) fn checked(mut self, checks: Vec<String>) -> Draft {
         self.checks = checks;
         self
     }
 
-    pub fn subtitle(mut self, text: impl AsRef<str>) -> Draft {
+    pub(crate) fn subtitle(mut self, text: impl AsRef<str>) -> Draft {
         self.subtitle = sentence(text.as_ref());
         self
     }
 
-    pub fn narrative(mut self, text: impl Into<String>) -> Draft {
+    pub(crate) fn narrative(mut self, text: impl Into<String>) -> Draft {
         self.narrative = text.into();
         self
     }
 
-    pub fn concepts(mut self, concepts: &[&'static str]) -> Draft {
+    pub(crate) fn concepts(mut self, concepts: &[&'static str]) -> Draft {
         self.concepts = concepts.to_vec();
         self
     }
 
-    pub fn fact(&mut self, text: impl AsRef<str>) {
+    pub(crate) fn fact(&mut self, text: impl AsRef<str>) {
         let f = flat(text.as_ref());
         if !f.is_empty() && !self.facts.contains(&f) {
             self.facts.push(clip_words(&f, 300));
@@ -81,29 +81,29 @@ impl Draft {
     }
 
     /// The first line of a tool's error, as a fact.
-    pub fn error_fact(&mut self, err: &str) {
+    pub(crate) fn error_fact(&mut self, err: &str) {
         self.fact(format!(
             "Error: {}",
             first_line(err, 200).unwrap_or_default()
         ));
     }
 
-    pub fn tool(&mut self, idx: usize) {
+    pub(crate) fn tool(&mut self, idx: usize) {
         if !self.tools.contains(&idx) {
             self.tools.push(idx);
         }
     }
 
-    pub fn read(&mut self, path: &str) {
+    pub(crate) fn read(&mut self, path: &str) {
         push_unique(&mut self.files_read, path);
     }
 
-    pub fn modified(&mut self, path: &str) {
+    pub(crate) fn modified(&mut self, path: &str) {
         push_unique(&mut self.files_modified, path);
     }
 
     /// What the draft says, as stored: empty subtitle and narrative are none.
-    pub fn body(&self) -> ObservationBody {
+    pub(crate) fn body(&self) -> ObservationBody {
         ObservationBody {
             obs_type: self.obs_type.id().to_string(),
             title: Some(self.title.clone()),
@@ -117,19 +117,19 @@ impl Draft {
     }
 }
 
-pub fn push_unique(list: &mut Vec<String>, item: &str) {
+pub(crate) fn push_unique(list: &mut Vec<String>, item: &str) {
     if !item.is_empty() && !list.iter().any(|x| x == item) {
         list.push(item.to_string());
     }
 }
 
 /// One line, at most `TITLE_MAX` units, shortened at a word boundary.
-pub fn title_text(text: &str) -> String {
+pub(crate) fn title_text(text: &str) -> String {
     clip_words(&flat(text), TITLE_MAX)
 }
 
 /// The first candidate that fits in a title whole, if one does.
-pub fn first_fitting(candidates: impl IntoIterator<Item = String>) -> Option<String> {
+pub(crate) fn first_fitting(candidates: impl IntoIterator<Item = String>) -> Option<String> {
     candidates
         .into_iter()
         .map(|c| flat(&c))
@@ -138,7 +138,7 @@ pub fn first_fitting(candidates: impl IntoIterator<Item = String>) -> Option<Str
 
 /// The first candidate that fits in a title, else the last one shortened: callers list the
 /// forms of a title from the fullest to the one with the least valuable parts dropped.
-pub fn fitting_title(candidates: impl IntoIterator<Item = String>) -> String {
+pub(crate) fn fitting_title(candidates: impl IntoIterator<Item = String>) -> String {
     let mut last = String::new();
     for c in candidates {
         let c = flat(&c);
@@ -151,7 +151,7 @@ pub fn fitting_title(candidates: impl IntoIterator<Item = String>) -> String {
 }
 
 /// One line, at most `SUBTITLE_WORDS` words, ending with a full stop.
-pub fn sentence(text: &str) -> String {
+pub(crate) fn sentence(text: &str) -> String {
     let line = flat(text);
     let words = words(&line, false);
     let mut out = match words.get(SUBTITLE_WORDS) {
@@ -166,7 +166,7 @@ pub fn sentence(text: &str) -> String {
 
 /// `` `text` `` clipped to `max` units inside the backticks: the text exactly as given (a line
 /// break or tab becomes one space, nothing is collapsed), cut only between words.
-pub fn code(text: &str, max: usize) -> String {
+pub(crate) fn code(text: &str, max: usize) -> String {
     let exact: String = text
         .trim()
         .chars()
@@ -178,7 +178,7 @@ pub fn code(text: &str, max: usize) -> String {
 /// `` `text` `` for search patterns: whitespace is kept (a trailing space matters), only
 /// line breaks and tabs become spaces. A pattern is never shortened (a cut regex is another
 /// regex): a title with no room for it leaves it out instead.
-pub fn code_raw(text: &str) -> String {
+pub(crate) fn code_raw(text: &str) -> String {
     let flat: String = text
         .chars()
         .map(|c| if c.is_control() { ' ' } else { c })
@@ -239,7 +239,7 @@ fn spans(text: &str, shell: bool) -> Vec<(usize, usize)> {
 
 /// Byte ranges of the words of `text`: runs of non-space characters, where a quoted span (see
 /// `spans`) is part of the word around it however many spaces it holds.
-pub fn words(text: &str, shell: bool) -> Vec<(usize, usize)> {
+pub(crate) fn words(text: &str, shell: bool) -> Vec<(usize, usize)> {
     let spans = spans(text, shell);
     let mut out = Vec::new();
     let mut start: Option<usize> = None;
@@ -273,14 +273,14 @@ pub fn words(text: &str, shell: bool) -> Vec<(usize, usize)> {
 }
 
 /// One line, quoted commands kept exactly (see `crate::text::one_line`).
-pub fn flat(text: &str) -> String {
+pub(crate) fn flat(text: &str) -> String {
     one_line(text)
 }
 
 /// `text` cut to at most `max` units at a word boundary, ending with ` …`: a path, name,
 /// number or quoted span is kept whole or dropped whole. Only a first word longer than `max`
 /// is cut inside.
-pub fn clip_words(text: &str, max: usize) -> String {
+pub(crate) fn clip_words(text: &str, max: usize) -> String {
     clip_words_with(text, max, false)
 }
 
@@ -313,7 +313,7 @@ fn clip_words_with(text: &str, max: usize, shell: bool) -> String {
 /// Items joined with ", " for as long as they fit in `max` units, then "and N more". Items are
 /// never cut: a first item longer than `max` is given whole (callers that must fit a title
 /// try a shorter form).
-pub fn fit_list(items: &[String], max: usize) -> String {
+pub(crate) fn fit_list(items: &[String], max: usize) -> String {
     let mut out = String::new();
     for (i, item) in items.iter().enumerate() {
         let sep = if i == 0 { "" } else { ", " };
@@ -333,12 +333,12 @@ pub fn fit_list(items: &[String], max: usize) -> String {
 }
 
 /// `+3 −1`, the size of a change.
-pub fn delta(added: usize, removed: usize) -> String {
+pub(crate) fn delta(added: usize, removed: usize) -> String {
     format!("+{added} \u{2212}{removed}")
 }
 
 /// The first line worth quoting from a block of text (skips blank lines and markdown rules).
-pub fn first_line(text: &str, max: usize) -> Option<String> {
+pub(crate) fn first_line(text: &str, max: usize) -> Option<String> {
     text.lines()
         .map(|l| l.trim().trim_start_matches('#').trim())
         .find(|l| !l.is_empty() && !l.chars().all(|c| c == '-' || c == '=' || c == '*'))

@@ -11,14 +11,14 @@ use crate::store::turns::ToolRow;
 
 /// Where the turn ran: paths are shown relative to the project root.
 #[derive(Debug, Clone, Default)]
-pub struct Place {
+pub(crate) struct Place {
     pub root: PathBuf,
     pub cwd: PathBuf,
 }
 
 impl Place {
     /// `path` relative to the project root (or the cwd); paths outside both stay as they are.
-    pub fn rel(&self, path: &str) -> String {
+    pub(crate) fn rel(&self, path: &str) -> String {
         let p = Path::new(path);
         for base in [&self.root, &self.cwd] {
             if !base.as_os_str().is_empty()
@@ -35,7 +35,7 @@ impl Place {
     }
 
     /// An absolute path for reading the file from disk.
-    pub fn abs(&self, path: &str) -> PathBuf {
+    pub(crate) fn abs(&self, path: &str) -> PathBuf {
         let p = Path::new(path);
         if p.is_absolute() {
             p.to_path_buf()
@@ -47,7 +47,7 @@ impl Place {
 
 /// One file edit (Edit, MultiEdit, Write, NotebookEdit).
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct FileEdit {
+pub(crate) struct FileEdit {
     /// Relative to the project root.
     pub path: String,
     pub created: bool,
@@ -64,7 +64,7 @@ pub struct FileEdit {
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct Shell {
+pub(crate) struct Shell {
     pub command: String,
     pub description: Option<String>,
     pub ok: bool,
@@ -77,7 +77,7 @@ pub struct Shell {
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct Search {
+pub(crate) struct Search {
     /// `Grep` or `Glob`.
     pub tool: String,
     pub pattern: String,
@@ -90,7 +90,7 @@ pub struct Search {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub enum Kind {
+pub(crate) enum Kind {
     Read {
         path: String,
         content: Option<String>,
@@ -141,14 +141,14 @@ pub enum Kind {
 
 /// One parsed tool use; `idx` is its position in the turn's tool list.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Event {
+pub(crate) struct Event {
     pub idx: usize,
     pub at: i64,
     pub failed: bool,
     pub kind: Kind,
 }
 
-pub const WORK_STATE_TOOLS: &[&str] = &[
+pub(crate) const WORK_STATE_TOOLS: &[&str] = &[
     "TodoWrite",
     "TaskCreate",
     "TaskUpdate",
@@ -173,7 +173,7 @@ const IGNORED_TOOLS: &[&str] = &[
 ];
 
 /// Reads every tool use of a turn.
-pub fn parse_all(tools: &[ToolRow], place: &Place) -> Vec<Event> {
+pub(crate) fn parse_all(tools: &[ToolRow], place: &Place) -> Vec<Event> {
     tools
         .iter()
         .enumerate()

@@ -30,20 +30,20 @@ use crate::store::summaries;
 use crate::store::turns::{self, ToolRow, TurnRow};
 
 /// The `source` of what the external observer writes.
-pub const SOURCE_OBSERVER: &str = "observer";
-pub const LOCK_FILE: &str = "observer.lock";
+pub(crate) const SOURCE_OBSERVER: &str = "observer";
+pub(crate) const LOCK_FILE: &str = "observer.lock";
 /// Turns observed longer ago than this are not sent (turning the command on later does not
 /// replay the whole history).
 const LOOKBACK_MS: i64 = 24 * 3600 * 1000;
 /// More output than this from the command is not read.
 const MAX_REPLY_BYTES: u64 = 4 * 1024 * 1024;
 
-pub fn lock_path(data_dir: &Path) -> PathBuf {
+pub(crate) fn lock_path(data_dir: &Path) -> PathBuf {
     data_dir.join(LOCK_FILE)
 }
 
 /// Hook side: starts the background worker in its own process group and returns at once.
-pub fn spawn_worker(settings: &Settings) -> Result<()> {
+pub(crate) fn spawn_worker(settings: &Settings) -> Result<()> {
     let exe = std::env::current_exe().context("cannot find the cmem executable")?;
     let mut cmd = Command::new(exe);
     cmd.args(["observe", "--external"])
@@ -61,20 +61,20 @@ pub fn spawn_worker(settings: &Settings) -> Result<()> {
 
 /// How one turn went with the external command.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum TurnOutcome {
+pub(crate) enum TurnOutcome {
     Replaced { observations: usize, summary: bool },
     KeptRules(String),
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct WorkerReport {
+pub(crate) struct WorkerReport {
     pub busy: bool,
     pub outcomes: Vec<(i64, TurnOutcome)>,
 }
 
 /// Worker side: handles every turn waiting for the external observer, unless another worker
 /// holds the lock.
-pub fn run_worker(settings: &Settings) -> Result<WorkerReport> {
+pub(crate) fn run_worker(settings: &Settings) -> Result<WorkerReport> {
     let mut report = WorkerReport::default();
     let Some(command) = settings
         .observer
@@ -166,7 +166,7 @@ fn observe_turn(
 
 /// Runs `sh -c command` with `input` on stdin; its stdout, or an error on failure or timeout
 /// (then its whole process group is killed).
-pub fn run_command(command: &str, input: &str, timeout: Duration) -> Result<String> {
+pub(crate) fn run_command(command: &str, input: &str, timeout: Duration) -> Result<String> {
     let deadline = Instant::now() + timeout;
     let mut child = Command::new("sh")
         .arg("-c")

@@ -232,7 +232,7 @@ fn enclosing_call(t: &[Token], at: usize) -> Option<(usize, usize)> {
 /// What one edit replaced, when it is one small change: the differing lines of `old` and
 /// `new` (common lines and comments dropped) pair up one to one and each pair changes the same
 /// thing; else the change to a function's signature, when the edit made one.
-pub fn changed(old: &str, new: &str) -> Option<(String, String)> {
+pub(crate) fn changed(old: &str, new: &str) -> Option<(String, String)> {
     let differing = |code_only: bool| {
         let lines = |text: &str| -> Vec<String> {
             text.lines()
@@ -337,7 +337,7 @@ fn opens_comment(code: &str, rest: &str) -> bool {
 /// rewords the comment above a constant still has one before → after.
 /// Whether a trimmed line is a comment (or a docstring's quotes): what a change says, not
 /// what it changes.
-pub fn is_comment(line: &str) -> bool {
+pub(crate) fn is_comment(line: &str) -> bool {
     [
         "//", "/*", "*/", "-- ", "<!--", ";;", "\"\"\"", "'''", "* ", "# ",
     ]
@@ -483,7 +483,7 @@ fn params_span(line: &str, t: &[Token], from: usize, to: usize, whole: bool) -> 
 
 /// `old → new` for a title: plain when both sides are one word or number, else each side in
 /// a code span (an operator or a quoted string reads better fenced).
-pub fn arrow(old: &str, new: &str) -> String {
+pub(crate) fn arrow(old: &str, new: &str) -> String {
     let plain = |s: &str| {
         !s.is_empty()
             && s.chars()

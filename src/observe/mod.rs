@@ -35,21 +35,21 @@ use crate::store::summaries::{self, NewSummary};
 use crate::store::turns::{self, ToolRow, TurnRow};
 use crate::store::{Store, todos};
 use draft::Draft;
-use event::{Event, Place};
+use event::Place;
 
 /// The `source` of what the rule-based observer writes.
-pub const SOURCE_RULES: &str = "rules";
+pub(crate) const SOURCE_RULES: &str = "rules";
 
 /// How much one run may do.
 #[derive(Debug, Clone, Copy)]
-pub struct Limits {
+pub(crate) struct Limits {
     pub max_turns: usize,
     /// Stop starting new turns after this instant (hooks answer within their deadline).
     pub until: Option<Instant>,
 }
 
 impl Limits {
-    pub fn unlimited() -> Limits {
+    pub(crate) fn unlimited() -> Limits {
         Limits {
             max_turns: usize::MAX,
             until: None,
@@ -58,7 +58,7 @@ impl Limits {
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Report {
+pub(crate) struct Report {
     pub turns: usize,
     pub observations: usize,
     pub summaries: usize,
@@ -69,9 +69,8 @@ pub struct Report {
 }
 
 /// A turn read back and run through the rules (not stored yet).
-pub struct Analysis {
+pub(crate) struct Analysis {
     pub tools: Vec<ToolRow>,
-    pub events: Vec<Event>,
     pub drafts: Vec<Draft>,
     pub summary: SummaryBody,
 }
@@ -123,7 +122,7 @@ fn open_items(conn: &Connection, turn: &TurnRow) -> Result<(Vec<String>, Vec<Str
 }
 
 /// Reads a turn's tool uses and runs the rules over them.
-pub fn analyze(conn: &Connection, turn: &TurnRow) -> Result<Analysis> {
+pub(crate) fn analyze(conn: &Connection, turn: &TurnRow) -> Result<Analysis> {
     let tools = turns::tool_uses(conn, turn)?;
     let place = place_of(turn, &tools);
     let events = event::parse_all(&tools, &place);
@@ -144,7 +143,6 @@ pub fn analyze(conn: &Connection, turn: &TurnRow) -> Result<Analysis> {
     let summary = summary::build(turn, &events, &drafts, &open);
     Ok(Analysis {
         tools,
-        events,
         drafts,
         summary,
     })
@@ -152,7 +150,7 @@ pub fn analyze(conn: &Connection, turn: &TurnRow) -> Result<Analysis> {
 
 /// The stored form of an observation `body` that stands for the tool uses at `linked` (indices
 /// into `tools`): its cost is theirs, its time the newest of theirs (else the turn's end).
-pub fn new_observation(
+pub(crate) fn new_observation(
     body: ObservationBody,
     linked: &[usize],
     turn: &TurnRow,
@@ -178,7 +176,7 @@ pub fn new_observation(
 
 /// Inserts an observation (or finds the same one already in the session) and links its tool
 /// uses to it.
-pub fn store_observation(
+pub(crate) fn store_observation(
     conn: &Connection,
     o: &NewObservation,
     tool_row_ids: &[i64],
@@ -193,7 +191,7 @@ pub fn store_observation(
 }
 
 /// The stored form of a turn's summary `body`: the cost of all the turn's tool uses.
-pub fn new_summary(
+pub(crate) fn new_summary(
     body: SummaryBody,
     turn: &TurnRow,
     tools: &[ToolRow],
@@ -212,7 +210,7 @@ pub fn new_summary(
 
 /// Observes one turn: stores its observations and summary and marks it observed.
 /// `mode` decides the stored types (the rules decide in `code` types; see `Mode::rule_type`).
-pub fn observe_turn(
+pub(crate) fn observe_turn(
     conn: &Connection,
     turn: &TurnRow,
     mode: &Mode,
@@ -245,7 +243,7 @@ pub fn observe_turn(
 ///
 /// A turn that killed an earlier attempt (see `attempt`) or panics now is quarantined and the
 /// run goes on with the next one: one bad turn never stops the observing of later ones.
-pub fn observe_pending(
+pub(crate) fn observe_pending(
     store: &mut Store,
     limits: Limits,
     mode: &Mode,

@@ -9,7 +9,7 @@ use crate::text::{clip, one_line};
 
 /// What a shell command does, as far as memory is concerned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CommandClass {
+pub(crate) enum CommandClass {
     /// Looks around without changing anything (`ls`, `cat`, `git status`, `grep`).
     Inspect,
     /// Tests, builds, lints, type checks: the commands whose pass/fail is the news.
@@ -20,7 +20,7 @@ pub enum CommandClass {
 }
 
 /// `cd <dir> && cmd` → `cmd`; the part of a command worth showing.
-pub fn strip_cd(command: &str) -> &str {
+pub(crate) fn strip_cd(command: &str) -> &str {
     let mut rest = command.trim();
     while let Some(after) = rest.strip_prefix("cd ") {
         match after.find("&&") {
@@ -43,7 +43,7 @@ fn exact(text: &str) -> String {
 /// A command for a title: its first line as it ran, at most `max` characters. A longer one is
 /// shortened by whole words (a quoted argument counts as one), marked ` …`; only a first word
 /// longer than `max` is given over length, for the caller to drop.
-pub fn show_command(command: &str, max: usize) -> String {
+pub(crate) fn show_command(command: &str, max: usize) -> String {
     let cmd = strip_cd(command);
     let first = exact(cmd.lines().next().unwrap_or(""));
     let multi_line = cmd.trim().lines().nth(1).is_some();
@@ -73,7 +73,7 @@ pub fn show_command(command: &str, max: usize) -> String {
 
 /// The first command of a chain or pipeline as it ran (`grep -q 'a|b' f || …` →
 /// `grep -q 'a|b' f`): separators inside quotes do not count.
-pub fn first_segment(command: &str) -> String {
+pub(crate) fn first_segment(command: &str) -> String {
     let cmd = strip_cd(command);
     exact(segments(cmd).first().copied().unwrap_or(cmd))
 }
@@ -121,7 +121,7 @@ fn segments(cmd: &str) -> Vec<&str> {
 
 /// Program and subcommand, used to pair a failing run with a later passing one
 /// (`cargo test store::` and `cargo test` are the same check).
-pub fn command_key(command: &str) -> String {
+pub(crate) fn command_key(command: &str) -> String {
     let words: Vec<&str> = strip_cd(command)
         .split_whitespace()
         .filter(|w| !w.contains('=') || w.starts_with('-'))
@@ -244,7 +244,7 @@ const MUTATE_SUB: &[&str] = &[
     "brew install",
 ];
 
-pub fn classify(command: &str) -> CommandClass {
+pub(crate) fn classify(command: &str) -> CommandClass {
     let cmd = strip_cd(command);
     // The first command of a pipeline or chain decides, except that a check anywhere in it
     // makes it a check (`cargo build && cargo test`).
@@ -275,7 +275,7 @@ pub fn classify(command: &str) -> CommandClass {
 }
 
 /// `Exit code 1\n…` (Claude Code's failure text) → 1.
-pub fn exit_code(error: &str) -> Option<i64> {
+pub(crate) fn exit_code(error: &str) -> Option<i64> {
     let first = error.lines().next()?.trim();
     first.strip_prefix("Exit code ")?.trim().parse().ok()
 }
@@ -352,7 +352,7 @@ fn manages_packages(command: &str) -> bool {
 /// Whether `output` says the command failed: for checks (tests, builds, lints), whose output is
 /// their verdict, and for package managers, whose errors say nothing was installed; what other
 /// commands print (logs, files) says nothing of their own outcome.
-pub fn output_failed(command: &str, output: &str) -> bool {
+pub(crate) fn output_failed(command: &str, output: &str) -> bool {
     if output.is_empty() {
         return false;
     }
@@ -406,7 +406,7 @@ fn may_say_failed(output: &str) -> bool {
 }
 
 /// A non-zero exit code a check's output reports (`Exit code 2`, `exit status 1`).
-pub fn output_exit_code(output: &str) -> Option<i64> {
+pub(crate) fn output_exit_code(output: &str) -> Option<i64> {
     FAILED_OUTPUT
         .captures_iter(output)
         .filter_map(|c| c.get(1).copied().flatten()?.parse::<i64>().ok())
@@ -441,7 +441,7 @@ static PY_EXCEPTION: LazyLock<AsciiRegex> = LazyLock::new(|| {
 });
 
 /// Names of failing tests in a test runner's output.
-pub fn failing_tests(output: &str) -> Vec<String> {
+pub(crate) fn failing_tests(output: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for c in FAILING_TEST.captures_iter(output) {
         if let Some(name) = (1..c.len()).find_map(|i| c.get(i).copied().flatten()) {
@@ -515,14 +515,14 @@ fn clippy_place(lines: &[&str], at: usize) -> Option<usize> {
 
 /// One diagnostic of a linter or compiler: its code and the source file it names, if any.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Diagnostic<'a> {
+pub(crate) struct Diagnostic<'a> {
     pub code: &'a str,
     pub path: Option<&'a str>,
 }
 
 /// The diagnostics of a linter's or compiler's output (the path named on the diagnostic's line
 /// or the two lines before or after it), in order, each once, at most four.
-pub fn diagnostic_list(output: &str) -> Vec<Diagnostic<'_>> {
+pub(crate) fn diagnostic_list(output: &str) -> Vec<Diagnostic<'_>> {
     let lines: Vec<&str> = output.lines().collect();
     let mut out: Vec<Diagnostic> = Vec::new();
     for (i, line) in lines.iter().enumerate() {
@@ -563,8 +563,9 @@ pub fn diagnostic_list(output: &str) -> Vec<Diagnostic<'_>> {
     out
 }
 
+#[cfg(test)] // only the tests here ask
 /// The diagnostics as one line: `SC2086 in scripts/deploy.sh, SC2164 in scripts/backup.sh`.
-pub fn diagnostics(output: &str) -> Option<String> {
+pub(crate) fn diagnostics(output: &str) -> Option<String> {
     one_line_list(&diagnostic_list(output))
 }
 
@@ -582,7 +583,7 @@ fn one_line_list(found: &[Diagnostic]) -> Option<String> {
 /// The line that says what went wrong: a failing test, else the diagnostics of a linter or
 /// compiler, else the first error-looking line that is not a build driver's wrapper, else the
 /// last line of output.
-pub fn error_line(output: &str) -> Option<String> {
+pub(crate) fn error_line(output: &str) -> Option<String> {
     let traceback = output
         .contains("Traceback (most recent call last)")
         .then(|| PY_EXCEPTION.find_iter(output).last())
@@ -680,7 +681,7 @@ fn bisected(output: &str) -> Option<String> {
 /// Criterion's verdicts that say something changed (`tokenize/long_line regressed
 /// +23.118%`), with the benchmark named on the `time:` line above and the middle estimate of
 /// its `change:` line.
-pub fn bench_changes(output: &str) -> Option<String> {
+pub(crate) fn bench_changes(output: &str) -> Option<String> {
     let lines: Vec<&str> = output.lines().map(str::trim).collect();
     let mut found = Vec::new();
     for (i, l) in lines.iter().enumerate() {
@@ -728,7 +729,7 @@ fn plan_line(output: &str) -> Option<String> {
 
 /// The line that says how a passing command went: a query plan's scan and time, a test
 /// summary, else the last line.
-pub fn result_line(output: &str) -> Option<String> {
+pub(crate) fn result_line(output: &str) -> Option<String> {
     if let Some(found) = plan_line(output).or_else(|| bisected(output)) {
         return Some(found);
     }
@@ -750,7 +751,7 @@ static COUNT: LazyLock<AsciiRegex> = LazyLock::new(|| {
 static FAILED_COUNT: LazyLock<AsciiRegex> =
     LazyLock::new(|| AsciiRegex::new(r"\b[1-9][0-9]* (?:failed|failures?|failing)\b"));
 
-pub fn failed_count(output: &str) -> Option<String> {
+pub(crate) fn failed_count(output: &str) -> Option<String> {
     // A summary's count stands first on its line, after a label (`Tests:`, `Test Files`) or
     // after another count (`7 tests, 1 failure`); `webhook attempt 2 failed` is a log line.
     let summary = |before: &str| {
@@ -774,7 +775,7 @@ pub fn failed_count(output: &str) -> Option<String> {
 /// The counts of a summary line, for a title with no room for the whole line
 /// (`test result: ok. 6 passed; 0 failed; 0 ignored; …` → `6 passed`): the counts that are
 /// not zero, at most two.
-pub fn counts(summary: &str) -> Option<String> {
+pub(crate) fn counts(summary: &str) -> Option<String> {
     let found: Vec<&str> = COUNT
         .find_iter(summary)
         .filter(|c| !c.starts_with("0 "))
@@ -784,7 +785,7 @@ pub fn counts(summary: &str) -> Option<String> {
 }
 
 /// A test summary line only (never an arbitrary last line).
-pub fn summary_line(output: &str) -> Option<String> {
+pub(crate) fn summary_line(output: &str) -> Option<String> {
     SUMMARY_LINE
         .find_iter(output)
         .last()

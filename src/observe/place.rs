@@ -6,7 +6,7 @@
 use super::event::FileEdit;
 
 /// The key path (its last two keys) or block address of the first line `edit` changed.
-pub fn of_edit(edit: &FileEdit) -> Option<String> {
+pub(crate) fn of_edit(edit: &FileEdit) -> Option<String> {
     let lower = edit.path.to_ascii_lowercase();
     let yaml = lower.ends_with(".yaml") || lower.ends_with(".yml");
     let hcl = lower.ends_with(".tf") || lower.ends_with(".hcl");

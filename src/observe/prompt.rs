@@ -8,10 +8,10 @@ use crate::clock::format_utc_iso;
 use crate::store::turns::{ToolRow, TurnRow};
 
 /// Longer fields are cut: 60 % head, 30 % tail.
-pub const FIELD_LIMIT: usize = 16_000;
+pub(crate) const FIELD_LIMIT: usize = 16_000;
 
 /// Cuts text longer than `FIELD_LIMIT` characters to its head and tail around a marker.
-pub fn elide(text: &str) -> String {
+pub(crate) fn elide(text: &str) -> String {
     let n = text.chars().count();
     if n <= FIELD_LIMIT {
         return text.to_string();
@@ -81,7 +81,7 @@ or <skip_summary reason=\"why\"/> when the turn did nothing.
 }
 
 /// The whole stdin text for one turn.
-pub fn turn_text(turn: &TurnRow, tools: &[ToolRow]) -> String {
+pub(crate) fn turn_text(turn: &TurnRow, tools: &[ToolRow]) -> String {
     let mut out = instructions();
     out.push('\n');
     out.push_str(&format!(

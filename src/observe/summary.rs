@@ -41,7 +41,7 @@ fn opening(line: &str) -> Option<usize> {
 }
 
 /// Where on `line` a next-steps opening begins (after the full stop of a sentence before it).
-pub fn next_steps_start(line: &str) -> Option<usize> {
+pub(crate) fn next_steps_start(line: &str) -> Option<usize> {
     opening(line)?;
     let (matched, end) = NEXT_OPENING.find(line)?;
     let start = end - matched.len();
@@ -54,7 +54,7 @@ pub fn next_steps_start(line: &str) -> Option<usize> {
 
 /// The last message's text before a `Next:`/`TODO:`/… opening (those are next steps, told
 /// on their own).
-pub fn before_next_steps(message: &str) -> String {
+pub(crate) fn before_next_steps(message: &str) -> String {
     let mut kept = Vec::new();
     for line in message.lines() {
         if let Some(at) = next_steps_start(line) {
@@ -66,7 +66,7 @@ pub fn before_next_steps(message: &str) -> String {
     kept.join("\n")
 }
 
-pub fn list_item(line: &str) -> Option<&str> {
+pub(crate) fn list_item(line: &str) -> Option<&str> {
     let t = line.trim();
     let item = t.strip_prefix(['-', '*', '+', '•']).map(str::trim_start);
     let numbered = t
@@ -79,7 +79,7 @@ pub fn list_item(line: &str) -> Option<&str> {
 }
 
 /// The next steps the assistant stated in its last message, if any.
-pub fn stated_next_steps(message: &str) -> Option<String> {
+pub(crate) fn stated_next_steps(message: &str) -> Option<String> {
     let lines: Vec<&str> = message.lines().collect();
     if let Some((start, at)) = lines
         .iter()
@@ -133,7 +133,7 @@ fn sentence_list(parts: &[String]) -> Option<String> {
 }
 
 /// Builds the summary of a turn from its events and the observations made of them.
-pub fn build(
+pub(crate) fn build(
     turn: &TurnRow,
     events: &[Event],
     drafts: &[Draft],

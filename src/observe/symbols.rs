@@ -11,10 +11,10 @@
 use std::path::Path;
 
 /// Past this many bytes a file's definitions are read from its start only.
-pub const MAX_DEFINED_BYTES: usize = 12 * 1024;
+pub(crate) const MAX_DEFINED_BYTES: usize = 12 * 1024;
 
 /// Symbols whose text differs between `old` and `new` (both whole files), in file order.
-pub fn changed(path: &str, old: &str, new: &str) -> Vec<String> {
+pub(crate) fn changed(path: &str, old: &str, new: &str) -> Vec<String> {
     match changed_span(old, new) {
         Some((o, n)) => crate::code::changed_symbols(Path::new(path), o, n),
         None => Vec::new(),
@@ -22,7 +22,7 @@ pub fn changed(path: &str, old: &str, new: &str) -> Vec<String> {
 }
 
 /// Symbols a file defines, in file order (the first `MAX_DEFINED_BYTES` of it).
-pub fn defined(path: &str, source: &str) -> Vec<String> {
+pub(crate) fn defined(path: &str, source: &str) -> Vec<String> {
     crate::code::defined_symbols(Path::new(path), head(source, MAX_DEFINED_BYTES))
 }
 
@@ -70,7 +70,7 @@ fn opens(l: &str) -> bool {
 
 /// The spans of `old` and `new` that hold every difference, widened to whole top-level items.
 /// `None` when the texts are equal.
-pub fn changed_span<'a>(old: &'a str, new: &'a str) -> Option<(&'a str, &'a str)> {
+pub(crate) fn changed_span<'a>(old: &'a str, new: &'a str) -> Option<(&'a str, &'a str)> {
     if old == new {
         return None;
     }

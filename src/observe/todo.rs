@@ -7,16 +7,13 @@ use serde_json::Value;
 use crate::privacy;
 use crate::store::todos::{TodoChange, TodoItem, status_word};
 
-/// The to-do tools cmem turns into work state.
-pub const TODO_TOOLS: &[&str] = &["TodoWrite", "TaskCreate", "TaskUpdate"];
-
 fn text(v: Option<&Value>) -> Option<String> {
     let t = privacy::clean_text(v?.as_str()?);
     Some(t).filter(|t| !t.is_empty())
 }
 
 /// The work-state change a to-do tool call makes, if any.
-pub fn change(
+pub(crate) fn change(
     tool_name: &str,
     input: Option<&Value>,
     response: Option<&Value>,

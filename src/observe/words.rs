@@ -14,10 +14,10 @@ const REQUEST_WORDS: usize = 24;
 const OUTCOME_WORDS: usize = 50;
 /// A work title that says why may run to this many units (the rules' part stays within
 /// `draft::TITLE_MAX`): the why is what lets a reader of the index decide to fetch it.
-pub const WHY_TITLE_MAX: usize = 180;
+pub(crate) const WHY_TITLE_MAX: usize = 180;
 /// A turn that changed nothing is titled by its answer, and the answer is the memory: a row
 /// that holds it spares a later agent the fetch, so it may run longer than a work title.
-pub const ANSWER_TITLE_MAX: usize = 300;
+pub(crate) const ANSWER_TITLE_MAX: usize = 300;
 /// Words kept of a why in a title.
 const WHY_WORDS: usize = 16;
 /// Fewest words of a why worth keeping beside a check.
@@ -80,7 +80,7 @@ const APPROVAL: &[&str] = &[
 
 /// The sentences of `text` (one paragraph), split after `.`, `!` or `?` followed by a space,
 /// never inside a code span or a quote (`Host: example.com:8080`), a path or a number.
-pub fn sentences(text: &str) -> Vec<String> {
+pub(crate) fn sentences(text: &str) -> Vec<String> {
     let line = flat(text);
     let mut out = Vec::new();
     let mut start = 0;
@@ -104,7 +104,7 @@ fn ends_with_abbreviation(text: &str) -> bool {
 }
 
 /// The request's first sentence: the problem or the question the turn was about.
-pub fn request(prompt: &str) -> Option<String> {
+pub(crate) fn request(prompt: &str) -> Option<String> {
     let first = first_paragraph(prompt)?;
     sentences(&first)
         .into_iter()
@@ -114,7 +114,7 @@ pub fn request(prompt: &str) -> Option<String> {
 
 /// What the turn came to, from the last message: its first paragraph before any next-steps
 /// opening, the first sentence (two when the first is a word like "Done."), as said.
-pub fn outcome(message: &str) -> Option<String> {
+pub(crate) fn outcome(message: &str) -> Option<String> {
     let paragraph = first_paragraph(&before_next_steps(message))?;
     let sentences = sentences(&paragraph);
     let mut out = sentences.first()?.clone();
@@ -128,7 +128,7 @@ pub fn outcome(message: &str) -> Option<String> {
 
 /// What the last message says before its next steps, as one line: paragraphs and list items
 /// joined (`; ` after an item), code blocks left out, at most `OUTCOME_WORDS` words.
-pub fn told(message: &str) -> Option<String> {
+pub(crate) fn told(message: &str) -> Option<String> {
     let body = before_next_steps(message);
     let mut parts: Vec<String> = Vec::new();
     let mut in_code = false;
@@ -238,7 +238,7 @@ const NOT_A_REASON: &[&str] = &[
 /// Why the work was done, in a few words: the problem the request states before asking
 /// (`Requests to the billing API time out under load`), else what the outcome says it led to
 /// (`…, so startup messages are logged`).
-pub fn why(prompt: &str, outcome: Option<&str>) -> Option<String> {
+pub(crate) fn why(prompt: &str, outcome: Option<&str>) -> Option<String> {
     let first = first_paragraph(prompt).and_then(|p| sentences(&p).into_iter().next());
     let opens = |s: &str, words: &[&str]| {
         let w = s
@@ -475,7 +475,7 @@ fn grounded(outcome: &str, drafts: &[Draft]) -> bool {
 /// `request → outcome`; a turn that changed nothing (a question answered, a check run, a
 /// subagent's findings) is titled by its outcome, and the rules' title, which says how it was
 /// found, moves into the subtitle. A stated decision makes the observation a decision.
-pub fn give_voice(drafts: &mut [Draft], prompt: &str, last_message: Option<&str>) {
+pub(crate) fn give_voice(drafts: &mut [Draft], prompt: &str, last_message: Option<&str>) {
     let changed = drafts.iter().any(|d| d.obs_type.changes_code());
     let request = request(prompt);
     // Whether the message speaks of this turn's work is judged on what it says up front, not

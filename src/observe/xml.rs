@@ -6,10 +6,10 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::model::{CONCEPTS, ObservationBody, SummaryBody};
+use crate::model::{ObservationBody, SummaryBody};
 
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct Reply {
+pub(crate) struct Reply {
     /// As written: unknown types are kept.
     pub observations: Vec<ObservationBody>,
     /// The reply's summary; its file lists stay empty (the XML has none).
@@ -20,7 +20,7 @@ pub struct Reply {
 
 impl Reply {
     /// Nothing usable in the reply.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.observations.is_empty() && self.summary.is_none()
     }
 }
@@ -132,7 +132,7 @@ fn parse_summary(block: &str) -> Option<SummaryBody> {
 }
 
 /// Parses an observer's reply. Anything that is not observation/summary XML is ignored.
-pub fn parse(reply: &str) -> Reply {
+pub(crate) fn parse(reply: &str) -> Reply {
     let text = strip_fence(reply);
     Reply {
         observations: OBSERVATION
@@ -148,11 +148,6 @@ pub fn parse(reply: &str) -> Reply {
             .captures(text)
             .map(|c| c.get(1).map_or(String::new(), |m| m.as_str().to_string())),
     }
-}
-
-/// Whether a concept is one of the seven (others are kept but not counted as valid).
-pub fn is_known_concept(c: &str) -> bool {
-    CONCEPTS.contains(&c)
 }
 
 #[cfg(test)]

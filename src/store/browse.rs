@@ -25,11 +25,11 @@ impl IndexQuery {
 }
 
 /// Keyset position after the last row of a page: `(time, kind, id)` descending.
-pub type Cursor = (i64, Kind, i64);
+pub(crate) type Cursor = (i64, Kind, i64);
 
 /// One page of the index, newest first, and where the next one starts (`None` at the end).
 #[derive(Debug, Clone, PartialEq)]
-pub struct IndexPage {
+pub(crate) struct IndexPage {
     pub rows: Vec<IndexRow>,
     pub next: Option<Cursor>,
 }
@@ -53,7 +53,7 @@ fn project_clause(keys: &[String], col: &str, args: &mut Vec<SqlValue>) -> Strin
 /// The newest `limit` rows after `after`, observations and summaries merged. Each (project
 /// key, table) is walked through its `(project, time)` index from the cursor, at most `limit`
 /// rows each, then merged: the newest `limit` of the union are exactly the next page.
-pub fn index_page(
+pub(crate) fn index_page(
     conn: &Connection,
     q: &IndexQuery,
     after: Option<Cursor>,
@@ -143,7 +143,7 @@ fn observation_filters(q: &IndexQuery, sql: &mut String, args: &mut Vec<SqlValue
 }
 
 /// How many (observations, summaries) the whole index holds.
-pub fn counts(conn: &Connection, q: &IndexQuery) -> Result<(i64, i64)> {
+pub(crate) fn counts(conn: &Connection, q: &IndexQuery) -> Result<(i64, i64)> {
     let mut out = (0, 0);
     let keys: Vec<Option<&String>> = if q.keys.is_empty() {
         vec![None]
@@ -176,7 +176,7 @@ pub fn counts(conn: &Connection, q: &IndexQuery) -> Result<(i64, i64)> {
 }
 
 /// Every project with its counts, most recently active first.
-pub fn projects(conn: &Connection) -> Result<Vec<ProjectCount>> {
+pub(crate) fn projects(conn: &Connection) -> Result<Vec<ProjectCount>> {
     let mut out: Vec<ProjectCount> = Vec::new();
     for (table, is_obs) in [("observations", true), ("session_summaries", false)] {
         let mut stmt = conn.prepare_cached(&format!(
@@ -219,7 +219,7 @@ pub fn projects(conn: &Connection) -> Result<Vec<ProjectCount>> {
 /// The first `(tool use id, observation id)` of a project whose `tool` call's response
 /// contains `text` (a LIKE pattern: `_` and `%` match as wildcards): the screenshots and
 /// tests pick a curated tool use of the demo with it.
-pub fn tool_use_mentioning(
+pub(crate) fn tool_use_mentioning(
     conn: &Connection,
     project: &str,
     tool: &str,

@@ -15,10 +15,10 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension, Transaction, params};
 
 use super::Store;
 
-pub use super::transfer::{Report, TABLES, TableReport};
+pub(crate) use super::transfer::Report;
 
 /// The default location of claude-mem's database.
-pub fn default_path() -> std::path::PathBuf {
+pub(crate) fn default_path() -> std::path::PathBuf {
     let dir = std::env::var("CLAUDE_MEM_DATA_DIR")
         .ok()
         .filter(|d| !d.trim().is_empty())
@@ -28,7 +28,7 @@ pub fn default_path() -> std::path::PathBuf {
 }
 
 /// Opens the source read-only; a WAL database in a read-only place is opened immutable.
-pub fn open_source(path: &Path) -> Result<Connection> {
+pub(crate) fn open_source(path: &Path) -> Result<Connection> {
     if !path.is_file() {
         bail!(
             "no claude-mem database at {} (give its path: `cmem import claude-mem PATH`)",
@@ -185,7 +185,12 @@ struct Maps {
 
 /// Imports `source` into `store`. With `dry_run` everything is done and rolled back, so the
 /// report says exactly what a real run would import.
-pub fn import(store: &mut Store, source: &Path, dry_run: bool, now_ms: i64) -> Result<Report> {
+pub(crate) fn import(
+    store: &mut Store,
+    source: &Path,
+    dry_run: bool,
+    now_ms: i64,
+) -> Result<Report> {
     let src = open_source(source)?;
     let mut report = Report {
         schema_version: src

@@ -5,7 +5,7 @@
 use sha2::{Digest, Sha256};
 
 /// The hash of `parts` (NUL-separated).
-pub fn of_parts(parts: &[&[u8]]) -> String {
+pub(crate) fn of_parts(parts: &[&[u8]]) -> String {
     let mut h = Sha256::new();
     for (i, part) in parts.iter().enumerate() {
         if i > 0 {
@@ -17,7 +17,7 @@ pub fn of_parts(parts: &[&[u8]]) -> String {
 }
 
 /// The stored form of a hash the caller fed itself (the hook streams JSON into it).
-pub fn finish(h: Sha256) -> String {
+pub(crate) fn finish(h: Sha256) -> String {
     h.finalize()[..8]
         .iter()
         .map(|b| format!("{b:02x}"))

@@ -17,15 +17,15 @@ use anyhow::{Context, Result};
 const RECORD_LEN: usize = 512;
 const HEADER: &str = "cmem dropped events v1";
 /// Drops are logged at most this often (the count goes on in the record).
-pub const LOG_EVERY_MS: i64 = 10 * 60 * 1000;
+pub(crate) const LOG_EVERY_MS: i64 = 10 * 60 * 1000;
 
-pub fn path(data_dir: &Path) -> PathBuf {
+pub(crate) fn path(data_dir: &Path) -> PathBuf {
     data_dir.join("dropped")
 }
 
 /// What the record holds.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Drops {
+pub(crate) struct Drops {
     pub count: u64,
     pub first_ms: i64,
     pub last_ms: i64,
@@ -76,7 +76,7 @@ impl Drops {
 }
 
 /// Makes the record if it does not exist yet (one `stat` when it does).
-pub fn ensure(data_dir: &Path) -> Result<()> {
+pub(crate) fn ensure(data_dir: &Path) -> Result<()> {
     let path = path(data_dir);
     if path.exists() {
         return Ok(());
@@ -93,7 +93,7 @@ pub fn ensure(data_dir: &Path) -> Result<()> {
 
 /// Counts one dropped event. Returns the updated record and whether this drop should be
 /// logged (the first one, then at most every `LOG_EVERY_MS`); the record then says it was.
-pub fn record(data_dir: &Path, now_ms: i64, reason: &str) -> Result<(Drops, bool)> {
+pub(crate) fn record(data_dir: &Path, now_ms: i64, reason: &str) -> Result<(Drops, bool)> {
     let _ = ensure(data_dir);
     let path = path(data_dir);
     let mut file = OpenOptions::new()
@@ -122,7 +122,7 @@ pub fn record(data_dir: &Path, now_ms: i64, reason: &str) -> Result<(Drops, bool
 }
 
 /// The record, if there is one.
-pub fn read(data_dir: &Path) -> Option<Drops> {
+pub(crate) fn read(data_dir: &Path) -> Option<Drops> {
     let mut file = File::open(path(data_dir)).ok()?;
     read_from(&mut file).ok()
 }
@@ -134,7 +134,7 @@ fn read_from(file: &mut File) -> Result<Drops> {
 }
 
 /// Bytes free for an unprivileged writer on the file system holding `path`.
-pub fn free_bytes(path: &Path) -> Option<u64> {
+pub(crate) fn free_bytes(path: &Path) -> Option<u64> {
     use std::os::unix::ffi::OsStrExt;
     let c = std::ffi::CString::new(path.as_os_str().as_bytes()).ok()?;
     // SAFETY: a zeroed statvfs is a valid out-parameter; `c` is NUL-terminated.

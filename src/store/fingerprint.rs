@@ -27,7 +27,7 @@ fn add(a: u64, b: u64) -> u64 {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Fingerprint {
+pub(crate) struct Fingerprint {
     salt: [u8; 16],
     base: u64,
     rolling: u32,
@@ -65,7 +65,7 @@ fn unhex<const N: usize>(text: &str) -> Option<[u8; N]> {
 
 impl Fingerprint {
     /// A new fingerprint of `secret`, with a fresh salt and base.
-    pub fn of(secret: &str) -> Result<Fingerprint> {
+    pub(crate) fn of(secret: &str) -> Result<Fingerprint> {
         if secret.is_empty() {
             bail!("nothing to fingerprint");
         }
@@ -87,7 +87,7 @@ impl Fingerprint {
     }
 
     /// Where the text occurs in `text` (byte offsets, not overlapping).
-    pub fn find(&self, text: &[u8]) -> Vec<usize> {
+    pub(crate) fn find(&self, text: &[u8]) -> Vec<usize> {
         let n = self.len;
         let mut out = Vec::new();
         if n == 0 || text.len() < n {
@@ -122,7 +122,7 @@ impl Fingerprint {
     }
 
     /// `text` with every occurrence replaced; `None` when there is none.
-    pub fn replace(&self, text: &str, with: &str) -> Option<String> {
+    pub(crate) fn replace(&self, text: &str, with: &str) -> Option<String> {
         let found = self.find(text.as_bytes());
         if found.is_empty() {
             return None;
@@ -146,7 +146,7 @@ impl Fingerprint {
     }
 
     /// As stored and sent: `fp1:salt:base:rolling:digest:len`.
-    pub fn encode(&self) -> String {
+    pub(crate) fn encode(&self) -> String {
         format!(
             "fp1:{}:{:x}:{:x}:{}:{}",
             hex(&self.salt),
@@ -157,7 +157,7 @@ impl Fingerprint {
         )
     }
 
-    pub fn decode(text: &str) -> Result<Fingerprint> {
+    pub(crate) fn decode(text: &str) -> Result<Fingerprint> {
         let parts: Vec<&str> = text.split(':').collect();
         let parsed = match parts.as_slice() {
             ["fp1", salt, base, rolling, digest, len] => (|| {

@@ -12,7 +12,7 @@ use super::transfer::TABLES;
 
 /// Which rows `forget` removes. Criteria combine with AND; at least one is required.
 #[derive(Debug, Clone, Default)]
-pub struct Selection {
+pub(crate) struct Selection {
     /// Observation ids (`123`), summary ids (`S12`) and prompt ids (`P7`), as the index and
     /// the browser show them. A prompt goes with its turn's raw tool uses.
     pub observation_ids: Vec<i64>,
@@ -26,7 +26,7 @@ pub struct Selection {
 }
 
 impl Selection {
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.observation_ids.is_empty()
             && self.summary_ids.is_empty()
             && self.prompt_ids.is_empty()
@@ -42,7 +42,7 @@ impl Selection {
     }
 
     /// Adds an id as the index shows it: `123`, `S12`, `P7` (also `#123`).
-    pub fn add_id(&mut self, text: &str) -> Result<()> {
+    pub(crate) fn add_id(&mut self, text: &str) -> Result<()> {
         let Some((kind, id)) = crate::model::Kind::parse_id(text) else {
             bail!(
                 "{text:?} is not an id (123 for an observation, S12 for a summary, P7 for a prompt)"
@@ -52,7 +52,7 @@ impl Selection {
         Ok(())
     }
 
-    pub fn add(&mut self, kind: crate::model::Kind, id: i64) {
+    pub(crate) fn add(&mut self, kind: crate::model::Kind, id: i64) {
         use crate::model::Kind;
         match kind {
             Kind::Observation => self.observation_ids.push(id),
@@ -63,7 +63,7 @@ impl Selection {
 }
 
 /// Row counts per table.
-pub type Counts = Vec<(&'static str, usize)>;
+pub(crate) type Counts = Vec<(&'static str, usize)>;
 
 struct Where {
     sql: Vec<String>,
@@ -257,7 +257,7 @@ fn forget_in(tx: &Transaction, sel: &Selection) -> Result<Counts> {
 }
 
 /// Removes the selected rows. With `dry_run` nothing changes and the counts say what would go.
-pub fn forget(store: &mut Store, sel: &Selection, dry_run: bool) -> Result<Counts> {
+pub(crate) fn forget(store: &mut Store, sel: &Selection, dry_run: bool) -> Result<Counts> {
     if sel.is_empty() {
         bail!("say what to forget: ids, --project, --query or --older-than");
     }
@@ -308,7 +308,7 @@ fn clean_up_after_elsewhere(conn: &Connection) {
 
 /// Rebuilds the full-text indexes, vacuums and truncates the WAL, so removed text survives
 /// nowhere in the database files.
-pub fn leave_no_trace(conn: &Connection) -> Result<()> {
+pub(crate) fn leave_no_trace(conn: &Connection) -> Result<()> {
     conn.execute_batch(
         "INSERT INTO observations_fts (observations_fts) VALUES ('rebuild');
          INSERT INTO session_summaries_fts (session_summaries_fts) VALUES ('rebuild');
@@ -341,7 +341,7 @@ const FTS_TABLES: [&str; 3] = [
 ///
 /// False for a database made before cmem did this: its free space may still hold text deleted
 /// or moved back then, which only one `leave_no_trace` removes.
-pub fn erases_in_place(conn: &Connection) -> Result<bool> {
+pub(crate) fn erases_in_place(conn: &Connection) -> Result<bool> {
     for fts in FTS_TABLES {
         let on: Option<i64> = conn
             .query_row(
@@ -360,7 +360,7 @@ pub fn erases_in_place(conn: &Connection) -> Result<bool> {
 
 /// Turns on FTS5's `secure-delete` in every full-text index (see `erases_in_place`): for a new
 /// database, or one `leave_no_trace` has just cleaned.
-pub fn erase_in_place(conn: &Connection) -> Result<()> {
+pub(crate) fn erase_in_place(conn: &Connection) -> Result<()> {
     for fts in FTS_TABLES {
         conn.execute(
             &format!("INSERT INTO {fts} ({fts}, rank) VALUES ('secure-delete', 1)"),
@@ -377,7 +377,7 @@ pub fn erase_in_place(conn: &Connection) -> Result<()> {
 /// write lock; the truncating one then holds it only while readers finish, and gives up after
 /// a few milliseconds to try again a little later. Returns false when other processes kept it
 /// from finishing every time.
-pub fn truncate_wal(conn: &Connection, tries: u32) -> Result<bool> {
+pub(crate) fn truncate_wal(conn: &Connection, tries: u32) -> Result<bool> {
     use std::time::Duration;
     conn.busy_timeout(Duration::from_millis(5))?;
     let mut done = false;
@@ -400,13 +400,13 @@ pub fn truncate_wal(conn: &Connection, tries: u32) -> Result<bool> {
 }
 
 /// What a scrub writes in place of the text unless told otherwise (`cmem scrub`, the browser).
-pub const SCRUBBED: &str = "[SCRUBBED]";
+pub(crate) const SCRUBBED: &str = "[SCRUBBED]";
 
 /// The `sync_state` key listing the other replacements scrubs wrote here, one a line.
-pub const MARKERS_KEY: &str = "scrub_markers";
+pub(crate) const MARKERS_KEY: &str = "scrub_markers";
 
 /// What to scrub.
-pub enum Pattern {
+pub(crate) enum Pattern {
     Literal(String),
     Regex(regex::bytes::Regex),
     /// A scrub made on another device, known only by fingerprints (src/store/fingerprint.rs).
@@ -415,7 +415,7 @@ pub enum Pattern {
 
 impl Pattern {
     /// A regex with ASCII classes (`\d`, `\w`, `\s`), matched on bytes.
-    pub fn regex(text: &str) -> Result<Pattern> {
+    pub(crate) fn regex(text: &str) -> Result<Pattern> {
         let re = regex::bytes::RegexBuilder::new(text)
             .unicode(false)
             .build()
@@ -424,7 +424,7 @@ impl Pattern {
     }
 
     /// `text` with every match replaced; `None` when nothing matched.
-    pub fn replace(&self, text: &str, with: &str) -> Option<String> {
+    pub(crate) fn replace(&self, text: &str, with: &str) -> Option<String> {
         match self {
             Pattern::Literal(p) => {
                 if p.is_empty() {
@@ -493,7 +493,7 @@ fn record_for_sync(tx: &Transaction, pattern: &Pattern, with: &str) -> Result<()
 }
 
 /// Replaced rows per table and column.
-pub type ScrubCounts = Vec<(String, String, usize)>;
+pub(crate) type ScrubCounts = Vec<(String, String, usize)>;
 
 fn text_columns(conn: &Connection, table: &str) -> Result<Vec<String>> {
     let mut stmt = conn.prepare(&format!("PRAGMA table_info({table})"))?;
@@ -508,7 +508,7 @@ fn text_columns(conn: &Connection, table: &str) -> Result<Vec<String>> {
 }
 
 /// Replaces `pattern` with `with` in every text column of every table.
-pub fn scrub(
+pub(crate) fn scrub(
     store: &mut Store,
     pattern: &Pattern,
     with: &str,
@@ -519,7 +519,7 @@ pub fn scrub(
 
 /// A scrub another device made, as sync brings it: re-applied to the rows of `projects` (the
 /// ones shared here that its writer may see), never to anything else.
-pub fn scrub_from_elsewhere(
+pub(crate) fn scrub_from_elsewhere(
     store: &mut Store,
     pattern: &Pattern,
     with: &str,
@@ -742,7 +742,7 @@ fn scrub_in(
 }
 
 /// Where `scrub_everywhere` replaced something: rows per table and column, and files.
-pub struct ScrubReport {
+pub(crate) struct ScrubReport {
     pub rows: ScrubCounts,
     pub files: Vec<std::path::PathBuf>,
 }
@@ -751,7 +751,7 @@ pub struct ScrubReport {
 /// spool and the log), then over the database. Files first: a database that cannot be emptied
 /// of its WAL (another process holds it) fails the call after the files are already clean.
 /// With `dry_run` nothing changes and the report says where the pattern occurs.
-pub fn scrub_everywhere(
+pub(crate) fn scrub_everywhere(
     store: &mut Store,
     data_dir: &std::path::Path,
     pattern: &Pattern,
@@ -779,7 +779,7 @@ pub fn scrub_everywhere(
 
 /// Scrubs a text file in the data dir in place, under the file's lock (the one spool
 /// appenders take); returns whether the pattern occurs (and, unless `dry_run`, was replaced).
-pub fn scrub_file(
+pub(crate) fn scrub_file(
     path: &std::path::Path,
     pattern: &Pattern,
     with: &str,

@@ -7,10 +7,10 @@ use rusqlite::{OptionalExtension, Transaction, params};
 use serde::{Deserialize, Serialize};
 
 /// Same cleaned prompt text within this window counts as a duplicate (claude-mem's 10 s).
-pub const PROMPT_DEDUPE_WINDOW_MS: i64 = 10_000;
+pub(crate) const PROMPT_DEDUPE_WINDOW_MS: i64 = 10_000;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SessionRef {
+pub(crate) struct SessionRef {
     pub content_session_id: String,
     pub platform_source: String,
     pub project: String,
@@ -19,7 +19,7 @@ pub struct SessionRef {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ToolUse {
+pub(crate) struct ToolUse {
     pub tool_use_id: String,
     pub tool_name: String,
     pub tool_input: Option<String>,
@@ -38,7 +38,7 @@ pub struct ToolUse {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Capture {
+pub(crate) enum Capture {
     /// A submitted prompt; `text: None` means everything in it was private, so the whole turn is.
     Prompt {
         session: SessionRef,
@@ -75,7 +75,7 @@ pub enum Capture {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Outcome {
+pub(crate) enum Outcome {
     Stored(i64),
     Updated,
     Duplicate,
@@ -169,7 +169,7 @@ fn find_session(tx: &Transaction, s: &SessionRef) -> Result<Option<SessionRow>> 
         .optional()?)
 }
 
-pub fn apply(tx: &Transaction, capture: &Capture) -> Result<Outcome> {
+pub(crate) fn apply(tx: &Transaction, capture: &Capture) -> Result<Outcome> {
     match capture {
         Capture::Prompt {
             session,

@@ -17,18 +17,22 @@ use serde_json::{Map, Value, json};
 use super::transfer::{Report, TABLES};
 use super::{SCHEMA_VERSION, Store};
 
-pub const FORMAT: &str = "cmem-export";
-pub const VERSION: i64 = 1;
+pub(crate) const FORMAT: &str = "cmem-export";
+pub(crate) const VERSION: i64 = 1;
 
 /// Which rows to export: all, or those of some projects (case-insensitive).
 #[derive(Debug, Clone, Default)]
-pub struct Filter {
+pub(crate) struct Filter {
     pub projects: Vec<String>,
 }
 
 /// `VERB INTO table ("a", "b") VALUES (?1, ?2)` for these columns (`VERB`: `INSERT`,
 /// `INSERT OR IGNORE`).
-pub fn insert_sql<'a>(verb: &str, table: &str, columns: impl Iterator<Item = &'a str>) -> String {
+pub(crate) fn insert_sql<'a>(
+    verb: &str,
+    table: &str,
+    columns: impl Iterator<Item = &'a str>,
+) -> String {
     let cols: Vec<String> = columns.map(|k| format!("\"{k}\"")).collect();
     let marks: Vec<String> = (1..=cols.len()).map(|i| format!("?{i}")).collect();
     format!(
@@ -39,7 +43,7 @@ pub fn insert_sql<'a>(verb: &str, table: &str, columns: impl Iterator<Item = &'a
 }
 
 /// The columns of `table`, in order.
-pub fn table_columns(conn: &Connection, table: &str) -> Result<Vec<String>> {
+pub(crate) fn table_columns(conn: &Connection, table: &str) -> Result<Vec<String>> {
     let mut stmt = conn.prepare(&format!("PRAGMA table_info({table})"))?;
     let cols = stmt
         .query_map([], |r| r.get::<_, String>(1))?
@@ -48,7 +52,7 @@ pub fn table_columns(conn: &Connection, table: &str) -> Result<Vec<String>> {
 }
 
 /// A SQLite value as JSON (a blob as lossy UTF-8 text): how exports and sync carry a column.
-pub fn to_json(v: Sql) -> Value {
+pub(crate) fn to_json(v: Sql) -> Value {
     match v {
         Sql::Null => Value::Null,
         Sql::Integer(i) => json!(i),
@@ -59,7 +63,7 @@ pub fn to_json(v: Sql) -> Value {
 }
 
 /// A JSON value as SQLite stores it (a bool as 0/1, an array or object as its JSON text).
-pub fn to_sql(v: &Value) -> Sql {
+pub(crate) fn to_sql(v: &Value) -> Sql {
     match v {
         Value::Null => Sql::Null,
         Value::Bool(b) => Sql::Integer(i64::from(*b)),
@@ -84,7 +88,7 @@ pub(crate) fn project_clause(table: &str, n: usize) -> String {
 }
 
 /// Writes the export; returns the row count per table.
-pub fn export(
+pub(crate) fn export(
     conn: &Connection,
     filter: &Filter,
     out: &mut dyn Write,
@@ -147,7 +151,7 @@ fn sync_identities(conn: &Connection, table: &str) -> Result<HashMap<i64, String
 
 /// Columns holding another table's id, as (table, column, the table it points into): rewritten
 /// on import, and by sync to a global `device:id` on the way out and back on the way in.
-pub const REFERENCES: &[(&str, &str, &str)] = &[
+pub(crate) const REFERENCES: &[(&str, &str, &str)] = &[
     ("user_prompts", "session_id", "sessions"),
     ("observations", "session_id", "sessions"),
     ("session_summaries", "session_id", "sessions"),
@@ -225,7 +229,7 @@ fn project_of(tx: &Transaction, table: &str, row: &[(String, Sql)]) -> String {
 }
 
 /// Imports an export. With `dry_run` nothing is kept.
-pub fn import(store: &mut Store, input: &mut dyn BufRead, dry_run: bool) -> Result<Report> {
+pub(crate) fn import(store: &mut Store, input: &mut dyn BufRead, dry_run: bool) -> Result<Report> {
     let mut lines = input.lines();
     let header: Value = match lines.next() {
         Some(line) => {

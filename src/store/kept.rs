@@ -7,14 +7,14 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-pub const FILE: &str = "kept-memory.json";
+pub(crate) const FILE: &str = "kept-memory.json";
 
-pub fn path(data_dir: &Path) -> PathBuf {
+pub(crate) fn path(data_dir: &Path) -> PathBuf {
     data_dir.join(FILE)
 }
 
 /// Every kept folder; a missing or unreadable file is an empty registry.
-pub fn load(data_dir: &Path) -> BTreeMap<String, PathBuf> {
+pub(crate) fn load(data_dir: &Path) -> BTreeMap<String, PathBuf> {
     std::fs::read(path(data_dir))
         .ok()
         .and_then(|b| serde_json::from_slice(&b).ok())
@@ -22,12 +22,12 @@ pub fn load(data_dir: &Path) -> BTreeMap<String, PathBuf> {
 }
 
 /// The folder kept for `project`, if any.
-pub fn folder_for(data_dir: &Path, project: &str) -> Option<PathBuf> {
+pub(crate) fn folder_for(data_dir: &Path, project: &str) -> Option<PathBuf> {
     load(data_dir).remove(&project.to_lowercase())
 }
 
 /// Records that `folder` is kept current for `project`.
-pub fn register(data_dir: &Path, project: &str, folder: &Path) -> Result<()> {
+pub(crate) fn register(data_dir: &Path, project: &str, folder: &Path) -> Result<()> {
     let mut all = load(data_dir);
     all.insert(project.to_lowercase(), folder.to_path_buf());
     std::fs::create_dir_all(data_dir)

@@ -22,7 +22,7 @@ fn version(conn: &Connection) -> Result<i64> {
     Ok(conn.query_row("PRAGMA user_version", [], |r| r.get(0))?)
 }
 
-pub fn migrate(conn: &Connection, path: &Path) -> Result<()> {
+pub(crate) fn migrate(conn: &Connection, path: &Path) -> Result<()> {
     let current = version(conn)?;
     if current == SCHEMA_VERSION {
         return Ok(());

@@ -44,11 +44,11 @@ use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 
 pub use migrations::SCHEMA_VERSION;
 
-pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+pub(crate) const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// How long a writer waits for a lock held by another process.
 #[derive(Debug, Clone, Copy)]
-pub enum Wait {
+pub(crate) enum Wait {
     /// The normal 5 s busy timeout.
     Normal,
     /// Give up at this instant (hooks must answer within their deadline).
@@ -81,7 +81,7 @@ fn in_order<T>(ids: &[i64], found: Vec<T>, id_of: fn(&T) -> i64) -> Vec<T> {
 }
 
 /// The table that holds records of `kind`.
-pub fn records_table(kind: crate::model::Kind) -> &'static str {
+pub(crate) fn records_table(kind: crate::model::Kind) -> &'static str {
     match kind {
         crate::model::Kind::Observation => "observations",
         crate::model::Kind::Summary => "session_summaries",
@@ -91,7 +91,7 @@ pub fn records_table(kind: crate::model::Kind) -> &'static str {
 
 /// The rows with these ids, in the order asked (unknown ids are skipped). `select` ends with
 /// the id column to match: `SELECT … FROM observations WHERE id`.
-pub fn by_ids<T>(
+pub(crate) fn by_ids<T>(
     conn: &Connection,
     select: &str,
     ids: &[i64],
@@ -110,7 +110,7 @@ pub fn by_ids<T>(
 }
 
 /// Project keys without case-insensitive duplicates, in order.
-pub fn distinct_keys(projects: &[String]) -> Vec<&String> {
+pub(crate) fn distinct_keys(projects: &[String]) -> Vec<&String> {
     let mut out: Vec<&String> = Vec::new();
     for p in projects {
         if !out.iter().any(|k| k.eq_ignore_ascii_case(p)) {
@@ -123,7 +123,7 @@ pub fn distinct_keys(projects: &[String]) -> Vec<&String> {
 /// The newest `limit` rows of `select` (`SELECT … FROM table`) over several project keys: one
 /// indexed query per key, merged newest first by `(time, id)`. An `IN (…)` over the keys would
 /// make SQLite sort every matching row instead of walking the index.
-pub fn newest_per_project<T>(
+pub(crate) fn newest_per_project<T>(
     conn: &Connection,
     select: &str,
     projects: &[String],
@@ -151,7 +151,7 @@ pub fn newest_per_project<T>(
 /// of lookaside slots and the page cache a bulk block up front, both threaded into free lists
 /// (so every page of them is faulted in), and memory statistics put a global mutex around
 /// every allocation. Must run before SQLite is first used; later it changes nothing.
-pub fn configure_for_one_shot_process() {
+pub(crate) fn configure_for_one_shot_process() {
     use rusqlite::ffi::{
         SQLITE_CONFIG_LOOKASIDE, SQLITE_CONFIG_MEMSTATUS, SQLITE_CONFIG_PAGECACHE, sqlite3_config,
     };
@@ -204,7 +204,7 @@ impl Store {
         Store::open_with(path, Wait::Normal)
     }
 
-    pub fn open_with(path: &Path, wait: Wait) -> Result<Store> {
+    pub(crate) fn open_with(path: &Path, wait: Wait) -> Result<Store> {
         if let Some(dir) = path.parent()
             && !dir.as_os_str().is_empty()
         {
@@ -228,7 +228,7 @@ impl Store {
     }
 
     /// Opens an existing database without creating or migrating it (doctor, read-only tools).
-    pub fn open_existing(path: &Path) -> Result<Store> {
+    pub(crate) fn open_existing(path: &Path) -> Result<Store> {
         if !path.exists() {
             bail!(
                 "no database at {} yet: it is created by the first hook or `cmem doctor --init`",
@@ -248,7 +248,7 @@ impl Store {
         Ok(store)
     }
 
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.path
     }
 
@@ -299,7 +299,7 @@ impl Store {
         Ok(())
     }
 
-    pub fn schema_version(&self) -> Result<i64> {
+    pub(crate) fn schema_version(&self) -> Result<i64> {
         Ok(self
             .conn
             .query_row("PRAGMA user_version", [], |r| r.get(0))?)
@@ -311,7 +311,10 @@ impl Store {
 
     /// Runs `f` in a `BEGIN IMMEDIATE` transaction (the write lock is taken up front, so two
     /// writers never deadlock upgrading read locks).
-    pub fn write<T>(&mut self, f: impl FnOnce(&rusqlite::Transaction) -> Result<T>) -> Result<T> {
+    pub(crate) fn write<T>(
+        &mut self,
+        f: impl FnOnce(&rusqlite::Transaction) -> Result<T>,
+    ) -> Result<T> {
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
@@ -322,7 +325,7 @@ impl Store {
     }
 
     /// Folds the whole WAL back into the database now (bulk writers call this when done).
-    pub fn checkpoint(&self) -> Result<()> {
+    pub(crate) fn checkpoint(&self) -> Result<()> {
         self.conn
             .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
             .context("cannot checkpoint the database")
@@ -342,7 +345,7 @@ impl Store {
     }
 
     /// Row counts of the main tables, for `cmem doctor` and tests.
-    pub fn table_counts(&self) -> Result<Vec<(&'static str, i64)>> {
+    pub(crate) fn table_counts(&self) -> Result<Vec<(&'static str, i64)>> {
         transfer::TABLES
             .iter()
             .map(|t| {

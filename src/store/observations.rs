@@ -6,10 +6,10 @@ use serde_json::json;
 
 use crate::model::{Observation, ObservationBody, json_list};
 
-pub const COLUMNS: &str = "id, project, type, title, subtitle, narrative, facts, concepts, files_read, \
+pub(crate) const COLUMNS: &str = "id, project, type, title, subtitle, narrative, facts, concepts, files_read, \
      files_modified, prompt_number, discovery_tokens, created_at_epoch, session_id, source";
 
-pub fn from_row(r: &Row) -> rusqlite::Result<Observation> {
+pub(crate) fn from_row(r: &Row) -> rusqlite::Result<Observation> {
     let facts_json: Option<String> = r.get(6)?;
     Ok(Observation {
         id: r.get(0)?,
@@ -34,7 +34,11 @@ pub fn from_row(r: &Row) -> rusqlite::Result<Observation> {
 }
 
 /// The newest `limit` observations of any of `projects` (case-insensitive), newest first.
-pub fn recent(conn: &Connection, projects: &[String], limit: usize) -> Result<Vec<Observation>> {
+pub(crate) fn recent(
+    conn: &Connection,
+    projects: &[String],
+    limit: usize,
+) -> Result<Vec<Observation>> {
     super::newest_per_project(
         conn,
         &format!("SELECT {COLUMNS} FROM observations"),
@@ -47,7 +51,7 @@ pub fn recent(conn: &Connection, projects: &[String], limit: usize) -> Result<Ve
 
 /// `recent`, keeping only observations of one of `types` and with at least one of `concepts`
 /// (an empty list keeps everything), so the limit counts what is kept.
-pub fn recent_filtered(
+pub(crate) fn recent_filtered(
     conn: &Connection,
     projects: &[String],
     limit: usize,
@@ -62,7 +66,7 @@ pub fn recent_filtered(
 
 /// The newest observations of `projects` that pass the type/concept filters (empty: all) and,
 /// when `prefixes` is not empty, read or modified a file whose path starts with one of them.
-pub fn filtered(
+pub(crate) fn filtered(
     conn: &Connection,
     projects: &[String],
     limit: usize,
@@ -105,7 +109,7 @@ pub fn filtered(
 }
 
 /// Observations by id, in the order asked (unknown ids are skipped).
-pub fn by_ids(conn: &Connection, ids: &[i64]) -> Result<Vec<Observation>> {
+pub(crate) fn by_ids(conn: &Connection, ids: &[i64]) -> Result<Vec<Observation>> {
     super::by_ids(
         conn,
         &format!("SELECT {COLUMNS} FROM observations WHERE id"),
@@ -125,7 +129,7 @@ const FILE_CANDIDATES: i64 = 2_000;
 /// The full-text index finds candidates (the path's tokens as a phrase, so `src/big.rs` also
 /// finds `/home/me/app/src/big.rs`), then `json_each` keeps exact matches: indexed, and
 /// bounded by the number of observations that mention the file, not the table size.
-pub fn mentioning_file(
+pub(crate) fn mentioning_file(
     conn: &Connection,
     projects: &[String],
     paths: &[String],
@@ -179,7 +183,7 @@ pub struct NewObservation {
 #[cfg(test)]
 impl NewObservation {
     /// A bare observation for the store's own tests.
-    pub fn sample(project: &str, obs_type: &str, title: &str, at: i64) -> NewObservation {
+    pub(crate) fn sample(project: &str, obs_type: &str, title: &str, at: i64) -> NewObservation {
         NewObservation {
             project: project.into(),
             body: ObservationBody {
@@ -195,7 +199,7 @@ impl NewObservation {
 }
 
 /// 16 hex characters of SHA-256 over `session \0 title \0 narrative` (claude-mem's recipe).
-pub fn content_hash(session: Option<i64>, title: &str, narrative: Option<&str>) -> String {
+pub(crate) fn content_hash(session: Option<i64>, title: &str, narrative: Option<&str>) -> String {
     let session = session.map(|s| s.to_string()).unwrap_or_default();
     super::content_hash::of_parts(&[
         session.as_bytes(),
@@ -247,7 +251,7 @@ pub fn insert(conn: &Connection, o: &NewObservation) -> Result<Option<i64>> {
 }
 
 /// The observation a session already has with this content (what `insert` deduplicated to).
-pub fn id_by_content(conn: &Connection, o: &NewObservation) -> Result<Option<i64>> {
+pub(crate) fn id_by_content(conn: &Connection, o: &NewObservation) -> Result<Option<i64>> {
     use rusqlite::OptionalExtension;
     let hash = o.hash();
     Ok(conn

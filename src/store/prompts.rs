@@ -5,12 +5,12 @@ use rusqlite::{Connection, Row};
 
 use crate::model::Prompt;
 
-pub const COLUMNS: &str = "up.id, s.project, up.session_id, up.content_session_id, up.prompt_number, \
+pub(crate) const COLUMNS: &str = "up.id, s.project, up.session_id, up.content_session_id, up.prompt_number, \
      up.prompt_text, up.created_at_epoch, up.ended_at_epoch";
 /// Prompts have no project column: it comes from their session.
-pub const FROM: &str = "user_prompts up JOIN sessions s ON s.id = up.session_id";
+pub(crate) const FROM: &str = "user_prompts up JOIN sessions s ON s.id = up.session_id";
 
-pub fn from_row(r: &Row) -> rusqlite::Result<Prompt> {
+pub(crate) fn from_row(r: &Row) -> rusqlite::Result<Prompt> {
     Ok(Prompt {
         id: r.get(0)?,
         project: r.get(1)?,
@@ -23,7 +23,7 @@ pub fn from_row(r: &Row) -> rusqlite::Result<Prompt> {
     })
 }
 
-pub fn by_ids(conn: &Connection, ids: &[i64]) -> Result<Vec<Prompt>> {
+pub(crate) fn by_ids(conn: &Connection, ids: &[i64]) -> Result<Vec<Prompt>> {
     super::by_ids(
         conn,
         &format!("SELECT {COLUMNS} FROM {FROM} WHERE up.id"),

@@ -6,13 +6,13 @@ use rusqlite::{Connection, params};
 
 /// Which observer a quarantine applies to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Observer {
+pub(crate) enum Observer {
     Rules,
     External,
 }
 
 impl Observer {
-    pub fn id(self) -> &'static str {
+    pub(crate) fn id(self) -> &'static str {
         match self {
             Observer::Rules => "rules",
             Observer::External => "external",
@@ -21,7 +21,7 @@ impl Observer {
 }
 
 /// Quarantines a turn for `observer` (again: the newest reason wins).
-pub fn add(
+pub(crate) fn add(
     conn: &Connection,
     turn_id: i64,
     observer: Observer,
@@ -41,16 +41,17 @@ pub fn add(
 
 /// The SQL condition, on a `user_prompts` row aliased `p`, that the turn is not quarantined for
 /// the rule-based observer.
-pub const NOT_QUARANTINED_FOR_RULES: &str = "NOT EXISTS (SELECT 1 FROM observe_quarantine q
+pub(crate) const NOT_QUARANTINED_FOR_RULES: &str = "NOT EXISTS (SELECT 1 FROM observe_quarantine q
      WHERE q.prompt_row_id = p.id AND q.observer = 'rules')";
 
 /// The same for the external observer.
-pub const NOT_QUARANTINED_FOR_EXTERNAL: &str = "NOT EXISTS (SELECT 1 FROM observe_quarantine q
+pub(crate) const NOT_QUARANTINED_FOR_EXTERNAL: &str =
+    "NOT EXISTS (SELECT 1 FROM observe_quarantine q
      WHERE q.prompt_row_id = p.id AND q.observer = 'external')";
 
 /// One quarantined turn, for `cmem doctor`.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Entry {
+pub(crate) struct Entry {
     pub turn_id: i64,
     pub observer: String,
     pub project: String,
@@ -61,7 +62,7 @@ pub struct Entry {
 }
 
 /// Every quarantined turn, newest first.
-pub fn list(conn: &Connection) -> Result<Vec<Entry>> {
+pub(crate) fn list(conn: &Connection) -> Result<Vec<Entry>> {
     let mut stmt = conn.prepare(
         "SELECT q.prompt_row_id, q.observer, s.project, p.content_session_id, p.prompt_number,
                 q.quarantined_at_epoch, q.reason
@@ -86,7 +87,7 @@ pub fn list(conn: &Connection) -> Result<Vec<Entry>> {
 
 /// Lifts the quarantine of the given turns (all when `None`), so the observers try them again.
 /// Returns how many quarantine records were removed.
-pub fn release(conn: &Connection, turn_ids: Option<&[i64]>) -> Result<usize> {
+pub(crate) fn release(conn: &Connection, turn_ids: Option<&[i64]>) -> Result<usize> {
     Ok(match turn_ids {
         None => conn.execute("DELETE FROM observe_quarantine", [])?,
         Some(ids) => {

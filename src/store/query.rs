@@ -8,7 +8,7 @@
 
 /// Words that carry no meaning in a memory query: function words, the filler of questions,
 /// and words about memory itself ("how did we fix the pool" = "fix pool").
-pub const STOP_WORDS: &[&str] = &[
+pub(crate) const STOP_WORDS: &[&str] = &[
     "a",
     "about",
     "after",
@@ -145,7 +145,7 @@ pub const STOP_WORDS: &[&str] = &[
 
 /// One thing a record must contain to match.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Term {
+pub(crate) enum Term {
     /// A whole word (the index's stemmer matches its other forms).
     Word(String),
     /// An identifier's parts, adjacent and in order.
@@ -154,7 +154,7 @@ pub enum Term {
 
 impl Term {
     /// The term as an FTS5 string; `prefix` lets its last part be unfinished.
-    pub fn fts(&self, prefix: bool) -> String {
+    pub(crate) fn fts(&self, prefix: bool) -> String {
         let quoted = match self {
             Term::Word(w) => quote(w),
             Term::Phrase(parts) => quote(&parts.join(" ")),
@@ -163,7 +163,7 @@ impl Term {
     }
 
     /// The term as a person reads it.
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         match self {
             Term::Word(w) => w.clone(),
             Term::Phrase(parts) => parts.join(" "),
@@ -177,14 +177,14 @@ fn quote(s: &str) -> String {
 
 /// A query's terms, in order, without duplicates.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Terms {
+pub(crate) struct Terms {
     pub terms: Vec<Term>,
     /// The last term is a plain word typed without anything after it: it may be unfinished.
     pub last_may_be_partial: bool,
 }
 
 /// The words of a text as the index splits them: runs of letters and digits, lower-cased.
-pub fn parts(text: &str) -> Vec<String> {
+pub(crate) fn parts(text: &str) -> Vec<String> {
     text.split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
         .map(str::to_lowercase)
@@ -194,7 +194,7 @@ pub fn parts(text: &str) -> Vec<String> {
 /// Whether a whitespace-separated chunk of a query is an identifier: it joins letters or
 /// digits with `_`, `::`, `/`, `.`, `-` or `#`, mixes case inside a word, or mixes letters
 /// and digits (`E0502`, `v2`, `ECONNRESET` is a plain word).
-pub fn is_identifier(chunk: &str) -> bool {
+pub(crate) fn is_identifier(chunk: &str) -> bool {
     let core = chunk.trim_matches(|c: char| !c.is_alphanumeric());
     if parts(core).len() > 1 {
         return true; // joined by punctuation: snake_case, paths, Foo::bar, a.b, kebab-case
@@ -209,7 +209,7 @@ pub fn is_identifier(chunk: &str) -> bool {
 }
 
 /// Analyses a query. Function words are dropped unless nothing else is left.
-pub fn analyse(text: &str) -> Terms {
+pub(crate) fn analyse(text: &str) -> Terms {
     let mut all: Vec<(Term, bool)> = Vec::new(); // (term, is a stop word)
     for chunk in text.split_whitespace() {
         let ps = parts(chunk);

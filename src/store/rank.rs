@@ -23,14 +23,14 @@ use anyhow::{Result, bail};
 use rusqlite::Connection;
 use rusqlite::ffi;
 
-pub const RANK: &str = "cmem_rank";
-pub const COVER: &str = "cmem_cover";
+pub(crate) const RANK: &str = "cmem_rank";
+pub(crate) const COVER: &str = "cmem_cover";
 const K1: f64 = 1.2;
 const B: f64 = 0.75;
 
 /// Makes `cmem_rank` available on `conn` (a few microseconds; `Store` calls it when it opens a
 /// connection). Registering again adds a newer copy that shadows the old one.
-pub fn register(conn: &Connection) -> Result<()> {
+pub(crate) fn register(conn: &Connection) -> Result<()> {
     // SAFETY: `handle` is the live connection `conn` owns; the statement is finalized before
     // returning; `api` is written by SQLite during the step and used only while `conn` lives.
     unsafe {

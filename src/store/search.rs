@@ -16,7 +16,7 @@ use super::{observations, prompts, steps, summaries};
 use crate::model::{IndexRow, Kind, ObsType};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Order {
+pub(crate) enum Order {
     #[default]
     Relevance,
     DateDesc,
@@ -24,7 +24,7 @@ pub enum Order {
 }
 
 #[derive(Debug, Clone, Default)]
-pub struct Query {
+pub(crate) struct Query {
     /// Free text; `None` lists by date with the filters only.
     pub text: Option<String>,
     /// Project keys (case-insensitive); empty = every project.
@@ -48,7 +48,7 @@ impl Query {
     /// Narrows the query to a record kind (`observations`, `summaries` or `sessions`,
     /// `prompts`) or to an observation type (`bugfix`, `decision`, …), as the `search` tool's
     /// and `cmem search`'s type names them; the error says what is accepted.
-    pub fn of_type(mut self, name: &str) -> Result<Query, String> {
+    pub(crate) fn of_type(mut self, name: &str) -> Result<Query, String> {
         match name {
             "observations" => self.kinds = vec![Kind::Observation],
             "sessions" | "summaries" => self.kinds = vec![Kind::Summary],
@@ -67,7 +67,7 @@ impl Query {
 /// A search result: the row plus its relevance (`cmem_rank` or bm25, lower is better; 0
 /// without text).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Hit {
+pub(crate) struct Hit {
     pub row: IndexRow,
     pub rank: f64,
     /// The share of the query's term weight (IDF) the record holds: 1 when it holds every
@@ -161,7 +161,7 @@ fn wants(q: &Query, kind: Kind) -> bool {
 /// a size record and the positions of every match, so relevance work stays bounded (the size
 /// is a speed choice; its timing is in docs/search-ranking.md), and recent memory is the more
 /// likely answer anyway. (Column filters in the MATCH would cost more.)
-pub const RANK_WINDOW: usize = 500;
+pub(crate) const RANK_WINDOW: usize = 500;
 /// At most this many windows are read before giving up on finding `limit` rows of the
 /// requested projects.
 const MAX_WINDOWS: usize = 10;
@@ -503,12 +503,12 @@ fn run(conn: &Connection, q: &Query, plan: Option<&Plan>) -> Result<Vec<Hit>> {
 
 /// Searches: with text, every record holding any of its terms, best first (fused with the
 /// records nearest in meaning when this process enabled the embedding model); without, by date.
-pub fn search(conn: &Connection, q: &Query) -> Result<Vec<Hit>> {
+pub(crate) fn search(conn: &Connection, q: &Query) -> Result<Vec<Hit>> {
     search_with(conn, q, crate::embed::model())
 }
 
 /// `search` with the given model, or lexical only.
-pub fn search_with(
+pub(crate) fn search_with(
     conn: &Connection,
     q: &Query,
     model: Option<&crate::embed::Model>,
@@ -583,7 +583,7 @@ const ANSWER_WEIGHT: f64 = 1.15;
 
 /// Whether a query is shaped as a question (asked by its form, not by what it is about): it
 /// ends with a question mark or opens with an interrogative or an auxiliary verb.
-pub fn asks_a_question(text: &str) -> bool {
+pub(crate) fn asks_a_question(text: &str) -> bool {
     const OPENERS: &[&str] = &[
         "why", "how", "what", "when", "where", "which", "who", "whose", "is", "are", "was", "were",
         "do", "does", "did", "can", "could", "should", "would", "will", "has", "have",
@@ -734,7 +734,7 @@ const TURN_RECORDS: usize = 20;
 /// The observations of the turn of `session` that holds the moment `at`, in the order they were
 /// made: those after the session's last summary before `at` and up to its first summary at or
 /// after `at` (a summary closes the turn it follows). The work a summary tells is these.
-pub fn turn_records(
+pub(crate) fn turn_records(
     conn: &Connection,
     session: i64,
     project: &str,
@@ -759,13 +759,13 @@ pub fn turn_records(
 
 /// Whether a query is an identifier (`snake_case`, `CamelCase`, a path, an error code), or a
 /// few, and nothing else: it names one thing, wherever it is mentioned.
-pub fn names_identifier(text: &str) -> bool {
+pub(crate) fn names_identifier(text: &str) -> bool {
     let mut chunks = text.split_whitespace().peekable();
     chunks.peek().is_some() && chunks.all(query::is_identifier)
 }
 
 /// The terms of a query as a person reads them (stop words gone, identifiers whole).
-pub fn terms(text: &str) -> Vec<String> {
+pub(crate) fn terms(text: &str) -> Vec<String> {
     query::analyse(text).terms.iter().map(Term::text).collect()
 }
 

@@ -17,7 +17,7 @@ use super::ingest::{self, Capture};
 use crate::paths;
 
 /// A spool larger than this stops growing (and says so in the log) rather than fill the disk.
-pub const MAX_SPOOL_BYTES: u64 = 64 * 1024 * 1024;
+pub(crate) const MAX_SPOOL_BYTES: u64 = 64 * 1024 * 1024;
 
 /// One spool line: written with a borrowed capture, read back with an owned one.
 #[derive(Debug, Serialize, Deserialize)]
@@ -36,7 +36,7 @@ fn rejected_path(data_dir: &Path) -> PathBuf {
 }
 
 /// Appends a capture to the spool.
-pub fn append(data_dir: &Path, capture: &Capture, now_ms: i64) -> Result<()> {
+pub(crate) fn append(data_dir: &Path, capture: &Capture, now_ms: i64) -> Result<()> {
     let _deferred = crate::signals::defer();
     std::fs::create_dir_all(data_dir)
         .with_context(|| format!("cannot create the data dir {}", data_dir.display()))?;
@@ -66,7 +66,7 @@ pub fn append(data_dir: &Path, capture: &Capture, now_ms: i64) -> Result<()> {
 
 /// A capture as one spool line, newline included: what `append` writes (and what a hook that
 /// reaches its hard deadline writes from its signal handler, where nothing may allocate).
-pub fn line(capture: &Capture, now_ms: i64) -> Result<Vec<u8>> {
+pub(crate) fn line(capture: &Capture, now_ms: i64) -> Result<Vec<u8>> {
     let mut line = serde_json::to_vec(&Line {
         v: 1,
         spooled_at: now_ms,
@@ -78,7 +78,7 @@ pub fn line(capture: &Capture, now_ms: i64) -> Result<Vec<u8>> {
 
 /// Waits for (and then holds, until the file is dropped) the lock ingesters take, so the spool
 /// can be rewritten without an ingester trimming a byte count it measured before.
-pub fn lock_ingest(data_dir: &Path) -> Result<File> {
+pub(crate) fn lock_ingest(data_dir: &Path) -> Result<File> {
     let path = ingest_lock_path(data_dir);
     std::fs::create_dir_all(data_dir)
         .with_context(|| format!("cannot create the data dir {}", data_dir.display()))?;
@@ -90,21 +90,21 @@ pub fn lock_ingest(data_dir: &Path) -> Result<File> {
 }
 
 /// How many captures wait in the spool.
-pub fn backlog(data_dir: &Path) -> usize {
+pub(crate) fn backlog(data_dir: &Path) -> usize {
     std::fs::read(paths::spool_path(data_dir))
         .map(|b| b.iter().filter(|c| **c == b'\n').count())
         .unwrap_or(0)
 }
 
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub struct IngestReport {
+pub(crate) struct IngestReport {
     pub applied: usize,
     pub rejected: usize,
 }
 
 /// Applies every spooled capture in one transaction, then removes them from the spool.
 /// Returns quietly when the spool is empty or another process is ingesting it.
-pub fn ingest(store: &mut Store, data_dir: &Path) -> Result<IngestReport> {
+pub(crate) fn ingest(store: &mut Store, data_dir: &Path) -> Result<IngestReport> {
     let path = paths::spool_path(data_dir);
     match std::fs::metadata(&path) {
         Ok(m) if m.len() > 0 => {}

@@ -12,12 +12,12 @@ thread_local! {
 }
 
 /// Starts recording this thread's steps.
-pub fn start() {
+pub(crate) fn start() {
     STEPS.with(|s| *s.borrow_mut() = Some((Instant::now(), Vec::new())));
 }
 
 /// Ends the step `name`, begun at the previous mark (or the start).
-pub fn mark(name: &'static str) {
+pub(crate) fn mark(name: &'static str) {
     STEPS.with(|s| {
         if let Some((last, done)) = s.borrow_mut().as_mut() {
             let now = Instant::now();
@@ -28,6 +28,6 @@ pub fn mark(name: &'static str) {
 }
 
 /// Stops recording and gives the steps, in order.
-pub fn take() -> Vec<(&'static str, Duration)> {
+pub(crate) fn take() -> Vec<(&'static str, Duration)> {
     STEPS.with(|s| s.borrow_mut().take().map(|r| r.1).unwrap_or_default())
 }

@@ -6,10 +6,10 @@ use serde_json::json;
 
 use crate::model::{Summary, SummaryBody, json_list};
 
-pub const COLUMNS: &str = "id, project, request, investigated, learned, completed, next_steps, notes, \
+pub(crate) const COLUMNS: &str = "id, project, request, investigated, learned, completed, next_steps, notes, \
      files_read, files_edited, prompt_number, discovery_tokens, created_at_epoch, session_id";
 
-pub fn from_row(r: &Row) -> rusqlite::Result<Summary> {
+pub(crate) fn from_row(r: &Row) -> rusqlite::Result<Summary> {
     Ok(Summary {
         id: r.get(0)?,
         project: r.get(1)?,
@@ -31,7 +31,7 @@ pub fn from_row(r: &Row) -> rusqlite::Result<Summary> {
 }
 
 /// The newest `limit` summaries of any of `projects`, newest first.
-pub fn recent(conn: &Connection, projects: &[String], limit: usize) -> Result<Vec<Summary>> {
+pub(crate) fn recent(conn: &Connection, projects: &[String], limit: usize) -> Result<Vec<Summary>> {
     super::newest_per_project(
         conn,
         &format!("SELECT {COLUMNS} FROM session_summaries"),
@@ -43,7 +43,7 @@ pub fn recent(conn: &Connection, projects: &[String], limit: usize) -> Result<Ve
 }
 
 /// Summaries by id, in the order asked.
-pub fn by_ids(conn: &Connection, ids: &[i64]) -> Result<Vec<Summary>> {
+pub(crate) fn by_ids(conn: &Connection, ids: &[i64]) -> Result<Vec<Summary>> {
     super::by_ids(
         conn,
         &format!("SELECT {COLUMNS} FROM session_summaries WHERE id"),
@@ -56,7 +56,7 @@ pub fn by_ids(conn: &Connection, ids: &[i64]) -> Result<Vec<Summary>> {
 /// The summary that closes the turn a record made at `at` in `session` belongs to: the
 /// session's first summary written at or after it (a turn's summary follows its observations),
 /// else the session's last one.
-pub fn closing(conn: &Connection, session: i64, at: i64) -> Result<Option<Summary>> {
+pub(crate) fn closing(conn: &Connection, session: i64, at: i64) -> Result<Option<Summary>> {
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT {COLUMNS} FROM session_summaries WHERE session_id = ?1
          ORDER BY created_at_epoch < ?2, abs(created_at_epoch - ?2), id LIMIT 1"

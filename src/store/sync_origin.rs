@@ -5,7 +5,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 /// `name (role)` of the device a pulled row came from; `None` for rows written here (the map
 /// holds those too, once the server has them).
-pub fn written_by(conn: &Connection, table: &str, id: i64) -> Result<Option<String>> {
+pub(crate) fn written_by(conn: &Connection, table: &str, id: i64) -> Result<Option<String>> {
     let mut stmt = conn.prepare_cached(
         "SELECT COALESCE(d.name, m.device), d.role FROM sync_map m
          LEFT JOIN sync_devices d ON d.device = m.device

@@ -8,7 +8,7 @@ use crate::store::observations::{self, NewObservation};
 use crate::store::summaries::{self, NewSummary};
 
 /// A completed session of project `p`, by its host key.
-pub fn session(c: &Connection, key: &str) -> i64 {
+pub(crate) fn session(c: &Connection, key: &str) -> i64 {
     c.execute(
         "INSERT INTO sessions (content_session_id, project, started_at_epoch, status)
          VALUES (?1, 'p', 1, 'completed')",
@@ -19,7 +19,7 @@ pub fn session(c: &Connection, key: &str) -> i64 {
 }
 
 /// An observation of project `p` with a type and a title, at time `at`.
-pub fn observation(
+pub(crate) fn observation(
     c: &Connection,
     session: Option<i64>,
     obs_type: &str,
@@ -46,7 +46,7 @@ pub fn observation(
 }
 
 /// A summary of project `p` with the given body, at time `at`.
-pub fn summary(c: &Connection, session: Option<i64>, body: SummaryBody, at: i64) -> i64 {
+pub(crate) fn summary(c: &Connection, session: Option<i64>, body: SummaryBody, at: i64) -> i64 {
     summaries::insert(
         c,
         &NewSummary {

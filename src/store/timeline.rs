@@ -2,14 +2,14 @@
 //! anchor's project, ordered by `(time, kind, id)` (what `mem_search` step 2 discloses).
 
 use anyhow::Result;
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{Connection, params};
 
 use super::{observations, prompts, summaries};
 use crate::model::{IndexRow, Kind, Observation, Prompt, Summary};
 
 const PROMPT_TITLE_CHARS: usize = 160;
 
-pub fn observation_row(o: &Observation) -> IndexRow {
+pub(crate) fn observation_row(o: &Observation) -> IndexRow {
     IndexRow {
         kind: Kind::Observation,
         id: o.id,
@@ -27,7 +27,7 @@ pub fn observation_row(o: &Observation) -> IndexRow {
     }
 }
 
-pub fn summary_row(s: &Summary) -> IndexRow {
+pub(crate) fn summary_row(s: &Summary) -> IndexRow {
     IndexRow {
         kind: Kind::Summary,
         id: s.id,
@@ -45,7 +45,7 @@ pub fn summary_row(s: &Summary) -> IndexRow {
     }
 }
 
-pub fn prompt_row(p: &Prompt) -> IndexRow {
+pub(crate) fn prompt_row(p: &Prompt) -> IndexRow {
     IndexRow {
         kind: Kind::Prompt,
         id: p.id,
@@ -60,7 +60,7 @@ pub fn prompt_row(p: &Prompt) -> IndexRow {
 }
 
 /// The row of one record, if it exists.
-pub fn row(conn: &Connection, kind: Kind, id: i64) -> Result<Option<IndexRow>> {
+pub(crate) fn row(conn: &Connection, kind: Kind, id: i64) -> Result<Option<IndexRow>> {
     Ok(match kind {
         Kind::Observation => observations::by_ids(conn, &[id])?
             .first()
@@ -134,7 +134,7 @@ fn push_rows<T>(
 
 /// The anchor and up to `before` older and `after` newer rows of the anchor's own project,
 /// oldest first. `None` when the anchor does not exist.
-pub fn around(
+pub(crate) fn around(
     conn: &Connection,
     kind: Kind,
     id: i64,
@@ -164,26 +164,6 @@ pub fn around(
     rows.push(anchor);
     rows.extend(newer);
     Ok(Some(rows))
-}
-
-/// The newest record of any kind in `projects` matching nothing in particular: the anchor
-/// for "what happened last" timelines.
-pub fn latest_observation(conn: &Connection, projects: &[String]) -> Result<Option<i64>> {
-    let mut best: Option<(i64, i64)> = None;
-    for p in super::distinct_keys(projects) {
-        let found: Option<(i64, i64)> = conn
-            .query_row(
-                "SELECT created_at_epoch, id FROM observations WHERE project = ?1 COLLATE NOCASE
-                 ORDER BY created_at_epoch DESC, id DESC LIMIT 1",
-                params![p],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
-            .optional()?;
-        if found > best {
-            best = found;
-        }
-    }
-    Ok(best.map(|(_, id)| id))
 }
 
 #[cfg(test)]

@@ -14,7 +14,7 @@ use serde_json::{Map, Value};
 const LIST_NAME_MAX: usize = 60;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct TodoItem {
+pub(crate) struct TodoItem {
     pub task: String,
     /// `todo`, `doing`, `done` or `dropped`.
     pub status: String,
@@ -22,7 +22,7 @@ pub struct TodoItem {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
-pub enum TodoChange {
+pub(crate) enum TodoChange {
     /// TodoWrite: the whole list as it stands now.
     Snapshot { items: Vec<TodoItem> },
     /// TaskCreate / TaskUpdate: one task, known by the host's id.
@@ -34,7 +34,7 @@ pub enum TodoChange {
 }
 
 /// Claude Code's to-do statuses in work-state words.
-pub fn status_word(host: &str) -> String {
+pub(crate) fn status_word(host: &str) -> String {
     match host.trim().to_ascii_lowercase().as_str() {
         "pending" | "todo" | "open" | "" => "todo".into(),
         "in_progress" | "in-progress" | "doing" | "active" => "doing".into(),
@@ -49,7 +49,7 @@ fn is_closed(status: &str) -> bool {
 }
 
 /// The work-state list of a session: its request, on one line.
-pub fn list_name(session_request: Option<&str>, content_session_id: &str) -> String {
+pub(crate) fn list_name(session_request: Option<&str>, content_session_id: &str) -> String {
     let words: Vec<&str> = session_request.unwrap_or("").split_whitespace().collect();
     let name = words.join(" ");
     if name.is_empty() {
@@ -153,7 +153,7 @@ fn append(tx: &Transaction, to: &Target, task: &str, status: &str, source: &str)
 }
 
 /// Appends what changed; returns how many entries were written.
-pub fn apply(
+pub(crate) fn apply(
     tx: &Transaction,
     session_id: i64,
     project: &str,

@@ -5,10 +5,10 @@ use rusqlite::{Connection, Row, params};
 
 use crate::model::ToolUse;
 
-pub const COLUMNS: &str = "id, tool_use_id, content_session_id, project, tool_name, tool_input, tool_response,
+pub(crate) const COLUMNS: &str = "id, tool_use_id, content_session_id, project, tool_name, tool_input, tool_response,
      input_bytes, response_bytes, failed, error, cwd, prompt_number, observation_id, duration_ms, created_at_epoch";
 
-pub fn from_row(r: &Row) -> rusqlite::Result<ToolUse> {
+pub(crate) fn from_row(r: &Row) -> rusqlite::Result<ToolUse> {
     Ok(ToolUse {
         id: r.get(0)?,
         tool_use_id: r.get(1)?,
@@ -30,7 +30,7 @@ pub fn from_row(r: &Row) -> rusqlite::Result<ToolUse> {
 }
 
 /// Tool uses by row id, in the order asked.
-pub fn by_ids(conn: &Connection, ids: &[i64]) -> Result<Vec<ToolUse>> {
+pub(crate) fn by_ids(conn: &Connection, ids: &[i64]) -> Result<Vec<ToolUse>> {
     super::by_ids(
         conn,
         &format!("SELECT {COLUMNS} FROM tool_uses WHERE id"),
@@ -41,7 +41,7 @@ pub fn by_ids(conn: &Connection, ids: &[i64]) -> Result<Vec<ToolUse>> {
 }
 
 /// Tool uses by the host's tool_use_id (`toolu_…`).
-pub fn by_tool_use_ids(conn: &Connection, ids: &[String]) -> Result<Vec<ToolUse>> {
+pub(crate) fn by_tool_use_ids(conn: &Connection, ids: &[String]) -> Result<Vec<ToolUse>> {
     let mut out = Vec::new();
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT {COLUMNS} FROM tool_uses WHERE tool_use_id = ?1 ORDER BY id"
@@ -55,7 +55,7 @@ pub fn by_tool_use_ids(conn: &Connection, ids: &[String]) -> Result<Vec<ToolUse>
 }
 
 /// The raw calls an observation was built from, in call order.
-pub fn by_observation(conn: &Connection, observation_id: i64) -> Result<Vec<ToolUse>> {
+pub(crate) fn by_observation(conn: &Connection, observation_id: i64) -> Result<Vec<ToolUse>> {
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT {COLUMNS} FROM tool_uses WHERE observation_id = ?1 ORDER BY created_at_epoch, id"
     ))?;

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use anyhow::{Context, Result};
 
 /// cmem's tables, in dependency order (the order of imports and exports).
-pub const TABLES: [&str; 6] = [
+pub(crate) const TABLES: [&str; 6] = [
     "sessions",
     "user_prompts",
     "observations",
@@ -16,7 +16,7 @@ pub const TABLES: [&str; 6] = [
 
 /// What one table of the source holds and what became of it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct TableReport {
+pub(crate) struct TableReport {
     pub source: usize,
     pub imported: usize,
     pub already: usize,
@@ -27,19 +27,19 @@ pub struct TableReport {
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Report {
+pub(crate) struct Report {
     pub schema_version: Option<i64>,
     pub tables: BTreeMap<&'static str, TableReport>,
 }
 
 impl Report {
-    pub fn table(&mut self, name: &'static str) -> &mut TableReport {
+    pub(crate) fn table(&mut self, name: &'static str) -> &mut TableReport {
         self.tables.entry(name).or_default()
     }
 
     /// Ends an import: every table gets a line (0 when the source had none), and the
     /// transaction is committed, or rolled back for a dry run.
-    pub fn finish(mut self, tx: rusqlite::Transaction, dry_run: bool) -> Result<Report> {
+    pub(crate) fn finish(mut self, tx: rusqlite::Transaction, dry_run: bool) -> Result<Report> {
         for t in TABLES {
             self.table(t);
         }
@@ -51,12 +51,8 @@ impl Report {
         Ok(self)
     }
 
-    pub fn imported(&self) -> usize {
-        self.tables.values().map(|t| t.imported).sum()
-    }
-
     /// The tables in dependency order, then any other.
-    pub fn ordered(&self) -> Vec<(&'static str, &TableReport)> {
+    pub(crate) fn ordered(&self) -> Vec<(&'static str, &TableReport)> {
         let mut out: Vec<(&'static str, &TableReport)> = TABLES
             .iter()
             .filter_map(|t| self.tables.get_key_value(t).map(|(k, v)| (*k, v)))

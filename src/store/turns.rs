@@ -8,7 +8,7 @@ use super::quarantine::{NOT_QUARANTINED_FOR_EXTERNAL, NOT_QUARANTINED_FOR_RULES}
 
 /// One closed prompt turn.
 #[derive(Debug, Clone, PartialEq)]
-pub struct TurnRow {
+pub(crate) struct TurnRow {
     /// `user_prompts.id`.
     pub id: i64,
     pub session_id: i64,
@@ -27,7 +27,7 @@ pub struct TurnRow {
 
 /// One raw tool use of a turn.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct ToolRow {
+pub(crate) struct ToolRow {
     pub id: i64,
     pub tool_use_id: String,
     pub tool_name: String,
@@ -45,7 +45,7 @@ pub struct ToolRow {
 
 impl ToolRow {
     /// Estimated tokens of the raw I/O (4 characters a token, as the reference counts).
-    pub fn raw_tokens(&self) -> i64 {
+    pub(crate) fn raw_tokens(&self) -> i64 {
         let error = self.error.as_ref().map_or(0, |e| e.len() as i64);
         (self.input_bytes + self.response_bytes + error + 3) / 4
     }
@@ -71,7 +71,7 @@ fn turn_from_row(r: &Row) -> rusqlite::Result<TurnRow> {
 }
 
 /// Closed turns no observer has processed yet, oldest first.
-pub fn unobserved(conn: &Connection, limit: usize) -> Result<Vec<TurnRow>> {
+pub(crate) fn unobserved(conn: &Connection, limit: usize) -> Result<Vec<TurnRow>> {
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT {TURN_COLUMNS} FROM user_prompts p JOIN sessions s ON s.id = p.session_id
          WHERE p.observed_at_epoch IS NULL AND p.ended_at_epoch IS NOT NULL
@@ -82,23 +82,9 @@ pub fn unobserved(conn: &Connection, limit: usize) -> Result<Vec<TurnRow>> {
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
-/// One turn by its prompt row id.
-pub fn by_id(conn: &Connection, id: i64) -> Result<Option<TurnRow>> {
-    Ok(conn
-        .query_row(
-            &format!(
-                "SELECT {TURN_COLUMNS} FROM user_prompts p JOIN sessions s ON s.id = p.session_id
-                 WHERE p.id = ?1"
-            ),
-            params![id],
-            turn_from_row,
-        )
-        .optional()?)
-}
-
 /// Whether the turn is still waiting for an observer (re-checked inside the write
 /// transaction: two hooks may race for the same turn).
-pub fn is_unobserved(conn: &Connection, id: i64) -> Result<bool> {
+pub(crate) fn is_unobserved(conn: &Connection, id: i64) -> Result<bool> {
     Ok(conn
         .query_row(
             "SELECT 1 FROM user_prompts WHERE id = ?1 AND observed_at_epoch IS NULL",
@@ -110,7 +96,7 @@ pub fn is_unobserved(conn: &Connection, id: i64) -> Result<bool> {
 }
 
 /// The tool uses of a turn, in the order they happened.
-pub fn tool_uses(conn: &Connection, turn: &TurnRow) -> Result<Vec<ToolRow>> {
+pub(crate) fn tool_uses(conn: &Connection, turn: &TurnRow) -> Result<Vec<ToolRow>> {
     let mut stmt = conn.prepare_cached(
         "SELECT id, tool_use_id, tool_name, tool_input, tool_response, input_bytes, response_bytes,
                 failed, error, IFNULL(is_interrupt, 0), cwd, agent_id, created_at_epoch
@@ -138,7 +124,7 @@ pub fn tool_uses(conn: &Connection, turn: &TurnRow) -> Result<Vec<ToolRow>> {
 }
 
 /// Links tool uses to the observation built from them (the first link wins).
-pub fn link(conn: &Connection, tool_row_ids: &[i64], observation_id: i64) -> Result<()> {
+pub(crate) fn link(conn: &Connection, tool_row_ids: &[i64], observation_id: i64) -> Result<()> {
     let mut stmt = conn.prepare_cached(
         "UPDATE tool_uses SET observation_id = ?2 WHERE id = ?1 AND observation_id IS NULL",
     )?;
@@ -148,7 +134,7 @@ pub fn link(conn: &Connection, tool_row_ids: &[i64], observation_id: i64) -> Res
     Ok(())
 }
 
-pub fn mark_observed(conn: &Connection, turn_id: i64, at_ms: i64) -> Result<()> {
+pub(crate) fn mark_observed(conn: &Connection, turn_id: i64, at_ms: i64) -> Result<()> {
     conn.execute(
         "UPDATE user_prompts SET observed_at_epoch = ?2 WHERE id = ?1",
         params![turn_id, at_ms],
@@ -158,7 +144,11 @@ pub fn mark_observed(conn: &Connection, turn_id: i64, at_ms: i64) -> Result<()> 
 
 /// Turns the rule-based observer has done but the external observer has not, newest last,
 /// observed at or after `since_ms`.
-pub fn awaiting_external(conn: &Connection, since_ms: i64, limit: usize) -> Result<Vec<TurnRow>> {
+pub(crate) fn awaiting_external(
+    conn: &Connection,
+    since_ms: i64,
+    limit: usize,
+) -> Result<Vec<TurnRow>> {
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT {TURN_COLUMNS} FROM user_prompts p JOIN sessions s ON s.id = p.session_id
          WHERE p.external_observed_at_epoch IS NULL AND p.observed_at_epoch IS NOT NULL
@@ -169,7 +159,7 @@ pub fn awaiting_external(conn: &Connection, since_ms: i64, limit: usize) -> Resu
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
-pub fn mark_external_observed(conn: &Connection, turn_id: i64, at_ms: i64) -> Result<()> {
+pub(crate) fn mark_external_observed(conn: &Connection, turn_id: i64, at_ms: i64) -> Result<()> {
     conn.execute(
         "UPDATE user_prompts SET external_observed_at_epoch = ?2 WHERE id = ?1",
         params![turn_id, at_ms],

@@ -103,7 +103,7 @@ impl Tally {
 
 /// What `embed_missing` did.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub struct Embedded {
+pub(crate) struct Embedded {
     pub records: usize,
 }
 
@@ -111,7 +111,7 @@ pub struct Embedded {
 /// first. `full` looks at every record; otherwise only at records newer than the newest
 /// vector of each kind (enough between searches of one process: older records lose their
 /// vector only by a rewrite, which a full pass at start-up catches).
-pub fn embed_missing(conn: &Connection, model: &Model, full: bool) -> Result<Embedded> {
+pub(crate) fn embed_missing(conn: &Connection, model: &Model, full: bool) -> Result<Embedded> {
     let mut done = Embedded::default();
     // Only a full pass looks at every vector: for another model's, and to count this model's.
     let tally = if full {
@@ -194,7 +194,7 @@ pub fn embed_missing(conn: &Connection, model: &Model, full: bool) -> Result<Emb
 
 /// The `limit` records of `kinds` in `projects` (all when empty) nearest to `query`, best
 /// first, with their cosine similarity.
-pub fn nearest(
+pub(crate) fn nearest(
     conn: &Connection,
     model: &Model,
     query: &[f32],
@@ -360,7 +360,7 @@ impl Cache {
 }
 
 /// How many records have a vector of the current model, of how many records in all.
-pub fn coverage(conn: &Connection, model_id: &str) -> Result<(i64, i64)> {
+pub(crate) fn coverage(conn: &Connection, model_id: &str) -> Result<(i64, i64)> {
     let with: i64 = conn.query_row(
         "SELECT count(*) FROM record_vectors WHERE model = ?1",
         [model_id],

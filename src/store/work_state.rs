@@ -9,7 +9,7 @@ use crate::model::work_state::Entry;
 /// Every entry of `projects` (case-insensitive), in write order: entries the sync server
 /// holds in its order (the same on every device, whatever the writers' clocks said), then
 /// the ones not synced yet by their time.
-pub fn entries(conn: &Connection, projects: &[String]) -> Result<Vec<Entry>> {
+pub(crate) fn entries(conn: &Connection, projects: &[String]) -> Result<Vec<Entry>> {
     let mut stmt = conn.prepare_cached(
         "SELECT w.id, w.project, w.list_name, w.fields, w.created_at_epoch, m.seq
          FROM work_state_entries w

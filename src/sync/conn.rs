@@ -15,7 +15,7 @@ use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
 use rustls::{DigitallySignedStruct, SignatureScheme};
 
-pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+pub(crate) const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// What cmem's sessions ask of the server, so that nothing waits unbounded there: a lock held
 /// by another session (`lock_timeout`), a statement (`statement_timeout`), and a session of
@@ -25,11 +25,11 @@ pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 /// so another device's stuck push is ended before ours gives up. TCP keepalives and
 /// `tcp_user_timeout` bound the server's side of a dead network. Options in the URL come
 /// after these and win.
-pub const SERVER_OPTIONS: &str = "-c lock_timeout=10s -c statement_timeout=15s -c idle_in_transaction_session_timeout=5s -c tcp_keepalives_idle=10 -c tcp_keepalives_interval=5 -c tcp_keepalives_count=3 -c tcp_user_timeout=20000";
+pub(crate) const SERVER_OPTIONS: &str = "-c lock_timeout=10s -c statement_timeout=15s -c idle_in_transaction_session_timeout=5s -c tcp_keepalives_idle=10 -c tcp_keepalives_interval=5 -c tcp_keepalives_count=3 -c tcp_user_timeout=20000";
 
 /// libpq's `sslmode` values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Ssl {
+pub(crate) enum Ssl {
     Disable,
     Prefer,
     Require,
@@ -39,7 +39,7 @@ pub enum Ssl {
 }
 
 /// A parsed server setting.
-pub struct Target {
+pub(crate) struct Target {
     pub config: postgres::Config,
     pub ssl: Ssl,
     pub root_cert: Option<PathBuf>,
@@ -96,7 +96,7 @@ fn libpq_defaults(
 /// `host` and `port` win over the authority, host and port lists), takes out `sslmode` and
 /// `sslrootcert` (the client library knows only disable/prefer/require) and hands the rest to
 /// the client library.
-pub fn parse(url: &str) -> Result<Target> {
+pub(crate) fn parse(url: &str) -> Result<Target> {
     let mut params = crate::conninfo::params(url)
         .map_err(|why| anyhow!("cannot read the server setting {}: {why}", redact(url)))?;
     libpq_defaults(&mut params, |k| std::env::var(k).ok(), |p| p.exists());
@@ -164,7 +164,7 @@ pub fn parse(url: &str) -> Result<Target> {
 }
 
 /// The setting with any password blanked, for messages.
-pub fn redact(url: &str) -> String {
+pub(crate) fn redact(url: &str) -> String {
     crate::conninfo::redact(url)
 }
 
@@ -188,7 +188,7 @@ fn endpoints(config: &postgres::Config) -> Vec<(&Host, u16)> {
 
 /// Where the server is, for messages: `host:port` or the socket directory and port, each
 /// host of a list, then the database.
-pub fn describe(config: &postgres::Config) -> String {
+pub(crate) fn describe(config: &postgres::Config) -> String {
     let hosts: Vec<String> = endpoints(config)
         .into_iter()
         .map(|(host, port)| match host {
@@ -264,7 +264,7 @@ fn pgpass_lookup(text: &str, want: [&str; 4]) -> Option<String> {
 /// Opens a connection; the error says what to check. The whole connect, TLS and start-up
 /// included, is bounded by the connect timeout: a server that accepts and never answers fails
 /// as fast as one that is down.
-pub fn connect(target: &Target) -> Result<postgres::Client> {
+pub(crate) fn connect(target: &Target) -> Result<postgres::Client> {
     let where_ = describe(&target.config);
     let limit = target
         .config

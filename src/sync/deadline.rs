@@ -8,16 +8,15 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// How long one round trip (a batch pushed, a batch pulled, a check) may take by default.
-pub const ROUND_TRIP: Duration = Duration::from_secs(20);
+pub(crate) const ROUND_TRIP: Duration = Duration::from_secs(20);
 
-pub struct Watchdog {
-    limit: Duration,
+pub(crate) struct Watchdog {
     armed: Arc<Mutex<Option<(Instant, String)>>>,
 }
 
 impl Watchdog {
     /// `CMEM_SYNC_DEADLINE` (seconds) overrides the limit.
-    pub fn start() -> Watchdog {
+    pub(crate) fn start() -> Watchdog {
         let limit = std::env::var("CMEM_SYNC_DEADLINE")
             .ok()
             .and_then(|s| s.parse::<f64>().ok())
@@ -46,15 +45,11 @@ impl Watchdog {
                 }
             }
         });
-        Watchdog { limit, armed }
-    }
-
-    pub fn limit(&self) -> Duration {
-        self.limit
+        Watchdog { armed }
     }
 
     /// Runs one round trip under the deadline.
-    pub fn within<T>(&self, what: &str, f: impl FnOnce() -> T) -> T {
+    pub(crate) fn within<T>(&self, what: &str, f: impl FnOnce() -> T) -> T {
         if let Ok(mut g) = self.armed.lock() {
             *g = Some((Instant::now(), what.to_string()));
         }

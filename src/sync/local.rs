@@ -15,7 +15,7 @@ use crate::store::fingerprint::Fingerprint;
 use crate::store::jsonl::{REFERENCES, insert_sql, to_json, to_sql};
 use crate::store::transfer::TABLES;
 
-pub fn state(conn: &Connection, key: &str) -> Result<Option<String>> {
+pub(crate) fn state(conn: &Connection, key: &str) -> Result<Option<String>> {
     Ok(conn
         .query_row("SELECT value FROM sync_state WHERE key = ?1", [key], |r| {
             r.get(0)
@@ -23,7 +23,7 @@ pub fn state(conn: &Connection, key: &str) -> Result<Option<String>> {
         .optional()?)
 }
 
-pub fn set_state(conn: &Connection, key: &str, value: &str) -> Result<()> {
+pub(crate) fn set_state(conn: &Connection, key: &str, value: &str) -> Result<()> {
     conn.execute(
         "INSERT INTO sync_state (key, value) VALUES (?1, ?2)
          ON CONFLICT (key) DO UPDATE SET value = excluded.value",
@@ -37,7 +37,7 @@ pub fn set_state(conn: &Connection, key: &str, value: &str) -> Result<()> {
 /// another folder gets a new id (`home` differs): two copies under one id would overwrite each
 /// other's rows, which share local ids from the copy on. Returns the id, and the one it was
 /// copied from when it was made just now for a copy.
-pub fn ensure_device(
+pub(crate) fn ensure_device(
     conn: &mut Connection,
     data_dir: &std::path::Path,
 ) -> Result<(String, Option<String>)> {
@@ -121,7 +121,7 @@ fn ensure_triggers(conn: &mut Connection) -> Result<()> {
 }
 
 /// Queues every row (a first sync, or a change of what is shared).
-pub fn queue_all(tx: &Transaction) -> Result<()> {
+pub(crate) fn queue_all(tx: &Transaction) -> Result<()> {
     for t in TABLES {
         tx.execute(
             &format!(
@@ -135,17 +135,22 @@ pub fn queue_all(tx: &Transaction) -> Result<()> {
 }
 
 /// Pulled rows kept until their parent arrives.
-pub fn kept(conn: &Connection) -> Result<usize> {
+pub(crate) fn kept(conn: &Connection) -> Result<usize> {
     let n: i64 = conn.query_row("SELECT COUNT(*) FROM sync_pending", [], |r| r.get(0))?;
     Ok(n as usize)
 }
 
-pub fn waiting(conn: &Connection) -> Result<i64> {
+pub(crate) fn waiting(conn: &Connection) -> Result<i64> {
     Ok(conn.query_row("SELECT COUNT(*) FROM sync_outbox", [], |r| r.get(0))?)
 }
 
 /// Up to `limit` queued rows of `table` after `after`: (row id, generation).
-pub fn queued(conn: &Connection, table: &str, after: i64, limit: usize) -> Result<Vec<(i64, i64)>> {
+pub(crate) fn queued(
+    conn: &Connection,
+    table: &str,
+    after: i64,
+    limit: usize,
+) -> Result<Vec<(i64, i64)>> {
     let mut stmt = conn.prepare_cached(
         "SELECT row_id, gen FROM sync_outbox WHERE tbl = ?1 AND row_id > ?2 ORDER BY row_id LIMIT ?3",
     )?;
@@ -158,7 +163,7 @@ pub fn queued(conn: &Connection, table: &str, after: i64, limit: usize) -> Resul
 /// What sync knows of a local row: its global identity (where it came from, or this device)
 /// and, once the server holds it, the revision it was last in step with and its document's
 /// hash then.
-pub struct Replica {
+pub(crate) struct Replica {
     pub device: String,
     pub remote: i64,
     pub rev: Option<i64>,
@@ -167,7 +172,7 @@ pub struct Replica {
     pub fields: Option<Vec<u8>>,
 }
 
-pub fn replica(conn: &Connection, me: &str, table: &str, id: i64) -> Result<Replica> {
+pub(crate) fn replica(conn: &Connection, me: &str, table: &str, id: i64) -> Result<Replica> {
     let mut stmt = conn.prepare_cached(
         "SELECT device, remote_id, rev, hash, fields FROM sync_map WHERE tbl = ?1 AND local_id = ?2",
     )?;
@@ -192,13 +197,13 @@ pub fn replica(conn: &Connection, me: &str, table: &str, id: i64) -> Result<Repl
 }
 
 /// The global identity of a local row.
-pub fn identity(conn: &Connection, me: &str, table: &str, id: i64) -> Result<(String, i64)> {
+pub(crate) fn identity(conn: &Connection, me: &str, table: &str, id: i64) -> Result<(String, i64)> {
     let r = replica(conn, me, table, id)?;
     Ok((r.device, r.remote))
 }
 
 /// A server revision a local row is in step with: the base of its next local change.
-pub struct Base<'a> {
+pub(crate) struct Base<'a> {
     pub rev: i64,
     /// Its document's hash and its fields' hashes.
     pub hash: &'a str,
@@ -212,7 +217,7 @@ pub struct Base<'a> {
 /// (`None`: mapped, not in step with any revision yet). A pulled row is stamped with when it
 /// arrived, by this device's clock. A local row already mapped to another identity (the same
 /// session reached this device twice) keeps its mapping.
-pub fn remember(
+pub(crate) fn remember(
     conn: &Connection,
     table: &str,
     (device, remote): (&str, i64),
@@ -244,7 +249,7 @@ pub fn remember(
 
 /// A row ready to push: its project (what sharing and row-level security go by), the
 /// document (every column but the id, references as `device:id`) and the document's hash.
-pub struct Doc {
+pub(crate) struct Doc {
     pub project: String,
     pub map: Map<String, Value>,
     pub text: String,
@@ -254,7 +259,7 @@ pub struct Doc {
 }
 
 /// The row as a document, or `None` when it is gone (forgotten: push a tombstone).
-pub fn doc_of(
+pub(crate) fn doc_of(
     conn: &Connection,
     me: &str,
     table: &str,
@@ -321,7 +326,7 @@ pub fn doc_of(
 }
 
 impl Doc {
-    pub fn new(project: String, map: Map<String, Value>) -> Doc {
+    pub(crate) fn new(project: String, map: Map<String, Value>) -> Doc {
         // serde_json's map keeps insertion order (preserve_order): the text is the same
         // for the same row, and so is the hash.
         let text = serde_json::to_string(&map).unwrap_or_default();
@@ -348,7 +353,7 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 /// Drops pushed entries from the outbox unless the row changed again since (`gen`).
-pub fn sent(tx: &Transaction, table: &str, entries: &[(i64, i64)]) -> Result<()> {
+pub(crate) fn sent(tx: &Transaction, table: &str, entries: &[(i64, i64)]) -> Result<()> {
     let mut stmt =
         tx.prepare_cached("DELETE FROM sync_outbox WHERE tbl = ?1 AND row_id = ?2 AND gen = ?3")?;
     for (id, gen_) in entries {
@@ -359,7 +364,7 @@ pub fn sent(tx: &Transaction, table: &str, entries: &[(i64, i64)]) -> Result<()>
 
 /// A row revision from the server.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Pulled {
+pub(crate) struct Pulled {
     pub device: String,
     pub table: String,
     pub remote_id: i64,
@@ -376,7 +381,7 @@ pub struct Pulled {
 }
 
 #[derive(Debug, Default, Clone, Copy)]
-pub struct Applied {
+pub(crate) struct Applied {
     pub inserted: usize,
     pub updated: usize,
     pub deleted: usize,
@@ -390,7 +395,7 @@ pub struct Applied {
 }
 
 impl Applied {
-    pub fn add(&mut self, o: Applied) {
+    pub(crate) fn add(&mut self, o: Applied) {
         self.inserted += o.inserted;
         self.updated += o.updated;
         self.deleted += o.deleted;
@@ -491,7 +496,7 @@ type Identity = (String, String, i64);
 
 /// Applies pulled revisions in a transaction the caller commits (with the new cursor), then
 /// the kept rows that were waiting for one of the rows it stored.
-pub fn apply(
+pub(crate) fn apply(
     tx: &Transaction,
     me: &str,
     rows: &[Pulled],
@@ -505,7 +510,7 @@ pub fn apply(
 /// far; one row at least): a row can take milliseconds (a forget or a scrub erases its words
 /// from the full-text index page by page), and hooks wait for the transaction. Returns how
 /// many rows it applied.
-pub fn apply_until(
+pub(crate) fn apply_until(
     tx: &Transaction,
     me: &str,
     rows: &[Pulled],
@@ -555,7 +560,7 @@ pub fn apply_until(
 /// Applies every kept row whose parent is here by now, however it came (`apply` looks only
 /// at the rows it stored itself; a row of this device is mapped when a push shares it): once
 /// per pull, since it reads all kept rows.
-pub fn apply_kept(
+pub(crate) fn apply_kept(
     tx: &Transaction,
     me: &str,
     columns: &HashMap<&'static str, Vec<String>>,
@@ -647,7 +652,7 @@ fn tally(tx: &Transaction, out: &mut Applied, p: &Pulled, step: Step) -> Result<
 /// Deletes local row `id` of `table`, forgotten elsewhere. Tool uses here that point at a
 /// forgotten observation lose the link, as those pulled after it is gone are stored without it.
 /// (Rows of a forgotten session stay as before: a prompt cannot be without its session.)
-pub fn drop_replica(tx: &Transaction, table: &str, id: i64) -> Result<()> {
+pub(crate) fn drop_replica(tx: &Transaction, table: &str, id: i64) -> Result<()> {
     for (t, col, _) in REFERENCES
         .iter()
         .filter(|(_, _, target)| *target == table && table == "observations")
@@ -666,7 +671,7 @@ pub fn drop_replica(tx: &Transaction, table: &str, id: i64) -> Result<()> {
 }
 
 /// Notes that the server holds `(device, remote)` of `table` as forgotten.
-pub fn gone(conn: &Connection, table: &str, device: &str, remote: i64) -> Result<()> {
+pub(crate) fn gone(conn: &Connection, table: &str, device: &str, remote: i64) -> Result<()> {
     conn.prepare_cached(
         "INSERT INTO sync_gone (tbl, device, remote_id) VALUES (?1, ?2, ?3) ON CONFLICT DO NOTHING",
     )?
@@ -683,7 +688,7 @@ fn is_gone(conn: &Connection, table: &str, device: &str, remote: i64) -> Result<
 }
 
 /// A scrub known here: its fingerprint, replacement and the projects it reaches (`None`: all).
-pub struct KnownScrub {
+pub(crate) struct KnownScrub {
     fingerprint: Fingerprint,
     replacement: String,
     scope: Option<Vec<String>>,
@@ -992,7 +997,7 @@ fn in_local_order(cols: &[String], pulled: &Map<String, Value>, project: &str) -
 
 /// The replacements this device's scrubs wrote: where a merged text holds one, this device's
 /// text wins (src/sync/merge.rs).
-pub fn scrub_markers(conn: &Connection) -> Result<Vec<String>> {
+pub(crate) fn scrub_markers(conn: &Connection) -> Result<Vec<String>> {
     let mut markers = vec![crate::store::forget::SCRUBBED.to_string()];
     if let Some(more) = state(conn, crate::store::forget::MARKERS_KEY)? {
         markers.extend(more.lines().filter(|l| !l.is_empty()).map(str::to_string));

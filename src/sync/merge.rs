@@ -20,7 +20,7 @@ use serde_json::{Map, Value};
 /// The hash of each field's value in a document, by the hash of its name: what a later merge
 /// compares against. Every synced row keeps one, so it is small and quick to make: FNV-1a
 /// (64 bits) of the field's JSON, written straight into the hash.
-pub type FieldHashes = HashMap<u64, u64>;
+pub(crate) type FieldHashes = HashMap<u64, u64>;
 
 /// FNV-1a, 64 bits: stable across Rust releases (unlike the standard library's hasher), which
 /// stored hashes need.
@@ -60,7 +60,7 @@ fn hash_value(v: &Value) -> u64 {
 
 /// A document's field hashes as stored in `sync_map.fields`: (name hash, value hash) pairs,
 /// 16 bytes a field.
-pub fn field_hashes(doc: &Map<String, Value>) -> Vec<u8> {
+pub(crate) fn field_hashes(doc: &Map<String, Value>) -> Vec<u8> {
     let mut out = Vec::with_capacity(doc.len() * 16);
     for (k, v) in doc {
         out.extend_from_slice(&hash_key(k).to_le_bytes());
@@ -71,7 +71,7 @@ pub fn field_hashes(doc: &Map<String, Value>) -> Vec<u8> {
 
 /// `None` for a mapping made before fields were kept (every field then counts as changed on
 /// both sides).
-pub fn decode(stored: Option<&[u8]>) -> FieldHashes {
+pub(crate) fn decode(stored: Option<&[u8]>) -> FieldHashes {
     let Some(bytes) = stored.filter(|b| b.len() % 16 == 0) else {
         return FieldHashes::new();
     };
@@ -85,7 +85,7 @@ pub fn decode(stored: Option<&[u8]>) -> FieldHashes {
 /// Merges this device's document with the server's, both descended from `base`.
 /// `atomic` fields (global references) are never merged as text; `markers` are the scrub
 /// replacements this device has used.
-pub fn merge(
+pub(crate) fn merge(
     base: &FieldHashes,
     local: &Map<String, Value>,
     remote: &Map<String, Value>,
@@ -127,7 +127,7 @@ pub fn merge(
 
 /// Merges two versions of a text: hunks where `local` holds a scrub replacement take
 /// `local`'s text, all others `remote`'s.
-pub fn merge_text(local: &str, remote: &str, markers: &[String]) -> String {
+pub(crate) fn merge_text(local: &str, remote: &str, markers: &[String]) -> String {
     let (lt, rt) = (tokens(local, markers), tokens(remote, markers));
     let mut out = String::with_capacity(local.len().max(remote.len()));
     for op in similar::capture_diff_slices(similar::Algorithm::Myers, &lt, &rt) {

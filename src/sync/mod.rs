@@ -33,7 +33,7 @@ const BATCH_BYTES: usize = 8 << 20;
 
 /// What one sync moved.
 #[derive(Debug, Default)]
-pub struct Report {
+pub(crate) struct Report {
     pub device: String,
     /// The device id this data dir had before it was found copied (this sync made a new one).
     pub copied_from: Option<String>,
@@ -100,7 +100,7 @@ fn shared(settings: &Settings, table: &str, project: &str) -> bool {
         .any(|g| crate::project::glob_match(&g.trim().to_lowercase(), &p))
 }
 
-pub fn device_name() -> String {
+pub(crate) fn device_name() -> String {
     let mut buf = [0u8; 256];
     // SAFETY: the buffer is valid for its length; gethostname NUL-terminates within it or
     // truncates, and the name is read only up to the first NUL.
@@ -155,7 +155,7 @@ fn note_sharing(store: &mut Store, settings: &Settings) -> Result<()> {
 /// Push, then pull; `None` when another sync of this data dir is running. A push that fails
 /// does not stop the pull (nor the reverse): the report lists what failed, and so does the
 /// data dir until a sync succeeds (`cmem doctor` reads it there).
-pub fn run(settings: &Settings) -> Result<Option<Report>> {
+pub(crate) fn run(settings: &Settings) -> Result<Option<Report>> {
     let result = run_once(settings);
     let failure = match &result {
         Ok(Some(r)) if !r.errors.is_empty() => Some(r.errors.join("; ")),
@@ -811,7 +811,7 @@ fn breathe() {
 }
 
 /// `cmem sync init`: the server schema (and its row-level security).
-pub fn init(settings: &Settings) -> Result<(String, i32, i32)> {
+pub(crate) fn init(settings: &Settings) -> Result<(String, i32, i32)> {
     let target = conn::parse(url(settings)?)?;
     let mut client = conn::connect(&target)?;
     let (before, after) = server::init(&mut client)?;
@@ -819,7 +819,7 @@ pub fn init(settings: &Settings) -> Result<(String, i32, i32)> {
 }
 
 /// `cmem sync grant ROLE PROJECT`.
-pub fn grant(settings: &Settings, role: &str, project: &str) -> Result<()> {
+pub(crate) fn grant(settings: &Settings, role: &str, project: &str) -> Result<()> {
     let target = conn::parse(url(settings)?)?;
     let mut client = conn::connect(&target)?;
     server::check(&mut client)?;
@@ -827,7 +827,7 @@ pub fn grant(settings: &Settings, role: &str, project: &str) -> Result<()> {
 }
 
 /// What `cmem sync status` shows.
-pub struct Status {
+pub(crate) struct Status {
     pub server: Option<String>,
     pub device: Option<String>,
     pub device_name: String,
@@ -847,7 +847,7 @@ pub struct Status {
     pub behind: Option<Result<i64, String>>,
 }
 
-pub fn status(settings: &Settings, ask_server: bool) -> Result<Status> {
+pub(crate) fn status(settings: &Settings, ask_server: bool) -> Result<Status> {
     let store = open(settings)?;
     let num = |k: &str| -> Result<Option<i64>> {
         Ok(local::state(&store.conn, k)?.and_then(|v| v.parse().ok()))

@@ -12,10 +12,10 @@ const STEPS: &[&str] = &[
     include_str!("sql/004_unproven_tombstones.sql"),
 ];
 
-pub const SERVER_VERSION: i32 = STEPS.len() as i32;
+pub(crate) const SERVER_VERSION: i32 = STEPS.len() as i32;
 
 /// The server's schema version, or 0 when `cmem sync init` never ran there.
-pub fn version(client: &mut Client) -> Result<i32> {
+pub(crate) fn version(client: &mut Client) -> Result<i32> {
     let exists: bool = client
         .query_one("SELECT to_regclass('cmem.meta') IS NOT NULL", &[])
         .map_err(|e| match e.as_db_error() {
@@ -40,7 +40,7 @@ pub fn version(client: &mut Client) -> Result<i32> {
 }
 
 /// Fails unless the server's schema is the one this cmem speaks.
-pub fn check(client: &mut Client) -> Result<()> {
+pub(crate) fn check(client: &mut Client) -> Result<()> {
     match version(client)? {
         0 => bail!(
             "the server has no cmem schema this role can see: run `cmem sync init` once (as a role that may create schemas), or ask its owner for `cmem sync grant ROLE PROJECT`"
@@ -56,7 +56,7 @@ pub fn check(client: &mut Client) -> Result<()> {
 }
 
 /// Creates or upgrades the schema; returns (version before, version after).
-pub fn init(client: &mut Client) -> Result<(i32, i32)> {
+pub(crate) fn init(client: &mut Client) -> Result<(i32, i32)> {
     let mut tx = client.transaction()?;
     tx.batch_execute(
         "SELECT pg_advisory_xact_lock(7432650100);
@@ -89,7 +89,7 @@ fn ident(name: &str) -> String {
 }
 
 /// Lets `role` read and write the rows of `project` (`*`: every project).
-pub fn grant(client: &mut Client, role: &str, project: &str) -> Result<()> {
+pub(crate) fn grant(client: &mut Client, role: &str, project: &str) -> Result<()> {
     let mut tx = client.transaction()?;
     tx.execute(
         "INSERT INTO cmem.grants (role, project) VALUES ($1, lower($2)) ON CONFLICT DO NOTHING",
@@ -110,7 +110,7 @@ pub fn grant(client: &mut Client, role: &str, project: &str) -> Result<()> {
 
 /// Registers this device to the role that connects (or refreshes its name); fails when the
 /// device id belongs to another role.
-pub fn hello(client: &mut Client, device: &str, name: &str) -> Result<()> {
+pub(crate) fn hello(client: &mut Client, device: &str, name: &str) -> Result<()> {
     let row = client.query_one(
         "SELECT cmem.hello($1, $2)::text, session_user::text",
         &[&device, &name],
@@ -126,7 +126,7 @@ pub fn hello(client: &mut Client, device: &str, name: &str) -> Result<()> {
 
 /// A revision to push.
 #[derive(Clone)]
-pub struct Upsert {
+pub(crate) struct Upsert {
     pub device: String,
     pub table: String,
     pub id: i64,
@@ -138,11 +138,11 @@ pub struct Upsert {
 }
 
 /// A row forgotten here: (device, table, id).
-pub type Tombstone = (String, String, i64);
+pub(crate) type Tombstone = (String, String, i64);
 
 /// What the server did with one pushed revision.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Outcome {
+pub(crate) enum Outcome {
     /// Stored as this revision number.
     Written(i64),
     /// The server already holds this document, as this revision.
@@ -174,7 +174,7 @@ impl Outcome {
 
 /// What one pushed batch did: an outcome per upsert (in order) and the tombstones the server
 /// took.
-pub struct Pushed {
+pub(crate) struct Pushed {
     pub outcomes: Vec<Outcome>,
     pub tombstones: u64,
 }
@@ -182,7 +182,7 @@ pub struct Pushed {
 /// Pushes one batch in one transaction through the server's push functions, which decide
 /// row by row what this role may write. A replay changes nothing: an unchanged revision has
 /// the same hash, and a tombstone is final.
-pub fn push(
+pub(crate) fn push(
     client: &mut Client,
     me: &str,
     upserts: &[Upsert],
@@ -248,7 +248,7 @@ fn refused(e: postgres::Error) -> anyhow::Error {
 }
 
 /// A server error in one line that says what to do.
-pub fn explain(what: &str, e: postgres::Error) -> anyhow::Error {
+pub(crate) fn explain(what: &str, e: postgres::Error) -> anyhow::Error {
     let why = match e.as_db_error() {
         Some(d) => d.message().to_string(),
         None => {
@@ -279,7 +279,7 @@ pub fn explain(what: &str, e: postgres::Error) -> anyhow::Error {
 }
 
 /// A scrub made on some device, as the server keeps it.
-pub struct Scrub {
+pub(crate) struct Scrub {
     pub seq: i64,
     pub fingerprint: String,
     pub replacement: String,
@@ -288,7 +288,11 @@ pub struct Scrub {
 }
 
 /// Sends this device's scrubs (fingerprint, replacement); returns how many were new there.
-pub fn push_scrubs(client: &mut Client, me: &str, scrubs: &[(String, String)]) -> Result<u64> {
+pub(crate) fn push_scrubs(
+    client: &mut Client,
+    me: &str,
+    scrubs: &[(String, String)],
+) -> Result<u64> {
     let f: Vec<&str> = scrubs.iter().map(|s| s.0.as_str()).collect();
     let r: Vec<&str> = scrubs.iter().map(|s| s.1.as_str()).collect();
     let n: i64 = client
@@ -299,7 +303,7 @@ pub fn push_scrubs(client: &mut Client, me: &str, scrubs: &[(String, String)]) -
 }
 
 /// Scrubs recorded after `after`, oldest first.
-pub fn pull_scrubs(client: &mut Client, after: i64) -> Result<Vec<Scrub>> {
+pub(crate) fn pull_scrubs(client: &mut Client, after: i64) -> Result<Vec<Scrub>> {
     let rows = client
         .query(
             "SELECT seq, fingerprint, replacement, device, written_by::text FROM cmem.scrubs
@@ -320,7 +324,11 @@ pub fn pull_scrubs(client: &mut Client, after: i64) -> Result<Vec<Scrub>> {
 }
 
 /// Which of `projects` the role `who` may see.
-pub fn visible_to(client: &mut Client, projects: &[String], who: &str) -> Result<Vec<String>> {
+pub(crate) fn visible_to(
+    client: &mut Client,
+    projects: &[String],
+    who: &str,
+) -> Result<Vec<String>> {
     let rows = client
         .query(
             "SELECT cmem.visible_to($1, $2::text::name)",
@@ -331,7 +339,7 @@ pub fn visible_to(client: &mut Client, projects: &[String], who: &str) -> Result
 }
 
 /// The newest sequence number the server handed out.
-pub fn last_seq(client: &mut Client) -> Result<i64> {
+pub(crate) fn last_seq(client: &mut Client) -> Result<i64> {
     Ok(client
         .query_one("SELECT cmem.last_seq()", &[])
         .map_err(|e| explain("cannot read the server's sequence", e))?
@@ -339,7 +347,7 @@ pub fn last_seq(client: &mut Client) -> Result<i64> {
 }
 
 /// A revision pulled, with its sequence number.
-pub struct Row {
+pub(crate) struct Row {
     pub seq: i64,
     pub pulled: super::local::Pulled,
 }
@@ -369,7 +377,7 @@ fn pulled(r: &postgres::Row) -> Row {
 }
 
 /// Revisions after `after` that other devices wrote, oldest first.
-pub fn pull(client: &mut Client, me: &str, after: i64, limit: i64) -> Result<Vec<Row>> {
+pub(crate) fn pull(client: &mut Client, me: &str, after: i64, limit: i64) -> Result<Vec<Row>> {
     let rows = client
         .query(
             &format!(
@@ -384,7 +392,7 @@ pub fn pull(client: &mut Client, me: &str, after: i64, limit: i64) -> Result<Vec
 
 /// The server's current revision of rows of `table`, by global identity (a push found them
 /// changed since its base).
-pub fn fetch(
+pub(crate) fn fetch(
     client: &mut Client,
     table: &str,
     keys: &[(String, i64)],
@@ -406,7 +414,7 @@ pub fn fetch(
 }
 
 /// How many revisions of other devices wait after `after` (for `cmem sync status`).
-pub fn behind(client: &mut Client, me: &str, after: i64) -> Result<i64> {
+pub(crate) fn behind(client: &mut Client, me: &str, after: i64) -> Result<i64> {
     Ok(client
         .query_one(
             "SELECT COUNT(*) FROM cmem.rows WHERE seq > $1 AND writer <> $2",

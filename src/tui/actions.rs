@@ -24,12 +24,12 @@ fn cycle<T: Copy + PartialEq>(all: &[T], current: Option<T>) -> Option<T> {
 
 impl App {
     /// The project keys of the current scope (empty = every project).
-    pub fn scope_keys(&self) -> Vec<String> {
+    pub(crate) fn scope_keys(&self) -> Vec<String> {
         self.scope
             .keys(&self.project, &self.project_keys, &self.known_projects)
     }
 
-    pub fn scope_label(&self) -> String {
+    pub(crate) fn scope_label(&self) -> String {
         self.scope.title(&self.project)
     }
 
@@ -129,7 +129,7 @@ impl App {
     }
 
     /// Quits now, or once the delete or scrub in flight is done.
-    pub fn quit(&mut self) {
+    pub(crate) fn quit(&mut self) {
         if self.change_ticket.is_some() {
             self.quit_after_change = true;
             self.say("quitting when the change in progress is done…", false);
@@ -328,7 +328,7 @@ impl App {
     }
 
     /// Pops back to the layer at `depth` (0 = index), as clicking a breadcrumb does.
-    pub fn pop_to(&mut self, depth: usize) {
+    pub(crate) fn pop_to(&mut self, depth: usize) {
         if depth + 1 < self.stack.len() {
             self.stack.truncate(depth + 1);
             self.preview = None;

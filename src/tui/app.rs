@@ -79,7 +79,7 @@ pub struct App {
     pub(super) matcher: SkimMatcherV2,
 }
 
-pub struct Options {
+pub(crate) struct Options {
     pub theme: Theme,
     pub keymap: Keymap,
     pub tz: Tz,
@@ -90,7 +90,7 @@ pub struct Options {
 }
 
 impl App {
-    pub fn new(o: Options) -> App {
+    pub(crate) fn new(o: Options) -> App {
         let mut app = App {
             theme: o.theme,
             themes: theme::available(),
@@ -144,12 +144,12 @@ impl App {
     }
 
     /// The rows a list shows on screen (the terminal minus chrome).
-    pub fn list_height(&self) -> usize {
+    pub(crate) fn list_height(&self) -> usize {
         layout::list_height(self.size)
     }
 
     /// Where everything sits on a screen `area` (for drawing and for the mouse).
-    pub fn areas(&self, area: Rect) -> Areas {
+    pub(crate) fn areas(&self, area: Rect) -> Areas {
         let top = self.top();
         let meter = if top.kind == LayerKind::Agent {
             pane::meter_height(top)
@@ -244,7 +244,7 @@ impl App {
         self.top().kind.previews() && layout::has_preview(self.size)
     }
 
-    pub fn act(&mut self, a: Action) {
+    pub(crate) fn act(&mut self, a: Action) {
         let page = self.list_height().saturating_sub(1).max(1) as isize;
         match &mut self.overlay {
             Some(Overlay::Help(h)) => {
@@ -369,7 +369,7 @@ impl App {
         }
     }
 
-    pub fn handle_resize(&mut self, w: u16, h: u16) {
+    pub(crate) fn handle_resize(&mut self, w: u16, h: u16) {
         self.size = (w, h);
         let height = self.list_height();
         for l in &mut self.stack {
@@ -379,7 +379,7 @@ impl App {
     }
 
     /// A worker's answer for `ticket`; answers nobody waits for any more are dropped.
-    pub fn handle_reply(&mut self, ticket: u64, reply: Reply) {
+    pub(crate) fn handle_reply(&mut self, ticket: u64, reply: Reply) {
         if self.change_ticket == Some(ticket) {
             return self.handle_change(reply);
         }

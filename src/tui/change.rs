@@ -8,7 +8,7 @@ use crate::model::Kind;
 use crate::text::plural;
 
 /// The question before deleting `kind` `id`.
-pub fn ask_delete(kind: Kind, id: i64) -> Confirm {
+pub(crate) fn ask_delete(kind: Kind, id: i64) -> Confirm {
     let what = format!("{} {}", kind.label(), kind.display_id(id));
     let takes = match kind {
         Kind::Observation => "with the raw tool I/O it was built from",
@@ -23,7 +23,7 @@ pub fn ask_delete(kind: Kind, id: i64) -> Confirm {
 }
 
 /// `x` then Enter: count where the text occurs first (the answer asks for a yes).
-pub fn plan_scrub(text: String) -> Option<Request> {
+pub(crate) fn plan_scrub(text: String) -> Option<Request> {
     (!text.is_empty()).then_some(Request::Scrub {
         pattern: text,
         dry_run: true,
@@ -31,7 +31,7 @@ pub fn plan_scrub(text: String) -> Option<Request> {
 }
 
 /// The status line while `request` runs.
-pub fn doing(request: &Request) -> String {
+pub(crate) fn doing(request: &Request) -> String {
     match request {
         Request::Forget { kind, id } => format!("deleting {}…", kind.display_id(*id)),
         Request::Scrub { dry_run: true, .. } => "looking for it…".to_string(),
@@ -41,7 +41,7 @@ pub fn doing(request: &Request) -> String {
 
 /// What the answer to a delete or scrub does to the screen.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Done {
+pub(crate) enum Done {
     /// The record is gone: close the layers about it, drop its rows everywhere.
     Forgotten { kind: Kind, id: i64, status: String },
     /// A dry run found the text: ask before replacing it.
@@ -54,7 +54,7 @@ pub enum Done {
     Nothing,
 }
 
-pub fn done(reply: Reply) -> Done {
+pub(crate) fn done(reply: Reply) -> Done {
     match reply {
         Reply::Forgotten { kind, id, removed } => {
             let what = format!("{} {}", kind.label(), kind.display_id(id));

@@ -6,7 +6,7 @@ use crate::view;
 
 use super::highlight::HlLine;
 
-pub use crate::store::browse::{Cursor, IndexQuery, ProjectCount};
+pub(crate) use crate::store::browse::{Cursor, IndexQuery, ProjectCount};
 
 /// Rows in an index page (and hits in a search).
 pub const PAGE: usize = 200;
@@ -35,14 +35,14 @@ pub struct Row {
 }
 
 impl Row {
-    pub fn view(line: view::Line) -> Row {
+    pub(crate) fn view(line: view::Line) -> Row {
         Row {
             text: RowText::View(line),
             target: None,
         }
     }
 
-    pub fn to(mut self, target: Target) -> Row {
+    pub(crate) fn to(mut self, target: Target) -> Row {
         self.target = Some(target);
         self
     }
@@ -118,7 +118,7 @@ pub enum Request {
 
 /// What a layer shows: rows, and the plain text the agent would get for it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Page {
+pub(crate) struct Page {
     pub rows: Vec<Row>,
     /// `(kind, id, time)` of each row's record, for day headings across pages.
     pub next: Option<Cursor>,
@@ -141,7 +141,7 @@ pub struct ContextText {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub enum Reply {
+pub(crate) enum Reply {
     Page(Page),
     Projects(Vec<ProjectCount>),
     Context(ContextText),
@@ -167,4 +167,4 @@ pub enum Reply {
 }
 
 /// What a scrub from the browser writes in place of the text (as `cmem scrub` does).
-pub use crate::store::forget::SCRUBBED;
+pub(crate) use crate::store::forget::SCRUBBED;

@@ -110,7 +110,7 @@ fn substring(text: &[char], term: &[char]) -> Option<Vec<usize>> {
 }
 
 /// The score and the matched display positions of a row, if every word of `query` matches.
-pub fn score(matcher: &SkimMatcherV2, query: &str, row: &Row) -> Option<(i64, Vec<usize>)> {
+pub(crate) fn score(matcher: &SkimMatcherV2, query: &str, row: &Row) -> Option<(i64, Vec<usize>)> {
     let h = haystack(row);
     let text: String = h.text.iter().collect();
     let mut total = 0;
@@ -135,7 +135,7 @@ pub fn score(matcher: &SkimMatcherV2, query: &str, row: &Row) -> Option<(i64, Ve
 }
 
 /// Which of `scores` (one per candidate row, `None` = no match) are good enough to show.
-pub fn keep(scores: &[Option<i64>]) -> Vec<bool> {
+pub(crate) fn keep(scores: &[Option<i64>]) -> Vec<bool> {
     let best = scores.iter().flatten().copied().max().unwrap_or(0);
     let bar = (best as f64 * KEEP_SHARE).ceil() as i64;
     scores.iter().map(|s| s.is_some_and(|s| s >= bar)).collect()

@@ -165,7 +165,7 @@ impl Harness {
 }
 
 /// (file name, theme, width, height, script) of every screenshot.
-pub fn screenshot_plan(obs_with_code: i64) -> Vec<(String, &'static str, u16, u16, String)> {
+pub(crate) fn screenshot_plan(obs_with_code: i64) -> Vec<(String, &'static str, u16, u16, String)> {
     let code = format!(": '{obs_with_code} enter enter");
     vec![
         ("01-index".into(), "default", 140, 40, "j j j".into()),
@@ -235,7 +235,7 @@ pub fn screenshot_plan(obs_with_code: i64) -> Vec<(String, &'static str, u16, u1
 
 /// Builds the demo data set in a temp dir at the pinned instant and writes one SVG per
 /// screenshot into `out`.
-pub fn screenshots(out: &Path) -> Result<Vec<std::path::PathBuf>> {
+pub(crate) fn screenshots(out: &Path) -> Result<Vec<std::path::PathBuf>> {
     let tmp = std::env::temp_dir().join(format!("cmem-shots-{}", std::process::id()));
     let db = crate::demo::ensure(&tmp, DEMO_NOW_MS, true)?;
     std::fs::create_dir_all(out)?;

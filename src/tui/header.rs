@@ -11,7 +11,7 @@ use super::layer::{Layer, LayerKind};
 use super::theme::Theme;
 
 /// The breadcrumb segments and their layer depth (`None` for the fixed prefix).
-pub fn breadcrumbs(stack: &[Layer]) -> Vec<(String, Option<usize>)> {
+pub(crate) fn breadcrumbs(stack: &[Layer]) -> Vec<(String, Option<usize>)> {
     let mut out = vec![(" cmem ".to_string(), None)];
     for (i, l) in stack.iter().enumerate() {
         out.push(("› ".to_string(), None));
@@ -30,7 +30,7 @@ fn crumb(l: &Layer) -> String {
 }
 
 /// The layer depth of the breadcrumb at a screen position.
-pub fn breadcrumb_at(stack: &[Layer], x: u16, y: u16) -> Option<usize> {
+pub(crate) fn breadcrumb_at(stack: &[Layer], x: u16, y: u16) -> Option<usize> {
     if y != 0 {
         return None;
     }
@@ -47,7 +47,7 @@ pub fn breadcrumb_at(stack: &[Layer], x: u16, y: u16) -> Option<usize> {
 
 /// Draws the breadcrumbs of `stack`, and `tags` (`type:bugfix`, the scope, …) on the right
 /// when they fit.
-pub fn draw(f: &mut Frame, area: Rect, theme: &Theme, stack: &[Layer], tags: &[String]) {
+pub(crate) fn draw(f: &mut Frame, area: Rect, theme: &Theme, stack: &[Layer], tags: &[String]) {
     let last = stack.len().saturating_sub(1);
     let mut spans: Vec<Span> = breadcrumbs(stack)
         .into_iter()

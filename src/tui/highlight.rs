@@ -12,7 +12,7 @@ use crate::code::lang::Lang;
 
 /// The capture scopes cmem asks grammars for; `configure` maps every capture of a query to
 /// the longest matching prefix here, the theme then falls back along the dots.
-pub const SCOPES: &[&str] = &[
+pub(crate) const SCOPES: &[&str] = &[
     "attribute",
     "comment",
     "constant",
@@ -47,7 +47,7 @@ pub const SCOPES: &[&str] = &[
 ];
 
 /// A line of highlighted source: text pieces with their scope (`None`: plain).
-pub type HlLine = Vec<(String, Option<&'static str>)>;
+pub(crate) type HlLine = Vec<(String, Option<&'static str>)>;
 
 /// The highlight queries of a language, from its grammar crate. TypeScript's and C++'s
 /// queries only add to JavaScript's and C's: the base goes first, then the additions.
@@ -145,7 +145,7 @@ static CONFIGS: [OnceLock<Option<HighlightConfiguration>>; Lang::ALL.len()] =
 
 /// The language of a view's hint (a file name, an extension, or `diff`), by the same table
 /// the code tools use.
-pub fn language_of(hint: &str) -> Option<&'static str> {
+pub(crate) fn language_of(hint: &str) -> Option<&'static str> {
     if hint == "diff" || hint.ends_with(".diff") || hint.ends_with(".patch") {
         return Some("diff");
     }
@@ -160,7 +160,7 @@ fn config(name: &str) -> Option<&'static HighlightConfiguration> {
 
 /// Highlights `source` as `language` (a name from `language_of`). `None` when the language is
 /// unknown or the parser gives up; the caller then shows the text plain.
-pub fn highlight(language: &str, source: &str) -> Option<Vec<HlLine>> {
+pub(crate) fn highlight(language: &str, source: &str) -> Option<Vec<HlLine>> {
     if language == "diff" {
         return Some(diff(source));
     }

@@ -47,7 +47,7 @@ pub enum Section {
 }
 
 impl Section {
-    pub fn title(self) -> &'static str {
+    pub(crate) fn title(self) -> &'static str {
         match self {
             Section::Move => "Move",
             Section::Layers => "Layers",
@@ -173,7 +173,7 @@ pub const ACTIONS: &[(Action, &str, &str, Section)] = &[
     ),
 ];
 
-pub const DEFAULT_BINDINGS: &[(&str, Action)] = &[
+pub(crate) const DEFAULT_BINDINGS: &[(&str, Action)] = &[
     ("up", Action::Up),
     ("k", Action::Up),
     ("down", Action::Down),
@@ -225,7 +225,7 @@ pub struct Press {
 }
 
 impl Press {
-    pub fn from_event(e: &KeyEvent) -> Press {
+    pub(crate) fn from_event(e: &KeyEvent) -> Press {
         let mut mods =
             e.modifiers & (KeyModifiers::CONTROL | KeyModifiers::ALT | KeyModifiers::SHIFT);
         let code = match e.code {
@@ -243,7 +243,7 @@ impl Press {
     }
 
     /// Parses `j`, `G`, `ctrl-d`, `alt-x`, `shift-tab`, `enter`, `pagedown`, `f5`, `space`.
-    pub fn parse(text: &str) -> Result<Press, String> {
+    pub(crate) fn parse(text: &str) -> Result<Press, String> {
         let mut mods = KeyModifiers::NONE;
         let mut rest = text;
         loop {
@@ -310,7 +310,7 @@ impl Press {
     }
 
     /// How the help screen writes the key.
-    pub fn label(&self) -> String {
+    pub(crate) fn label(&self) -> String {
         let key = match self.code {
             KeyCode::Char(' ') => "Space".to_string(),
             KeyCode::Char(c) => c.to_string(),
@@ -344,11 +344,7 @@ impl Press {
     }
 }
 
-pub fn action_name(a: Action) -> &'static str {
-    ACTIONS.iter().find(|x| x.0 == a).map_or("?", |x| x.1)
-}
-
-pub fn action_by_name(name: &str) -> Option<Action> {
+pub(crate) fn action_by_name(name: &str) -> Option<Action> {
     ACTIONS.iter().find(|x| x.1 == name).map(|x| x.0)
 }
 
@@ -359,7 +355,7 @@ pub struct Keymap {
 
 /// What a key press meant.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Resolved {
+pub(crate) enum Resolved {
     Action(Action),
     /// The start of a longer binding (`g` of `g g`): wait for the next key.
     Pending,
@@ -378,7 +374,7 @@ fn parse_seq(text: &str) -> Result<Vec<Press>, String> {
 }
 
 impl Keymap {
-    pub fn defaults() -> Keymap {
+    pub(crate) fn defaults() -> Keymap {
         Keymap {
             bindings: DEFAULT_BINDINGS
                 .iter()
@@ -389,7 +385,7 @@ impl Keymap {
 
     /// The defaults with the config file's `[tui] keys` applied: a key bound there replaces
     /// its default; `none` unbinds it.
-    pub fn with_overrides(overrides: &BTreeMap<String, String>) -> Result<Keymap> {
+    pub(crate) fn with_overrides(overrides: &BTreeMap<String, String>) -> Result<Keymap> {
         let mut map = Keymap::defaults();
         for (key, action) in overrides {
             let seq = parse_seq(key).map_err(|e| {
@@ -411,7 +407,7 @@ impl Keymap {
     }
 
     /// Resolves `pending` (keys typed so far) plus `press`.
-    pub fn resolve(&self, pending: &[Press], press: Press) -> Resolved {
+    pub(crate) fn resolve(&self, pending: &[Press], press: Press) -> Resolved {
         let mut seq = pending.to_vec();
         seq.push(press);
         if let Some((_, a)) = self.bindings.iter().find(|(s, _)| *s == seq) {
@@ -430,7 +426,7 @@ impl Keymap {
     /// The keys bound to an action, as the help screen writes them: one entry per binding, a
     /// sequence of plain characters written together (`gg`, `g:`) so that it cannot be read
     /// as two bindings.
-    pub fn keys_of(&self, a: Action) -> Vec<String> {
+    pub(crate) fn keys_of(&self, a: Action) -> Vec<String> {
         self.bindings
             .iter()
             .filter(|(_, x)| *x == a)
@@ -446,7 +442,7 @@ impl Keymap {
     }
 
     /// The first key of an action, for hints in the status line.
-    pub fn hint(&self, a: Action) -> String {
+    pub(crate) fn hint(&self, a: Action) -> String {
         self.keys_of(a)
             .into_iter()
             .next()

@@ -23,7 +23,7 @@ pub enum LayerKind {
 }
 
 impl LayerKind {
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             LayerKind::Index => "Index",
             LayerKind::Timeline => "Timeline",
@@ -37,7 +37,7 @@ impl LayerKind {
     }
 
     /// List layers move between rows that lead somewhere; document layers move line by line.
-    pub fn is_list(self) -> bool {
+    pub(crate) fn is_list(self) -> bool {
         matches!(
             self,
             LayerKind::Index | LayerKind::Timeline | LayerKind::Search | LayerKind::WorkState
@@ -45,7 +45,7 @@ impl LayerKind {
     }
 
     /// Layers whose selected record is previewed beside the list on wide terminals.
-    pub fn previews(self) -> bool {
+    pub(crate) fn previews(self) -> bool {
         matches!(
             self,
             LayerKind::Index | LayerKind::Timeline | LayerKind::Search
@@ -86,7 +86,7 @@ pub struct Layer {
 }
 
 impl Layer {
-    pub fn new(kind: LayerKind, title: impl Into<String>, ticket: u64) -> Layer {
+    pub(crate) fn new(kind: LayerKind, title: impl Into<String>, ticket: u64) -> Layer {
         Layer {
             kind,
             title: title.into(),
@@ -108,7 +108,7 @@ impl Layer {
     }
 
     /// An agent view: `text` line by line, with its length (and, from the worker, its budget).
-    pub fn show_text(&mut self, c: ContextText) {
+    pub(crate) fn show_text(&mut self, c: ContextText) {
         self.loading = false;
         self.rows = c
             .text
@@ -133,7 +133,7 @@ impl Layer {
         }
     }
 
-    pub fn selected(&self) -> Option<&Row> {
+    pub(crate) fn selected(&self) -> Option<&Row> {
         self.visible(self.cursor)
             .and_then(|(i, _)| self.rows.get(i))
     }
@@ -142,7 +142,7 @@ impl Layer {
         self.selected().and_then(|r| r.target.as_ref())
     }
 
-    pub fn selectable(&self, pos: usize) -> bool {
+    pub(crate) fn selectable(&self, pos: usize) -> bool {
         !self.kind.is_list()
             || self
                 .visible(pos)
@@ -151,7 +151,7 @@ impl Layer {
     }
 
     /// Moves the cursor by `delta` visible rows, landing on a selectable one.
-    pub fn step(&mut self, delta: isize) {
+    pub(crate) fn step(&mut self, delta: isize) {
         let n = self.visible_len();
         if n == 0 {
             return;
@@ -196,7 +196,7 @@ impl Layer {
     }
 
     /// Keeps the cursor on screen for a list `height` rows tall.
-    pub fn scroll_into_view(&mut self, height: usize) {
+    pub(crate) fn scroll_into_view(&mut self, height: usize) {
         let height = height.max(1);
         if self.cursor < self.offset {
             self.offset = self.cursor;
@@ -207,7 +207,7 @@ impl Layer {
         self.offset = self.offset.min(max_offset);
     }
 
-    pub fn apply_page(&mut self, page: Page, tz: &Tz) {
+    pub(crate) fn apply_page(&mut self, page: Page, tz: &Tz) {
         self.loading = false;
         self.error = None;
         if self.kind == LayerKind::Index {
@@ -239,7 +239,7 @@ impl Layer {
 
     /// Drops the rows that lead to a deleted record, keeping the cursor near where it was;
     /// returns how many went.
-    pub fn remove_record(&mut self, kind: Kind, id: i64, matcher: &SkimMatcherV2) -> usize {
+    pub(crate) fn remove_record(&mut self, kind: Kind, id: i64, matcher: &SkimMatcherV2) -> usize {
         let target = Some(Target::Record(kind, id));
         let before = self.rows.len();
         self.rows.retain(|r| r.target != target);
@@ -301,7 +301,7 @@ impl Layer {
     }
 
     /// Filters the rows by `query` (live, as it is typed).
-    pub fn set_filter(&mut self, query: String, matcher: &SkimMatcherV2) {
+    pub(crate) fn set_filter(&mut self, query: String, matcher: &SkimMatcherV2) {
         self.filter = Some(Filter {
             query,
             visible: Vec::new(),
@@ -310,12 +310,12 @@ impl Layer {
     }
 
     /// Shows every row again, the cursor on the first item.
-    pub fn clear_filter(&mut self) {
+    pub(crate) fn clear_filter(&mut self) {
         self.filter = None;
         self.cursor_to_top();
     }
 
-    pub fn refilter(&mut self, matcher: &SkimMatcherV2) {
+    pub(crate) fn refilter(&mut self, matcher: &SkimMatcherV2) {
         let Some(f) = &mut self.filter else { return };
         let list = self.kind.is_list();
         let is_item = |row: &Row| !list || row.target.is_some();
@@ -363,7 +363,7 @@ impl Layer {
 
     /// How many visible rows are items (records, tool uses, lists), not day headings or
     /// blank lines; a document layer's lines all count.
-    pub fn item_count(&self) -> usize {
+    pub(crate) fn item_count(&self) -> usize {
         if !self.kind.is_list() {
             return self.visible_len();
         }

@@ -4,14 +4,14 @@
 use ratatui::layout::{Constraint, Layout, Rect};
 
 /// Terminals at least this wide show a preview beside list layers.
-pub const PREVIEW_MIN_WIDTH: u16 = 120;
+pub(crate) const PREVIEW_MIN_WIDTH: u16 = 120;
 
-pub fn has_preview(size: (u16, u16)) -> bool {
+pub(crate) fn has_preview(size: (u16, u16)) -> bool {
     size.0 >= PREVIEW_MIN_WIDTH && size.1 >= 16
 }
 
 /// Rows a list gets: the terminal minus the header, the status line and the borders.
-pub fn list_height(size: (u16, u16)) -> usize {
+pub(crate) fn list_height(size: (u16, u16)) -> usize {
     size.1.saturating_sub(4) as usize
 }
 
@@ -25,7 +25,7 @@ pub struct Areas {
 
 /// The areas of a screen `area`: a preview pane beside the list when `preview`, and `meter`
 /// lines above the list for an agent layer's budget meter.
-pub fn areas(area: Rect, preview: bool, meter: u16) -> Areas {
+pub(crate) fn areas(area: Rect, preview: bool, meter: u16) -> Areas {
     let [header, body, status] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Min(0),
@@ -52,7 +52,7 @@ pub fn areas(area: Rect, preview: bool, meter: u16) -> Areas {
 }
 
 /// The inside of a frame drawn on `r`.
-pub fn inner(r: Rect) -> Rect {
+pub(crate) fn inner(r: Rect) -> Rect {
     Rect::new(
         r.x + 1,
         r.y + 1,
@@ -62,6 +62,6 @@ pub fn inner(r: Rect) -> Rect {
 }
 
 /// The frame around an inner area (the undo of `inner`).
-pub fn outer(r: Rect) -> Rect {
+pub(crate) fn outer(r: Rect) -> Rect {
     Rect::new(r.x - 1, r.y - 1, r.width + 2, r.height + 2)
 }

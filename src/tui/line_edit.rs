@@ -8,21 +8,21 @@ pub struct LineEdit {
 }
 
 impl LineEdit {
-    pub fn new(text: impl Into<String>) -> LineEdit {
+    pub(crate) fn new(text: impl Into<String>) -> LineEdit {
         LineEdit { text: text.into() }
     }
 
-    pub fn text(&self) -> &str {
+    pub(crate) fn text(&self) -> &str {
         &self.text
     }
 
-    pub fn into_text(self) -> String {
+    pub(crate) fn into_text(self) -> String {
         self.text
     }
 
     /// Applies `key` if it edits text (even when nothing changes, as Backspace on nothing);
     /// `false` for any other key.
-    pub fn edit(&mut self, key: &KeyEvent) -> bool {
+    pub(crate) fn edit(&mut self, key: &KeyEvent) -> bool {
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         match key.code {
             KeyCode::Backspace => {

@@ -47,7 +47,7 @@ use data::{Reply, Request};
 use worker::Ctx;
 
 /// What `cmem tui` and `cmem demo` pass in.
-pub struct Launch {
+pub(crate) struct Launch {
     pub db: PathBuf,
     pub project: String,
     pub project_keys: Vec<String>,
@@ -56,7 +56,7 @@ pub struct Launch {
     pub config_file: PathBuf,
 }
 
-pub enum Event {
+pub(crate) enum Event {
     Key(ct::KeyEvent, Instant),
     Mouse(ct::MouseEvent),
     Resize(u16, u16),
@@ -64,7 +64,7 @@ pub enum Event {
     Terminate,
 }
 
-pub fn run(launch: Launch) -> Result<()> {
+pub(crate) fn run(launch: Launch) -> Result<()> {
     if launch.settings.search.semantic {
         crate::embed::enable(); // `s` searches by meaning too; the model loads on the first search
     }
@@ -313,7 +313,7 @@ fn osc52(text: &str) {
     let _ = out.flush();
 }
 
-pub fn base64(data: &[u8]) -> String {
+pub(crate) fn base64(data: &[u8]) -> String {
     const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
     for chunk in data.chunks(3) {

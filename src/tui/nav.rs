@@ -6,11 +6,11 @@ use crate::model::Kind;
 use crate::view::raw::tool_use_id;
 
 /// A layer to push: its kind, its title, and the request that fills it.
-pub type Destination = (LayerKind, String, Request);
+pub(crate) type Destination = (LayerKind, String, Request);
 
 /// Opening `target` on a `from` layer: a record opens its timeline from the index and its
 /// detail elsewhere, a tool use its raw I/O, a work-state list its history.
-pub fn open(from: LayerKind, target: &Target) -> Destination {
+pub(crate) fn open(from: LayerKind, target: &Target) -> Destination {
     match target.clone() {
         Target::Record(kind, id) if from == LayerKind::Index => (
             LayerKind::Timeline,
@@ -44,7 +44,7 @@ fn raw(id: i64) -> Destination {
 }
 
 /// `:` then an id: `123` (observation), `S12`, `P7`, `T5` (tool use); else what to type.
-pub fn jump(text: &str) -> Result<Destination, String> {
+pub(crate) fn jump(text: &str) -> Result<Destination, String> {
     let t = text.trim();
     if let Some(rest) = t.strip_prefix('T').or_else(|| t.strip_prefix('t'))
         && let Ok(id) = rest.trim_start_matches('#').parse::<i64>()

@@ -20,7 +20,7 @@ use crate::text::noun;
 use crate::view::time::thousands;
 
 /// The lines the budget meter above an agent layer's text takes.
-pub fn meter_height(l: &Layer) -> u16 {
+pub(crate) fn meter_height(l: &Layer) -> u16 {
     match &l.context {
         Some(c) if c.limit > 0 => 2 + c.steps.len().max(1) as u16,
         Some(_) => 2,
@@ -82,7 +82,7 @@ fn row_lines(theme: &Theme, layer: &Layer, pos: usize, width: usize) -> Vec<Line
 
 /// Whether the rows from the top down to visible position `pos` fit in `area` together, as
 /// drawn (wrapped): then a cursor on `pos` leaves the first row on screen.
-pub fn fits_from_top(theme: &Theme, layer: &Layer, area: Rect, pos: usize) -> bool {
+pub(crate) fn fits_from_top(theme: &Theme, layer: &Layer, area: Rect, pos: usize) -> bool {
     let width = area.width as usize;
     let used: usize = (0..=pos.min(layer.visible_len().saturating_sub(1)))
         .map(|p| row_lines(theme, layer, p, width).len().max(1))
@@ -92,7 +92,11 @@ pub fn fits_from_top(theme: &Theme, layer: &Layer, area: Rect, pos: usize) -> bo
 
 /// The screen lines of the rows from the layer's scroll position: `(visible position, lines)`.
 /// Document layers wrap long lines; list layers cut them.
-pub fn screen_rows(theme: &Theme, layer: &Layer, area: Rect) -> Vec<(usize, Vec<Line<'static>>)> {
+pub(crate) fn screen_rows(
+    theme: &Theme,
+    layer: &Layer,
+    area: Rect,
+) -> Vec<(usize, Vec<Line<'static>>)> {
     let width = area.width as usize;
     let height = area.height as usize;
     let lines_of = |pos: usize| row_lines(theme, layer, pos, width);
@@ -127,7 +131,7 @@ pub fn screen_rows(theme: &Theme, layer: &Layer, area: Rect) -> Vec<(usize, Vec<
 
 /// Draws `l` framed in `outer`, its rows in `area`; `focused` colours the selection, and the
 /// frame too unless an overlay sits on top.
-pub fn draw(
+pub(crate) fn draw(
     f: &mut Frame,
     l: &Layer,
     (outer, area): (Rect, Rect),

@@ -23,7 +23,7 @@ pub struct Preview {
 
 impl Preview {
     /// A preview of `target`, loading under `ticket`.
-    pub fn new(target: Target, ticket: u64) -> Preview {
+    pub(crate) fn new(target: Target, ticket: u64) -> Preview {
         Preview {
             target,
             ticket,
@@ -32,7 +32,7 @@ impl Preview {
     }
 
     /// The worker's answer: the record, or why there is none.
-    pub fn apply(&mut self, reply: Reply, tz: &Tz) {
+    pub(crate) fn apply(&mut self, reply: Reply, tz: &Tz) {
         match reply {
             Reply::Page(page) => self.layer.apply_page(page, tz),
             Reply::Missing(m) | Reply::Error(m) => {
@@ -44,7 +44,7 @@ impl Preview {
     }
 
     /// Scrolls by `delta` lines.
-    pub fn scroll(&mut self, delta: isize) {
+    pub(crate) fn scroll(&mut self, delta: isize) {
         let n = self.layer.visible_len();
         self.layer.offset =
             (self.layer.offset as isize + delta).clamp(0, n.saturating_sub(1) as isize) as usize;
@@ -52,7 +52,7 @@ impl Preview {
 }
 
 /// Draws `preview` in the pane `area` (inside its frame), or an invitation to select a row.
-pub fn draw(
+pub(crate) fn draw(
     f: &mut Frame,
     preview: Option<&Preview>,
     area: Rect,

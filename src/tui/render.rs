@@ -13,7 +13,7 @@ use crate::view;
 
 /// Replaces control characters with visible escapes: C0 as caret notation (`^@`, `^[`), DEL as
 /// `^?`, C1 as `\u{85}`, and a tab as four spaces.
-pub fn escape_controls(text: &str) -> Cow<'_, str> {
+pub(crate) fn escape_controls(text: &str) -> Cow<'_, str> {
     if !text.chars().any(|c| c.is_control()) {
         return Cow::Borrowed(text);
     }
@@ -35,12 +35,12 @@ pub fn escape_controls(text: &str) -> Cow<'_, str> {
 
 /// The text a row shows (what the fuzzy filter matches against): the spans' words without the
 /// plain renderer's markdown markers.
-pub fn display_text(line: &view::Line) -> String {
+pub(crate) fn display_text(line: &view::Line) -> String {
     line.spans.iter().map(|s| s.text.as_str()).collect()
 }
 
 /// One view line, styled.
-pub fn line(l: &view::Line, theme: &Theme) -> Line<'static> {
+pub(crate) fn line(l: &view::Line, theme: &Theme) -> Line<'static> {
     Line::from(
         l.spans
             .iter()
@@ -51,7 +51,7 @@ pub fn line(l: &view::Line, theme: &Theme) -> Line<'static> {
 
 /// One view line with the characters at `matched` (char indices into `display_text`) in the
 /// match style, for the live fuzzy filter.
-pub fn line_with_matches(l: &view::Line, theme: &Theme, matched: &[usize]) -> Line<'static> {
+pub(crate) fn line_with_matches(l: &view::Line, theme: &Theme, matched: &[usize]) -> Line<'static> {
     if matched.is_empty() {
         return line(l, theme);
     }
@@ -89,15 +89,6 @@ fn piece(text: &str, base: Style, hit: Option<Style>) -> Span<'static> {
         None => base,
     };
     Span::styled(escape_controls(text).into_owned(), style)
-}
-
-/// Every line of a document, styled.
-pub fn doc_lines(doc: &view::Doc, theme: &Theme) -> Vec<Line<'static>> {
-    doc.blocks
-        .iter()
-        .flat_map(|b| b.lines.iter())
-        .map(|l| line(l, theme))
-        .collect()
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ pub enum Scope {
 }
 
 impl Scope {
-    pub fn label(self) -> &'static str {
+    pub(crate) fn label(self) -> &'static str {
         match self {
             Scope::Project => "project",
             Scope::Group => "worktree group",
@@ -18,7 +18,7 @@ impl Scope {
     }
 
     /// The scope `S` moves to.
-    pub fn next(self) -> Scope {
+    pub(crate) fn next(self) -> Scope {
         match self {
             Scope::Project => Scope::Group,
             Scope::Group => Scope::All,
@@ -28,7 +28,7 @@ impl Scope {
 
     /// The project keys of this scope (empty = every project): `keys` are the project's own,
     /// `known` every project in the database.
-    pub fn keys(self, project: &str, keys: &[String], known: &[String]) -> Vec<String> {
+    pub(crate) fn keys(self, project: &str, keys: &[String], known: &[String]) -> Vec<String> {
         match self {
             Scope::Project => keys.to_vec(),
             Scope::All => Vec::new(),
@@ -49,7 +49,7 @@ impl Scope {
     }
 
     /// What the index is called in this scope.
-    pub fn title(self, project: &str) -> String {
+    pub(crate) fn title(self, project: &str) -> String {
         match self {
             Scope::All => "all projects".into(),
             Scope::Project => project.to_string(),

@@ -16,7 +16,7 @@ use crate::view::time::thousands;
 /// The keys the footer offers: only those that do something on this layer (`Enter` only where
 /// a row leads somewhere, `a`/`w` not on the layer they would leave). `can_go_back`: a layer
 /// under this one, or the preview has the focus.
-pub fn footer_hints(top: &Layer, can_go_back: bool) -> Vec<(Action, &'static str)> {
+pub(crate) fn footer_hints(top: &Layer, can_go_back: bool) -> Vec<(Action, &'static str)> {
     let mut hints = Vec::new();
     if top.rows.iter().any(|r| r.target.is_some()) {
         hints.push((Action::Open, "open"));
@@ -42,7 +42,7 @@ pub fn footer_hints(top: &Layer, can_go_back: bool) -> Vec<(Action, &'static str
 }
 
 /// Draws the status line of `top`: `message` (text, is an error) or else the `hints` that fit.
-pub fn draw(
+pub(crate) fn draw(
     f: &mut Frame,
     area: Rect,
     (theme, keymap): (&Theme, &Keymap),

@@ -7,11 +7,11 @@ use std::fmt::Write as _;
 use ratatui::buffer::Buffer;
 use ratatui::style::{Color, Modifier};
 
-pub const CELL_W: f32 = 8.43;
-pub const CELL_H: f32 = 17.0;
+pub(crate) const CELL_W: f32 = 8.43;
+pub(crate) const CELL_H: f32 = 17.0;
 const FONT: &str = "'DejaVu Sans Mono', 'JetBrains Mono', monospace";
 
-pub fn hex(c: Color, default: &str) -> String {
+pub(crate) fn hex(c: Color, default: &str) -> String {
     match c {
         Color::Rgb(r, g, b) => format!("#{r:02x}{g:02x}{b:02x}"),
         Color::Reset => default.to_string(),
@@ -51,7 +51,7 @@ fn escape(s: &str) -> String {
 }
 
 /// Renders `buf`; `fg`/`bg` are the terminal's defaults for `Color::Reset`.
-pub fn render(buf: &Buffer, fg: &str, bg: &str) -> String {
+pub(crate) fn render(buf: &Buffer, fg: &str, bg: &str) -> String {
     let w = buf.area.width;
     let h = buf.area.height;
     let (pw, ph) = (w as f32 * CELL_W + 16.0, h as f32 * CELL_H + 16.0);

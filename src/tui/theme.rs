@@ -12,7 +12,7 @@ use ratatui::style::{Color, Modifier, Style};
 use crate::view::Role;
 
 /// The built-in themes, in the order `T` cycles through them.
-pub const BUILT_IN: &[(&str, &str)] = &[
+pub(crate) const BUILT_IN: &[(&str, &str)] = &[
     ("default", include_str!("../../themes/default.toml")),
     ("light", include_str!("../../themes/light.toml")),
     (
@@ -26,13 +26,13 @@ pub const BUILT_IN: &[(&str, &str)] = &[
 ];
 
 /// The built-in themes' names, for help texts: `default, light, …`.
-pub fn built_in_names() -> String {
+pub(crate) fn built_in_names() -> String {
     let names: Vec<&str> = BUILT_IN.iter().map(|(n, _)| *n).collect();
     names.join(", ")
 }
 
 /// Keys a theme may set besides tree-sitter scopes; a typo in one of these is an error.
-pub const UI_KEYS: &[&str] = &[
+pub(crate) const UI_KEYS: &[&str] = &[
     "ui.background",
     "ui.text",
     "ui.border",
@@ -89,7 +89,7 @@ pub struct Theme {
 
 impl Theme {
     /// The style of a scope, falling back along its dotted prefixes; unknown is the default.
-    pub fn get(&self, scope: &str) -> Style {
+    pub(crate) fn get(&self, scope: &str) -> Style {
         let mut key = scope;
         loop {
             if let Some(s) = self.styles.get(key) {
@@ -103,7 +103,7 @@ impl Theme {
     }
 
     /// The style of a view role (what `Doc` spans carry).
-    pub fn role(&self, role: Role) -> Style {
+    pub(crate) fn role(&self, role: Role) -> Style {
         let scope = match role {
             Role::Text => "memory.text",
             Role::Heading(_) => "memory.heading",
@@ -122,13 +122,13 @@ impl Theme {
         self.get(scope)
     }
 
-    pub fn obs_type(&self, type_id: &str) -> Style {
+    pub(crate) fn obs_type(&self, type_id: &str) -> Style {
         self.get(&format!("memory.type.{type_id}"))
     }
 
     /// The same theme without colours (`NO_COLOR`): only bold/italic/underline/reverse stay,
     /// and the selection and matches are shown by reversing and underlining.
-    pub fn without_colour(mut self) -> Theme {
+    pub(crate) fn without_colour(mut self) -> Theme {
         for style in self.styles.values_mut() {
             *style = Style::default().add_modifier(style.add_modifier);
         }
@@ -154,12 +154,12 @@ impl Theme {
 }
 
 /// Where user themes live.
-pub fn user_dir() -> PathBuf {
+pub(crate) fn user_dir() -> PathBuf {
     crate::paths::config_dir().join("themes")
 }
 
 /// Every theme name available: built-ins, then user files.
-pub fn available() -> Vec<String> {
+pub(crate) fn available() -> Vec<String> {
     let mut names: Vec<String> = BUILT_IN.iter().map(|(n, _)| n.to_string()).collect();
     if let Ok(dir) = std::fs::read_dir(user_dir()) {
         let mut user: Vec<String> = dir
@@ -180,19 +180,19 @@ pub fn available() -> Vec<String> {
 }
 
 /// `NO_COLOR` (any non-empty value) turns colours off (no-color.org).
-pub fn no_colour() -> bool {
+pub(crate) fn no_colour() -> bool {
     std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())
 }
 
 /// Loads a theme for the terminal: as `load`, its colours stripped under `NO_COLOR`.
-pub fn load_for_terminal(name: &str) -> Result<Theme> {
+pub(crate) fn load_for_terminal(name: &str) -> Result<Theme> {
     let t = load(name)?;
     Ok(if no_colour() { t.without_colour() } else { t })
 }
 
 /// Loads a theme by name (a user file wins over a built-in of the same name) or by path
 /// (anything with a `/` or ending in `.toml`).
-pub fn load(name: &str) -> Result<Theme> {
+pub(crate) fn load(name: &str) -> Result<Theme> {
     load_depth(name, 0)
 }
 
@@ -231,7 +231,7 @@ fn line_at(text: &str, offset: usize) -> usize {
 }
 
 /// Parses a theme file. `file` is only used in error messages.
-pub fn parse(file: &Path, text: &str, depth: usize) -> Result<Theme> {
+pub(crate) fn parse(file: &Path, text: &str, depth: usize) -> Result<Theme> {
     type Top = std::collections::BTreeMap<String, toml::Spanned<toml::Value>>;
     let err = |line: usize, key: &str, msg: String| {
         anyhow!(

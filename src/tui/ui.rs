@@ -22,7 +22,7 @@ pub fn screen_rows(app: &App, layer: &Layer, area: Rect) -> Vec<(usize, Vec<Line
     pane::screen_rows(&app.theme, layer, area)
 }
 
-pub fn draw(app: &App, f: &mut Frame) {
+pub(crate) fn draw(app: &App, f: &mut Frame) {
     let area = f.area();
     let theme = &app.theme;
     f.buffer_mut().set_style(area, theme.get("ui.background"));

@@ -7,7 +7,7 @@ use ratatui::widgets::{Block, BorderType, Borders};
 use super::theme::Theme;
 
 /// A rounded frame titled `title`, its border brighter when `focused`.
-pub fn frame_block<'a>(theme: &Theme, title: &'a str, focused: bool) -> Block<'a> {
+pub(crate) fn frame_block<'a>(theme: &Theme, title: &'a str, focused: bool) -> Block<'a> {
     let border = if focused {
         theme.get("ui.border.focus")
     } else {
@@ -21,7 +21,7 @@ pub fn frame_block<'a>(theme: &Theme, title: &'a str, focused: bool) -> Block<'a
 }
 
 /// A `w`×`h` box in the middle of `area`, shrunk to fit.
-pub fn centered(area: Rect, w: u16, h: u16) -> Rect {
+pub(crate) fn centered(area: Rect, w: u16, h: u16) -> Rect {
     let w = w.min(area.width.saturating_sub(2)).max(10.min(area.width));
     let h = h.min(area.height.saturating_sub(2)).max(3.min(area.height));
     Rect::new(

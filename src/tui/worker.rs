@@ -22,7 +22,7 @@ use crate::view::{self, Doc, Role, replies, time::Tz};
 
 /// Everything the worker needs besides the connection.
 #[derive(Debug, Clone)]
-pub struct Ctx {
+pub(crate) struct Ctx {
     pub tz: Tz,
     pub now_ms: i64,
     pub context: ContextSettings,
@@ -30,7 +30,7 @@ pub struct Ctx {
     pub data_dir: PathBuf,
 }
 
-pub fn serve(store: &mut Store, ctx: &Ctx, req: &Request) -> Reply {
+pub(crate) fn serve(store: &mut Store, ctx: &Ctx, req: &Request) -> Reply {
     match serve_inner(store, ctx, req) {
         Ok(r) => r,
         Err(e) => Reply::Error(format!("{e:#}")),
@@ -172,7 +172,7 @@ fn serve_inner(store: &mut Store, ctx: &Ctx, req: &Request) -> Result<Reply> {
 }
 
 /// Rows of a document: records lead to their detail, the rest is text.
-pub fn doc_page(doc: &Doc) -> Page {
+pub(crate) fn doc_page(doc: &Doc) -> Page {
     let mut rows = Vec::new();
     for b in &doc.blocks {
         let target = match b.kind {

@@ -17,7 +17,7 @@ struct Cell {
 
 /// Wraps `line` to rows at most `width` columns wide. The spaces where a row breaks are
 /// dropped; leading spaces (indentation) stay on the first row.
-pub fn wrap_line(line: Line<'static>, width: usize) -> Vec<Line<'static>> {
+pub(crate) fn wrap_line(line: Line<'static>, width: usize) -> Vec<Line<'static>> {
     if width == 0 || line.width() <= width {
         return vec![line];
     }

@@ -36,7 +36,7 @@ pub enum Step {
 }
 
 impl Step {
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match self {
             Step::WorkStateLines { cut } => {
                 format!("cut {cut} work-state line(s) past its 3,000-character cap")
@@ -52,7 +52,7 @@ impl Step {
 }
 
 #[derive(Debug, Clone)]
-pub struct FittedIndex {
+pub(crate) struct FittedIndex {
     pub doc: Doc,
     pub text: String,
     pub options: IndexOptions,
@@ -63,7 +63,7 @@ pub struct FittedIndex {
 }
 
 /// Renders the index and reduces it until it is at most `limit` UTF-16 units.
-pub fn fit_index(input: &IndexInput, options: &IndexOptions, limit: usize) -> FittedIndex {
+pub(crate) fn fit_index(input: &IndexInput, options: &IndexOptions, limit: usize) -> FittedIndex {
     let mut opts = options.clone();
     opts.observations = opts.observations.min(input.observations.len());
     opts.sessions = opts.sessions.min(input.summaries.len());

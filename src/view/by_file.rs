@@ -14,9 +14,9 @@ use crate::model::mode::Mode;
 use crate::text::{clip, one_line};
 
 /// The group of observations that touch no file (whole-project tables only).
-pub const GENERAL: &str = "General";
+pub(crate) const GENERAL: &str = "General";
 
-pub struct ByFileInput<'a> {
+pub(crate) struct ByFileInput<'a> {
     pub project: &'a str,
     /// The directory the table is about, relative to the project root (`""`: the whole project).
     pub dir: &'a str,
@@ -29,7 +29,7 @@ pub struct ByFileInput<'a> {
 }
 
 /// A stored path as the table shows it: relative to the project root when it lies under it.
-pub fn relative(path: &str, root: &str) -> String {
+pub(crate) fn relative(path: &str, root: &str) -> String {
     let root = root.trim_end_matches('/');
     let p = if !root.is_empty() {
         path.strip_prefix(root)
@@ -61,7 +61,7 @@ fn files_of(o: &Observation, dir: &str, root: &str) -> Vec<String> {
     out
 }
 
-pub fn render(input: &ByFileInput) -> Doc {
+pub(crate) fn render(input: &ByFileInput) -> Doc {
     let mut doc = Doc::default();
     let title = if input.dir.is_empty() {
         format!("[{}] memory by file", one_line(input.project))
@@ -170,7 +170,7 @@ pub fn render(input: &ByFileInput) -> Doc {
 
 /// The per-file index of `dir` (relative to the project root; `""`: the whole project) from the
 /// store, at most `limit` observations, filtered like the session-start index.
-pub fn load(
+pub(crate) fn load(
     conn: Option<&rusqlite::Connection>,
     keys: &crate::project::ProjectKeys,
     dir: &str,

@@ -10,17 +10,17 @@ use crate::code::symbols::Symbol;
 use crate::text::clip;
 
 /// 📁 → a file header.
-pub const FILE_GLYPH: char = '▸';
+pub(crate) const FILE_GLYPH: char = '▸';
 /// 📄 → a document header (markdown).
-pub const DOC_GLYPH: char = '▹';
+pub(crate) const DOC_GLYPH: char = '▹';
 /// 📦 → the imports line.
-pub const IMPORTS_GLYPH: char = '▪';
+pub(crate) const IMPORTS_GLYPH: char = '▪';
 /// 💬 → a doc comment's first line.
-pub const DOC_LINE_GLYPH: char = '”';
+pub(crate) const DOC_LINE_GLYPH: char = '”';
 /// 📍 → where an unfolded symbol comes from.
-pub const PIN_GLYPH: char = '⌖';
+pub(crate) const PIN_GLYPH: char = '⌖';
 /// 🔍 → a search header.
-pub const SEARCH_GLYPH: char = '⌕';
+pub(crate) const SEARCH_GLYPH: char = '⌕';
 
 const MAX_IMPORT_LINES: usize = 10;
 /// Markdown headings are padded to this column before their line number.
@@ -74,7 +74,7 @@ const PACKED_WIDTH: usize = 100;
 /// and every symbol keeps its line, so the agent can still unfold or Read any of them; a note
 /// under the file line says what was folded. The last form is returned even if it is too long
 /// (the caller cuts it).
-pub fn outline_fitting(o: &Outline, max_bytes: usize) -> Doc {
+pub(crate) fn outline_fitting(o: &Outline, max_bytes: usize) -> Doc {
     let full = outline(o);
     if full.to_plain().len() <= max_bytes {
         return full;
@@ -248,7 +248,7 @@ fn kinds_word(kind: crate::code::Kind, n: usize) -> String {
 
 /// `▸ src/lib.rs (rust, 187 lines)`, then the imports and every symbol with its signature and
 /// first doc line, children indented two more.
-pub fn outline(o: &Outline) -> Doc {
+pub(crate) fn outline(o: &Outline) -> Doc {
     if o.lang == Lang::Markdown {
         return markdown_outline(o);
     }
@@ -383,7 +383,7 @@ fn heading_level(s: &Symbol) -> usize {
 }
 
 /// `// ⌖ src/lib.rs L10-24` and the source, for each found symbol; or the missing-symbol text.
-pub fn unfold(u: &Unfold) -> Doc {
+pub(crate) fn unfold(u: &Unfold) -> Doc {
     let mut doc = Doc::default();
     match u {
         Unfold::Found(found) => {
@@ -451,7 +451,7 @@ fn range_always(start: usize, end: usize) -> String {
 }
 
 /// The text when a file cannot be parsed.
-pub fn parse_failure(path: &str) -> Doc {
+pub(crate) fn parse_failure(path: &str) -> Doc {
     let mut doc = Doc::default();
     doc.push(Block::new(BlockKind::Other).line(Line::text(format!(
         "Could not parse {path}: its grammar gave up on it (a text it cannot read, nesting deeper than it handles, or more than {} s of parsing). Read it with offset and limit instead.",
@@ -461,7 +461,7 @@ pub fn parse_failure(path: &str) -> Doc {
 }
 
 /// Search results: header, matching symbols, the folded views of their files, next steps.
-pub fn search(r: &SearchResult) -> Doc {
+pub(crate) fn search(r: &SearchResult) -> Doc {
     let mut doc = Doc::default();
     let folded = folded_views(r);
     let folded_text = folded.to_plain();
@@ -605,17 +605,17 @@ fn folded_views(r: &SearchResult) -> Doc {
 /// The smart tools' reply with a file's outline, in the densest form it needs to fit one reply
 /// (a big file's symbols fold to one line each, then to a packed list); cut only if even that
 /// does not fit.
-pub fn outline_reply(o: &Outline) -> String {
+pub(crate) fn outline_reply(o: &Outline) -> String {
     fit(outline_fitting(o, MAX_REPLY_BYTES).to_plain(), "outline")
 }
 
 /// The smart tools' reply with an unfolded symbol (or the symbols there are).
-pub fn unfold_reply(u: &Unfold) -> String {
+pub(crate) fn unfold_reply(u: &Unfold) -> String {
     fit(unfold(u).to_plain(), "source")
 }
 
 /// The smart tools' reply with a symbol search's results.
-pub fn search_reply(r: &SearchResult) -> String {
+pub(crate) fn search_reply(r: &SearchResult) -> String {
     fit(search(r).to_plain(), "search result")
 }
 

@@ -30,23 +30,23 @@ pub struct SessionStart {
 }
 
 impl SessionStart {
-    pub fn chars(&self) -> usize {
+    pub(crate) fn chars(&self) -> usize {
         utf16_len(&self.text)
     }
 
     /// Observation rows the index shows (after filters and the budget).
-    pub fn shown_observations(&self) -> usize {
+    pub(crate) fn shown_observations(&self) -> usize {
         self.count(|k| matches!(k, BlockKind::Observation(_) | BlockKind::FullObservation(_)))
     }
 
     /// Session (summary) rows the index shows.
-    pub fn shown_sessions(&self) -> usize {
+    pub(crate) fn shown_sessions(&self) -> usize {
         self.count(|k| matches!(k, BlockKind::Summary(_)))
     }
 
     /// A few coloured lines for the person (Claude Code's `systemMessage`, which the model does
     /// not get): what was injected, how big, what the budget dropped, what is still open.
-    pub fn user_summary(&self) -> String {
+    pub(crate) fn user_summary(&self) -> String {
         const CYAN: &str = "\x1b[36m";
         const DIM: &str = "\x1b[2m";
         const YELLOW: &str = "\x1b[33m";
@@ -192,7 +192,7 @@ pub fn load(
 }
 
 /// `load` from the database, or `empty` when there is none yet.
-pub fn load_or_empty(
+pub(crate) fn load_or_empty(
     conn: Option<&rusqlite::Connection>,
     project_label: &str,
     keys: &[String],
@@ -208,7 +208,7 @@ pub fn load_or_empty(
 
 /// The context of a checkout from the database at `db` (waiting for a busy one as `wait` says),
 /// or the empty one when there is no database yet.
-pub fn from_db(
+pub(crate) fn from_db(
     db: &std::path::Path,
     wait: crate::store::Wait,
     keys: &crate::project::ProjectKeys,
@@ -272,12 +272,14 @@ fn options_from(s: &crate::config::ContextSettings, full: bool) -> IndexOptions 
 
 /// The mode of these settings; one that cannot be loaded falls back to `code` with a warning in
 /// the log (interactive commands check it first and stop with the reason).
-pub fn active_mode(s: &crate::config::ContextSettings) -> std::sync::Arc<crate::model::mode::Mode> {
+pub(crate) fn active_mode(
+    s: &crate::config::ContextSettings,
+) -> std::sync::Arc<crate::model::mode::Mode> {
     crate::model::mode::resolve_or_code(&s.mode, &mut |e| crate::logging::warn(e))
 }
 
 /// `types bugfix, decision; concepts gotcha` when the settings filter the index.
-pub fn filter_text(s: &crate::config::ContextSettings) -> Option<String> {
+pub(crate) fn filter_text(s: &crate::config::ContextSettings) -> Option<String> {
     let mut parts = Vec::new();
     if !s.types.is_empty() {
         parts.push(format!("types {}", s.types.join(", ")));

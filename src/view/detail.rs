@@ -32,7 +32,7 @@ fn list(label: &str, items: &[String]) -> Option<Vec<Line>> {
 }
 
 /// One line per tool use an observation was built from (what `get_tool_uses` can fetch).
-pub fn tool_use_line(t: &ToolUse, tz: &Tz) -> Line {
+pub(crate) fn tool_use_line(t: &ToolUse, tz: &Tz) -> Line {
     let status = if t.failed { "failed" } else { "ok" };
     Line::new()
         .push(tool_use_id(t.id), Role::Id)
@@ -52,7 +52,7 @@ pub fn tool_use_line(t: &ToolUse, tz: &Tz) -> Line {
 }
 
 /// Every field of an observation, then the tool uses it came from.
-pub fn observation(o: &Observation, tool_uses: &[ToolUse], tz: &Tz) -> Doc {
+pub(crate) fn observation(o: &Observation, tool_uses: &[ToolUse], tz: &Tz) -> Doc {
     let t = ObsType::parse(&o.obs_type);
     let mut head = Block::new(BlockKind::Observation(o.id)).line(
         Line::new()
@@ -126,7 +126,7 @@ pub fn observation(o: &Observation, tool_uses: &[ToolUse], tz: &Tz) -> Doc {
 }
 
 /// Adds, under the heading, who wrote a record `cmem sync` pulled from another device.
-pub fn shared_by(doc: &mut Doc, who: Option<String>) {
+pub(crate) fn shared_by(doc: &mut Doc, who: Option<String>) {
     if let (Some(who), Some(head)) = (who, doc.blocks.first_mut()) {
         head.lines.push(Line::new().push(
             format!("shared by {}", escape_controls(&one_line(&who))),
@@ -136,7 +136,7 @@ pub fn shared_by(doc: &mut Doc, who: Option<String>) {
 }
 
 /// Every field of a summary.
-pub fn summary(s: &Summary, tz: &Tz) -> Doc {
+pub(crate) fn summary(s: &Summary, tz: &Tz) -> Doc {
     let title = s.request.as_deref().map(one_line).filter(|r| !r.is_empty());
     let mut head = Block::new(BlockKind::Summary(s.id)).line(
         Line::new()
@@ -191,7 +191,7 @@ pub fn summary(s: &Summary, tz: &Tz) -> Doc {
 }
 
 /// A prompt as the user wrote it (privacy-stripped).
-pub fn prompt(p: &Prompt, tz: &Tz) -> Doc {
+pub(crate) fn prompt(p: &Prompt, tz: &Tz) -> Doc {
     let mut doc = Doc::default();
     doc.push(
         Block::new(BlockKind::Prompt(p.id))

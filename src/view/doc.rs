@@ -38,19 +38,19 @@ pub struct Line {
 }
 
 impl Line {
-    pub fn new() -> Line {
+    pub(crate) fn new() -> Line {
         Line::default()
     }
 
-    pub fn blank() -> Line {
+    pub(crate) fn blank() -> Line {
         Line::default()
     }
 
-    pub fn text(text: impl Into<String>) -> Line {
+    pub(crate) fn text(text: impl Into<String>) -> Line {
         Line::new().push(text, Role::Text)
     }
 
-    pub fn push(mut self, text: impl Into<String>, role: Role) -> Line {
+    pub(crate) fn push(mut self, text: impl Into<String>, role: Role) -> Line {
         self.spans.push(Span {
             text: text.into(),
             role,
@@ -116,7 +116,7 @@ pub struct Block {
 }
 
 impl Block {
-    pub fn new(kind: BlockKind) -> Block {
+    pub(crate) fn new(kind: BlockKind) -> Block {
         Block {
             kind,
             lines: Vec::new(),
@@ -124,7 +124,7 @@ impl Block {
         }
     }
 
-    pub fn line(mut self, line: Line) -> Block {
+    pub(crate) fn line(mut self, line: Line) -> Block {
         self.lines.push(line);
         self
     }
@@ -136,11 +136,11 @@ pub struct Doc {
 }
 
 impl Doc {
-    pub fn push(&mut self, block: Block) {
+    pub(crate) fn push(&mut self, block: Block) {
         self.blocks.push(block);
     }
 
-    pub fn extend(&mut self, other: Doc) {
+    pub(crate) fn extend(&mut self, other: Doc) {
         self.blocks.extend(other.blocks);
     }
 

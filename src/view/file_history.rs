@@ -10,12 +10,12 @@ use crate::text::{clip, one_line};
 /// The anchor every deny reason starts with, for evals and logs. (The reference puts its
 /// `Current:` line first; cmem's reason starts with the anchor and puts the time just above
 /// the timeline it dates.)
-pub const DENY_ANCHOR: &str = "Full-file Read blocked by cmem:";
+pub(crate) const DENY_ANCHOR: &str = "Full-file Read blocked by cmem:";
 /// The MCP server is registered as `cmem`, so Claude Code names its tools like this.
-pub const TOOL_PREFIX: &str = "mcp__cmem__";
+pub(crate) const TOOL_PREFIX: &str = "mcp__cmem__";
 const MAX_TITLE: usize = 160;
 
-pub struct FileHistory<'a> {
+pub(crate) struct FileHistory<'a> {
     /// The path as the agent wrote it in its Read (used in the suggested calls).
     pub file_path: &'a str,
     /// The path as shown in sentences (relative to the project when inside it).
@@ -49,7 +49,7 @@ fn current(h: &FileHistory) -> Line {
 }
 
 /// The reason of a denied whole-file Read.
-pub fn deny_reason(h: &FileHistory) -> Doc {
+pub(crate) fn deny_reason(h: &FileHistory) -> Doc {
     let path = quoted(h.file_path);
     let mut doc = Doc::default();
     doc.push(
@@ -81,7 +81,7 @@ pub fn deny_reason(h: &FileHistory) -> Doc {
 }
 
 /// The context added to a Read that goes through.
-pub fn context(h: &FileHistory) -> Doc {
+pub(crate) fn context(h: &FileHistory) -> Doc {
     let path = quoted(h.file_path);
     let mut doc = Doc::default();
     doc.push(

@@ -86,14 +86,14 @@ pub fn read_tokens(o: &Observation) -> i64 {
 
 /// Token economics of a set of observations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Economics {
+pub(crate) struct Economics {
     pub count: usize,
     pub read: i64,
     pub work: i64,
 }
 
 impl Economics {
-    pub fn of(obs: &[Observation]) -> Economics {
+    pub(crate) fn of(obs: &[Observation]) -> Economics {
         Economics {
             count: obs.len(),
             read: obs.iter().map(read_tokens).sum(),
@@ -101,11 +101,11 @@ impl Economics {
         }
     }
 
-    pub fn savings(&self) -> i64 {
+    pub(crate) fn savings(&self) -> i64 {
         self.work - self.read
     }
 
-    pub fn savings_percent(&self) -> i64 {
+    pub(crate) fn savings_percent(&self) -> i64 {
         if self.work > 0 {
             ((self.savings() as f64 / self.work as f64) * 100.0).round() as i64
         } else {
@@ -401,7 +401,7 @@ fn said_in(message: &str, field: &str) -> bool {
 }
 
 /// Renders the index for these options. Empty memory gives the empty-project text.
-pub fn render(input: &IndexInput, opts: &IndexOptions) -> Doc {
+pub(crate) fn render(input: &IndexInput, opts: &IndexOptions) -> Doc {
     let mut doc = Doc::default();
     let obs = &input.observations[..opts.observations.min(input.observations.len())];
     let shown_sums = opts.sessions.min(input.summaries.len());
@@ -486,7 +486,7 @@ pub fn render(input: &IndexInput, opts: &IndexOptions) -> Doc {
 }
 
 /// `Fetch details: get_observations([IDs]) | Search: mem_search`, the way to the next layer.
-pub fn fetch_line() -> Line {
+pub(crate) fn fetch_line() -> Line {
     Line::new()
         .push("Fetch details: ", Role::Label)
         .push("get_observations([IDs])", Role::Code)

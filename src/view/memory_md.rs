@@ -11,14 +11,14 @@ use crate::model::{Observation, Summary, type_symbol, utf16_len};
 use crate::text::{clip, one_line, plural};
 
 /// Claude Code reads at most this much of MEMORY.md.
-pub const INDEX_MAX_LINES: usize = 200;
-pub const INDEX_MAX_BYTES: usize = 25_000;
+pub(crate) const INDEX_MAX_LINES: usize = 200;
+pub(crate) const INDEX_MAX_BYTES: usize = 25_000;
 /// One index line never takes more than this (so one long title cannot crowd out the rest).
 const INDEX_LINE_MAX: usize = 240;
 
 /// One file of the folder: its name and content.
 #[derive(Debug, Clone, PartialEq)]
-pub struct File {
+pub(crate) struct File {
     pub name: String,
     pub text: String,
 }
@@ -57,7 +57,7 @@ fn slug(text: &str) -> String {
 }
 
 /// The project folder name for a project key (`parent/worktree` → `parent-worktree`).
-pub fn folder_name(project: &str) -> String {
+pub(crate) fn folder_name(project: &str) -> String {
     slug(project)
 }
 
@@ -121,7 +121,7 @@ fn summary_section(s: &Summary, tz: &Tz) -> String {
 }
 
 /// Renders the folder of one project. `observations` and `summaries` are newest first.
-pub fn render(
+pub(crate) fn render(
     project: &str,
     observations: &[Observation],
     summaries: &[Summary],
@@ -133,7 +133,7 @@ pub fn render(
 /// How the folder is laid out: what the topic files are called and how much of MEMORY.md the
 /// index may take (less than all of it when it shares the file with other text).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Layout {
+pub(crate) struct Layout {
     /// Put before every topic file's name (`cmem-`), so cmem's files never collide with others.
     pub prefix: String,
     pub max_lines: usize,
@@ -150,7 +150,7 @@ impl Default for Layout {
     }
 }
 
-pub fn render_with(
+pub(crate) fn render_with(
     project: &str,
     observations: &[Observation],
     summaries: &[Summary],

@@ -18,7 +18,7 @@ pub mod time;
 pub mod timeline;
 pub mod work_state;
 
-pub use doc::{Block, BlockKind, Doc, Line, Role, Span};
+pub(crate) use doc::{Block, BlockKind, Doc, Line, Role};
 
 /// What one tool reply may take (claude-mem's 32 KiB): the MCP server cuts longer ones, the smart
 /// tools fold or cut theirs to fit, `mem_search` halves its largest details.

@@ -13,19 +13,19 @@ use crate::model::ToolUse;
 use crate::text::{cut_bytes, escape_controls, one_line};
 
 #[derive(Debug, Clone, Copy)]
-pub struct Bounds {
+pub(crate) struct Bounds {
     pub depth: usize,
     pub keys: usize,
     pub string_bytes: usize,
 }
 
 impl Bounds {
-    pub const AGENT: Bounds = Bounds {
+    pub(crate) const AGENT: Bounds = Bounds {
         depth: 4,
         keys: 20,
         string_bytes: 8_000,
     };
-    pub const HUMAN: Bounds = Bounds {
+    pub(crate) const HUMAN: Bounds = Bounds {
         depth: 12,
         keys: 500,
         string_bytes: 256 * 1024,
@@ -34,12 +34,12 @@ impl Bounds {
 
 /// How a tool use's id is written everywhere (`T266`): never `#266`, the form of observation
 /// 266. The TUI's `:` jump and `get_tool_uses` read it back.
-pub fn tool_use_id(id: i64) -> String {
+pub(crate) fn tool_use_id(id: i64) -> String {
     format!("T{id}")
 }
 
 /// A byte count for people: `512 B`, `3.4 KB`, `1.2 MB`.
-pub fn human_bytes(n: i64) -> String {
+pub(crate) fn human_bytes(n: i64) -> String {
     match n {
         n if n < 1024 => format!("{n} B"),
         n if n < 1024 * 1024 => format!("{:.1} KB", n as f64 / 1024.0),
@@ -48,7 +48,7 @@ pub fn human_bytes(n: i64) -> String {
 }
 
 /// A one-line gist of what the call did: the file, the command, the pattern.
-pub fn summary_of_input(t: &ToolUse) -> String {
+pub(crate) fn summary_of_input(t: &ToolUse) -> String {
     let Some(input) = t
         .tool_input
         .as_deref()
@@ -205,7 +205,7 @@ impl Tree<'_> {
 }
 
 /// The header line of a tool use.
-pub fn header(t: &ToolUse, tz: &Tz) -> Line {
+pub(crate) fn header(t: &ToolUse, tz: &Tz) -> Line {
     Line::new()
         .push(format!("Tool use {}", tool_use_id(t.id)), Role::Heading(3))
         .push(
@@ -224,7 +224,7 @@ pub fn header(t: &ToolUse, tz: &Tz) -> Line {
 }
 
 /// One tool use: header, the sizes, input, response (or the error).
-pub fn tool_use(t: &ToolUse, tz: &Tz, bounds: Bounds) -> Doc {
+pub(crate) fn tool_use(t: &ToolUse, tz: &Tz, bounds: Bounds) -> Doc {
     let mut tree = Tree {
         doc: Doc::default(),
         current: Block::new(BlockKind::ToolUse(t.id)),

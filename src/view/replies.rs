@@ -16,23 +16,23 @@ use crate::store::work_state as ws_store;
 use crate::store::{observations, prompts, search, summaries, sync_origin, timeline, tool_uses};
 
 /// Any memory tool's reply when there is no database yet.
-pub const NO_MEMORY: &str = "No memory has been recorded yet: cmem starts remembering with the hooks of your next sessions.";
+pub(crate) const NO_MEMORY: &str = "No memory has been recorded yet: cmem starts remembering with the hooks of your next sessions.";
 
 /// `timeline`'s records before and after the anchor when the agent names no depth.
-pub const TIMELINE_DEPTH: usize = 3;
+pub(crate) const TIMELINE_DEPTH: usize = 3;
 
 /// `search`'s rows when the agent names no limit.
-pub const SEARCH_LIMIT: usize = 20;
+pub(crate) const SEARCH_LIMIT: usize = 20;
 
 /// `get_observations` and `get_tool_uses` send at most this many records per call.
-pub const MAX_RECORDS: usize = 5;
+pub(crate) const MAX_RECORDS: usize = 5;
 
 /// One record of `get_observations` is cut at this many bytes (a note says so).
-pub const MAX_DETAIL_BYTES: usize = 6_000;
+pub(crate) const MAX_DETAIL_BYTES: usize = 6_000;
 
 /// Cuts an over-long reply (more than `MAX_REPLY_BYTES`) at a line boundary and says so. The
 /// MCP server passes every tool's reply through it.
-pub fn cap(text: String) -> String {
+pub(crate) fn cap(text: String) -> String {
     if text.len() <= MAX_REPLY_BYTES {
         return text;
     }
@@ -46,7 +46,7 @@ pub fn cap(text: String) -> String {
 }
 
 /// The query `search(query=…)` runs when the agent gives nothing else but its projects.
-pub fn search_query(text: &str, projects: &[String]) -> Query {
+pub(crate) fn search_query(text: &str, projects: &[String]) -> Query {
     Query {
         text: Some(text.to_string()),
         projects: projects.to_vec(),
@@ -56,7 +56,7 @@ pub fn search_query(text: &str, projects: &[String]) -> Query {
 }
 
 /// `search`: the index table of what `q` finds, with the next step to take.
-pub fn search(conn: &Connection, q: &Query, tz: &Tz) -> Result<String> {
+pub(crate) fn search(conn: &Connection, q: &Query, tz: &Tz) -> Result<String> {
     let hits = search::search(conn, q)?;
     let rows: Vec<_> = hits.into_iter().map(|h| h.row).collect();
     let mut text = search_view::table(&search_heading(q, rows.len()), &rows, tz).to_plain();
@@ -70,7 +70,7 @@ pub fn search(conn: &Connection, q: &Query, tz: &Tz) -> Result<String> {
 
 /// `cmem search`'s text: the `search` tool's table under a heading that says how it searched
 /// (`semantic`: words and meaning), then where to read on; or why nothing was found.
-pub fn search_for_a_person(q: &Query, rows: &[IndexRow], semantic: bool, tz: &Tz) -> String {
+pub(crate) fn search_for_a_person(q: &Query, rows: &[IndexRow], semantic: bool, tz: &Tz) -> String {
     let mode = if semantic {
         "words and meaning"
     } else {
@@ -98,7 +98,7 @@ pub fn search_for_a_person(q: &Query, rows: &[IndexRow], semantic: bool, tz: &Tz
 
 /// Search rows as a script reads them (`cmem search --json`): display id, kind, project, type,
 /// title, time.
-pub fn rows_json(rows: &[IndexRow]) -> serde_json::Value {
+pub(crate) fn rows_json(rows: &[IndexRow]) -> serde_json::Value {
     rows.iter()
         .map(|r| {
             serde_json::json!({
@@ -119,7 +119,7 @@ pub fn rows_json(rows: &[IndexRow]) -> serde_json::Value {
 
 /// The projects a search looks in, as its heading names them (none: the TUI's and `cmem
 /// search --all-projects`' scope; an MCP call always names some).
-pub fn scope(q: &Query) -> String {
+pub(crate) fn scope(q: &Query) -> String {
     if q.projects.is_empty() {
         "all projects".to_string()
     } else {
@@ -128,7 +128,7 @@ pub fn scope(q: &Query) -> String {
 }
 
 /// `N result(s) for "text" in scope`, or `N record(s) in scope` without text.
-pub fn search_heading(q: &Query, found: usize) -> String {
+pub(crate) fn search_heading(q: &Query, found: usize) -> String {
     let scope = scope(q);
     match &q.text {
         Some(t) => format!("{found} result(s) for \"{t}\" in {scope}"),
@@ -137,7 +137,7 @@ pub fn search_heading(q: &Query, found: usize) -> String {
 }
 
 /// `timeline`: the records around `anchor` in its project; `None` when there is no such record.
-pub fn timeline(
+pub(crate) fn timeline(
     conn: &Connection,
     anchor: (Kind, i64),
     before: usize,
@@ -163,7 +163,7 @@ pub fn timeline(
 
 /// The order `get_observations` sends its records in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RecordOrder {
+pub(crate) enum RecordOrder {
     AsGiven,
     DateDesc,
     DateAsc,
@@ -171,7 +171,7 @@ pub enum RecordOrder {
 
 impl RecordOrder {
     /// `date_desc`, `date_asc`; anything else keeps the order the IDs were given in.
-    pub fn parse(s: Option<&str>) -> RecordOrder {
+    pub(crate) fn parse(s: Option<&str>) -> RecordOrder {
         match s {
             Some("date_desc") => RecordOrder::DateDesc,
             Some("date_asc") => RecordOrder::DateAsc,
@@ -186,7 +186,7 @@ type Found = (Kind, i64, i64, String, Doc);
 /// `get_observations`: every field of each record (at most `limit`, each cut at
 /// `MAX_DETAIL_BYTES`), then which IDs were left out or not found. `only_project` keeps the
 /// records of that project (case-insensitive).
-pub fn records(
+pub(crate) fn records(
     conn: &Connection,
     ids: &[(Kind, i64)],
     limit: usize,
@@ -198,7 +198,7 @@ pub fn records(
 }
 
 /// `records`, and the IDs it did not find (as displayed), for callers that act on them.
-pub fn records_and_missing(
+pub(crate) fn records_and_missing(
     conn: &Connection,
     ids: &[(Kind, i64)],
     limit: usize,
@@ -309,7 +309,7 @@ fn record_text(doc: &Doc) -> String {
 
 /// `get_tool_uses`: the bounded raw I/O (`Bounds::AGENT`) of the tool uses named by row ID,
 /// by host ID or by the observation they were turned into, at most `limit`, each once.
-pub fn tool_uses(
+pub(crate) fn tool_uses(
     conn: &Connection,
     row_ids: &[i64],
     host_ids: &[String],
@@ -359,7 +359,7 @@ pub fn tool_uses(
 
 /// `work_state_read`: the lists of `keys` (only `list` when given), open items only unless
 /// `include_closed`; `conn` is `None` while nothing has been recorded.
-pub fn work_state(
+pub(crate) fn work_state(
     conn: Option<&Connection>,
     keys: &[String],
     list: Option<&str>,

@@ -7,7 +7,7 @@ use crate::text::{cut_bytes, escape_controls, one_line};
 
 /// Why a step ended the way it did; each gets one plain sentence.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Reason {
+pub(crate) enum Reason {
     NoResults,
     NoRelevantCandidates,
     ContextNotFound,
@@ -18,7 +18,7 @@ pub enum Reason {
 }
 
 impl Reason {
-    pub fn sentence(self) -> &'static str {
+    pub(crate) fn sentence(self) -> &'static str {
         match self {
             Reason::NoResults => "Nothing in memory matches this query; try other words.",
             Reason::NoRelevantCandidates => {
@@ -35,7 +35,7 @@ impl Reason {
 
 /// One record of step 3.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Detail {
+pub(crate) struct Detail {
     pub id: String,
     pub title: String,
     /// Shown when the caller named no project or the record's differs.
@@ -45,7 +45,7 @@ pub struct Detail {
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Reply {
+pub(crate) struct Reply {
     pub step: u8,
     /// The phases an automatic search ran (`None` for guided steps).
     pub auto_phases: Option<Vec<&'static str>>,
@@ -59,14 +59,14 @@ pub struct Reply {
 const STEP_NAMES: [&str; 3] = ["index", "context", "selected details"];
 
 /// Removes control characters except tab and newlines.
-pub fn strip_controls(text: &str) -> String {
+pub(crate) fn strip_controls(text: &str) -> String {
     text.chars()
         .filter(|c| !c.is_control() || matches!(c, '\t' | '\n' | '\r'))
         .collect()
 }
 
 /// A row's title as step 1 discloses it: one line, at most 240 bytes.
-pub fn row_title(title: &str) -> String {
+pub(crate) fn row_title(title: &str) -> String {
     let line: String = title
         .chars()
         .map(|c| if c.is_control() { ' ' } else { c })
@@ -91,7 +91,7 @@ fn index_line(r: &IndexRow) -> Line {
         )
 }
 
-pub fn render(reply: &Reply) -> Doc {
+pub(crate) fn render(reply: &Reply) -> Doc {
     let step = reply.step.clamp(1, 3);
     let mut head = Block::new(BlockKind::Header).line(Line::new().push(
         format!(
@@ -164,7 +164,7 @@ pub fn render(reply: &Reply) -> Doc {
 }
 
 /// The three-line error text of a failed mem_search call.
-pub fn error(code: &str, message: &str) -> Doc {
+pub(crate) fn error(code: &str, message: &str) -> Doc {
     let mut doc = Doc::default();
     doc.push(
         Block::new(BlockKind::Other)
@@ -231,7 +231,7 @@ impl Projection {
     }
 }
 
-pub fn project_observation(o: &Observation, max_bytes: usize) -> (String, bool) {
+pub(crate) fn project_observation(o: &Observation, max_bytes: usize) -> (String, bool) {
     let mut p = Projection {
         sections: Vec::new(),
         truncated: false,
@@ -259,7 +259,7 @@ pub fn project_observation(o: &Observation, max_bytes: usize) -> (String, bool) 
     p.finish(max_bytes)
 }
 
-pub fn project_summary(s: &Summary, max_bytes: usize) -> (String, bool) {
+pub(crate) fn project_summary(s: &Summary, max_bytes: usize) -> (String, bool) {
     let mut p = Projection {
         sections: Vec::new(),
         truncated: false,
@@ -284,7 +284,7 @@ pub fn project_summary(s: &Summary, max_bytes: usize) -> (String, bool) {
 }
 
 /// The legacy `search` tool's table.
-pub fn table(heading: &str, rows: &[IndexRow], tz: &Tz) -> Doc {
+pub(crate) fn table(heading: &str, rows: &[IndexRow], tz: &Tz) -> Doc {
     let mut b = Block::new(BlockKind::Other)
         .line(Line::text(heading))
         .line(Line::blank())

@@ -12,7 +12,7 @@ pub struct Tz(TimeZone);
 impl Tz {
     /// `local` (or empty) is the system zone (`TZ` is honoured); anything else is an IANA name
     /// such as `Europe/Berlin` or `UTC`.
-    pub fn from_setting(name: &str) -> Result<Tz> {
+    pub(crate) fn from_setting(name: &str) -> Result<Tz> {
         crate::clock::load_zone(name)
             .map(Tz)
             .map_err(anyhow::Error::msg)
@@ -29,7 +29,7 @@ impl Tz {
     }
 
     /// `2026-10-12 3:45pm GMT+8` (the context header).
-    pub fn header(&self, ms: i64) -> String {
+    pub(crate) fn header(&self, ms: i64) -> String {
         let z = self.at(ms);
         format!(
             "{} {}",
@@ -39,32 +39,32 @@ impl Tz {
     }
 
     /// `3:45p` (an index row).
-    pub fn row(&self, ms: i64) -> String {
+    pub(crate) fn row(&self, ms: i64) -> String {
         let z = self.at(ms);
         let ampm = if z.hour() < 12 { 'a' } else { 'p' };
         format!("{}{ampm}", z.strftime("%-I:%M"))
     }
 
     /// `Oct 10, 2026` (a day heading).
-    pub fn day(&self, ms: i64) -> String {
+    pub(crate) fn day(&self, ms: i64) -> String {
         self.at(ms).strftime("%b %-d, %Y").to_string()
     }
 
     /// A value that is equal for two instants on the same local day.
-    pub fn day_key(&self, ms: i64) -> i32 {
+    pub(crate) fn day_key(&self, ms: i64) -> i32 {
         let d = self.at(ms).date();
         i32::from(d.year()) * 1000 + i32::from(d.day_of_year())
     }
 
     /// The first millisecond of `date` in this zone.
-    pub fn start_of_day(&self, date: jiff::civil::Date) -> Option<i64> {
+    pub(crate) fn start_of_day(&self, date: jiff::civil::Date) -> Option<i64> {
         date.to_zoned_datetime(self.0.clone())
             .ok()
             .map(|z| z.timestamp().as_millisecond())
     }
 
     /// `Oct 10, 8:45 PM` (a summary row).
-    pub fn month_day_time(&self, ms: i64) -> String {
+    pub(crate) fn month_day_time(&self, ms: i64) -> String {
         self.at(ms).strftime("%b %-d, %-I:%M %p").to_string()
     }
 }
@@ -79,14 +79,14 @@ pub struct Days {
 
 /// A new day's `### Oct 10, 2026` heading; `follows` says rows of another day came before it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct DayHeading {
+pub(crate) struct DayHeading {
     pub line: Line,
     pub follows: bool,
 }
 
 impl Days {
     /// The heading a row at `ms` needs: `None` while the day stays the same.
-    pub fn heading(&mut self, tz: &Tz, ms: i64) -> Option<DayHeading> {
+    pub(crate) fn heading(&mut self, tz: &Tz, ms: i64) -> Option<DayHeading> {
         let day = tz.day_key(ms);
         if self.last == Some(day) {
             return None;
@@ -121,12 +121,12 @@ fn zone_label(abbrev: &str) -> String {
 }
 
 /// `2026-10-10 07:00 UTC` (the mem_search index).
-pub fn utc_minute(ms: i64) -> String {
+pub(crate) fn utc_minute(ms: i64) -> String {
     Tz::utc().at(ms).strftime("%Y-%m-%d %H:%M UTC").to_string()
 }
 
 /// `5 minutes`, `about 2 hours`, `about 3 days` (claude-mem's rounding).
-pub fn describe_duration(ms: i64) -> String {
+pub(crate) fn describe_duration(ms: i64) -> String {
     let minutes = ((ms.max(0) as f64) / 60_000.0).round().max(1.0) as i64;
     if minutes < 60 {
         return format!("{minutes} minute{}", if minutes == 1 { "" } else { "s" });

@@ -9,7 +9,7 @@ use crate::text::{clip, escape_controls, one_line};
 /// time as a ditto `"`, and the reference's `”` sat right beside it).
 pub const PROMPT_SYMBOL: char = '❯';
 
-pub fn symbol(row: &IndexRow) -> (char, Role) {
+pub(crate) fn symbol(row: &IndexRow) -> (char, Role) {
     match row.kind {
         Kind::Observation => {
             let t = row.obs_type.as_deref().and_then(ObsType::parse);
@@ -21,7 +21,7 @@ pub fn symbol(row: &IndexRow) -> (char, Role) {
 }
 
 /// `ID TIME SYMBOL TITLE`, the anchor marked with `→`.
-pub fn row_line(row: &IndexRow, time: &str, anchor: bool) -> Line {
+pub(crate) fn row_line(row: &IndexRow, time: &str, anchor: bool) -> Line {
     let (sym, role) = symbol(row);
     let title = clip(&escape_controls(&one_line(&row.title)), 300);
     let mut line = Line::new();
@@ -46,7 +46,12 @@ fn block_kind(row: &IndexRow) -> BlockKind {
 }
 
 /// Day-grouped rows, oldest first as given; `anchor` (kind, id) is marked.
-pub fn render(heading: &str, rows: &[IndexRow], anchor: Option<(Kind, i64)>, tz: &Tz) -> Doc {
+pub(crate) fn render(
+    heading: &str,
+    rows: &[IndexRow],
+    anchor: Option<(Kind, i64)>,
+    tz: &Tz,
+) -> Doc {
     let mut doc = Doc::default();
     doc.push(Block::new(BlockKind::Header).line(Line::new().push(heading, Role::Heading(2))));
     let mut days = Days::default();

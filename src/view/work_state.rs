@@ -8,7 +8,7 @@ use crate::model::work_state::{self, List};
 use crate::text::one_line;
 
 /// The section never takes more than this many UTF-16 units of the context budget.
-pub const SECTION_LIMIT: usize = 3_000;
+pub(crate) const SECTION_LIMIT: usize = 3_000;
 
 /// What the agent is told about its to-do lists, in cmem's words.
 const RULE: [&str; 6] = [
@@ -29,7 +29,7 @@ fn fields_text(fields: &[(String, String)]) -> String {
 }
 
 /// One folded line as a document line (`now` turns times into "updated N minutes ago").
-pub fn line(l: &work_state::Line, now_ms: i64) -> Line {
+pub(crate) fn line(l: &work_state::Line, now_ms: i64) -> Line {
     match l {
         work_state::Line::Header {
             label,
@@ -80,7 +80,7 @@ pub fn line(l: &work_state::Line, now_ms: i64) -> Line {
 }
 
 /// Every visible line of the given lists, in list order.
-pub fn list_lines(lists: &[List], include_closed: bool, now_ms: i64) -> Vec<Line> {
+pub(crate) fn list_lines(lists: &[List], include_closed: bool, now_ms: i64) -> Vec<Line> {
     lists
         .iter()
         .flat_map(|l| work_state::lines(l, include_closed))
@@ -90,7 +90,7 @@ pub fn list_lines(lists: &[List], include_closed: bool, now_ms: i64) -> Vec<Line
 
 /// A list's history, one line per entry as written (oldest first): when, and the fields it
 /// set (`null` shows that a key was cleared). For the TUI's work-state layer.
-pub fn history(entries: &[&work_state::Entry], tz: &super::time::Tz) -> Vec<Line> {
+pub(crate) fn history(entries: &[&work_state::Entry], tz: &super::time::Tz) -> Vec<Line> {
     entries
         .iter()
         .map(|e| {
@@ -119,7 +119,7 @@ fn overflow_line(more: usize) -> Line {
 
 /// Adds lines to `lines_so_far` while the text stays within `limit`, keeping room for the
 /// overflow line whenever more lines would follow. Returns how many lines were left out.
-pub fn fit_lines(head_len: usize, lines: &[Line], limit: usize) -> (Vec<Line>, usize) {
+pub(crate) fn fit_lines(head_len: usize, lines: &[Line], limit: usize) -> (Vec<Line>, usize) {
     let mut kept = Vec::new();
     let mut len = head_len;
     for (i, l) in lines.iter().enumerate() {
@@ -143,7 +143,7 @@ pub fn fit_lines(head_len: usize, lines: &[Line], limit: usize) -> (Vec<Line>, u
 
 /// The work-state section: the rule, then "Nothing open yet." or "Still open:" and the open
 /// lines, capped at `SECTION_LIMIT`. Returns the section and how many lines were cut.
-pub fn section(lists: &[List], now_ms: i64) -> (Doc, usize) {
+pub(crate) fn section(lists: &[List], now_ms: i64) -> (Doc, usize) {
     let mut block = Block::new(BlockKind::WorkState);
     block
         .lines

@@ -11,7 +11,7 @@ use rules::{Spec, Visit};
 /// What kind of thing a symbol is; decides its outline icon (claude-mem's `smart_outline`
 /// icons, in BMP glyphs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Kind {
+pub(crate) enum Kind {
     Function,
     Method,
     Class,
@@ -35,7 +35,7 @@ pub enum Kind {
 }
 
 impl Kind {
-    pub fn icon(self) -> char {
+    pub(crate) fn icon(self) -> char {
         match self {
             Kind::Function | Kind::Method => 'ƒ',
             Kind::Class | Kind::Struct | Kind::Table => '◆',
@@ -53,7 +53,7 @@ impl Kind {
     }
 
     /// The word search results show.
-    pub fn label(self) -> &'static str {
+    pub(crate) fn label(self) -> &'static str {
         match self {
             Kind::Function => "function",
             Kind::Method => "method",
@@ -81,7 +81,7 @@ impl Kind {
 
 /// One symbol and the symbols nested in it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Symbol {
+pub(crate) struct Symbol {
     pub kind: Kind,
     pub name: String,
     /// The enclosing symbols' scope names joined with the language's separator (`Store`,
@@ -102,7 +102,7 @@ pub struct Symbol {
 
 impl Symbol {
     /// `Store::open`, `Limiter.check`, or just the name at the top level.
-    pub fn qualified(&self, lang: Lang) -> String {
+    pub(crate) fn qualified(&self, lang: Lang) -> String {
         if self.qualifier.is_empty() {
             self.name.clone()
         } else {
@@ -111,7 +111,7 @@ impl Symbol {
     }
 
     /// This symbol and every nested one, depth-first in source order.
-    pub fn walk<'a>(&'a self, out: &mut Vec<&'a Symbol>) {
+    pub(crate) fn walk<'a>(&'a self, out: &mut Vec<&'a Symbol>) {
         out.push(self);
         for c in &self.children {
             c.walk(out);
@@ -121,14 +121,14 @@ impl Symbol {
 
 /// Everything the outline needs from one file.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct FileSymbols {
+pub(crate) struct FileSymbols {
     pub symbols: Vec<Symbol>,
     /// Import statements: (1-based line, the statement on one line).
     pub imports: Vec<(usize, String)>,
 }
 
 impl FileSymbols {
-    pub fn all(&self) -> Vec<&Symbol> {
+    pub(crate) fn all(&self) -> Vec<&Symbol> {
         let mut out = Vec::new();
         for s in &self.symbols {
             s.walk(&mut out);
@@ -137,7 +137,7 @@ impl FileSymbols {
     }
 }
 
-pub const MAX_SIGNATURE: usize = 200;
+pub(crate) const MAX_SIGNATURE: usize = 200;
 /// Nesting deeper than this is not listed (data files can nest without end).
 const MAX_DEPTH: usize = 6;
 
@@ -148,14 +148,14 @@ pub(super) struct Cx<'s> {
 }
 
 impl<'s> Cx<'s> {
-    pub fn text(&self, node: Node) -> &'s str {
+    pub(crate) fn text(&self, node: Node) -> &'s str {
         self.src.get(node.byte_range()).unwrap_or("")
     }
 }
 
 /// 1-based first and last line of a node. A node that ends at column 0 (a comment with its
 /// newline) ends on the line before.
-pub fn lines_of(node: Node) -> (usize, usize) {
+pub(crate) fn lines_of(node: Node) -> (usize, usize) {
     let start = node.start_position().row + 1;
     let end = node.end_position();
     let last = if end.column == 0 && end.row > node.start_position().row {
@@ -167,7 +167,7 @@ pub fn lines_of(node: Node) -> (usize, usize) {
 }
 
 /// Extracts the symbols of a parsed file.
-pub fn extract(lang: Lang, src: &str, tree: &Tree) -> FileSymbols {
+pub(crate) fn extract(lang: Lang, src: &str, tree: &Tree) -> FileSymbols {
     let mut cx = Cx {
         lang,
         src,
@@ -456,7 +456,7 @@ fn doc_above(cx: &Cx, node: Node) -> Option<String> {
 }
 
 /// A comment line without its markers; `None` when nothing is left.
-pub fn clean_comment_line(line: &str) -> Option<String> {
+pub(crate) fn clean_comment_line(line: &str) -> Option<String> {
     let mut t = line.trim();
     for prefix in [
         "///", "//!", "//", "/**", "/*!", "/*", "*/", "{-|", "{-", "-- |", "---", "--", "#", "*",

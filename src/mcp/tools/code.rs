@@ -54,7 +54,7 @@ pub const TOOLS: [CodeTool; 3] = [
     },
 ];
 
-pub fn smart_outline_schema() -> Value {
+pub(crate) fn smart_outline_schema() -> Value {
     json!({
         "type": "object",
         "properties": {
@@ -65,7 +65,7 @@ pub fn smart_outline_schema() -> Value {
     })
 }
 
-pub fn smart_unfold_schema() -> Value {
+pub(crate) fn smart_unfold_schema() -> Value {
     json!({
         "type": "object",
         "properties": {
@@ -77,7 +77,7 @@ pub fn smart_unfold_schema() -> Value {
     })
 }
 
-pub fn smart_search_schema() -> Value {
+pub(crate) fn smart_search_schema() -> Value {
     json!({
         "type": "object",
         "properties": {
@@ -105,7 +105,7 @@ pub fn smart_unfold(root: &Path, args: &Value) -> Result<String, ToolError> {
     })
 }
 
-pub fn smart_search(root: &Path, args: &Value) -> Result<String, ToolError> {
+pub(crate) fn smart_search(root: &Path, args: &Value) -> Result<String, ToolError> {
     search_symbols(root, args, Reach::Workspace).map(|r| view::code::search_reply(&r))
 }
 
@@ -120,7 +120,7 @@ fn handler<const I: usize>(ctx: &mut Ctx, args: &Map<String, Value>) -> Result<R
 }
 
 /// The registry's entries, one per `TOOLS` entry.
-pub fn tools() -> Vec<Tool> {
+pub(crate) fn tools() -> Vec<Tool> {
     let handlers: [super::Handler; TOOLS.len()] = [handler::<0>, handler::<1>, handler::<2>];
     TOOLS
         .iter()

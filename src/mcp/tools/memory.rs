@@ -11,7 +11,7 @@ use crate::view::replies::{
     self, MAX_RECORDS, NO_MEMORY, RecordOrder, SEARCH_LIMIT, TIMELINE_DEPTH,
 };
 
-pub fn tools() -> Vec<Tool> {
+pub(crate) fn tools() -> Vec<Tool> {
     vec![
         Tool {
             name: "search",

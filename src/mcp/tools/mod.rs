@@ -19,7 +19,7 @@ use crate::store::Store;
 use crate::view::time::Tz;
 
 /// What tool handlers share for the life of the server.
-pub struct Ctx {
+pub(crate) struct Ctx {
     pub settings: Settings,
     pub keys: ProjectKeys,
     pub cwd: PathBuf,
@@ -29,7 +29,7 @@ pub struct Ctx {
 }
 
 impl Ctx {
-    pub fn new(settings: Settings, keys: ProjectKeys, cwd: PathBuf) -> Result<Ctx> {
+    pub(crate) fn new(settings: Settings, keys: ProjectKeys, cwd: PathBuf) -> Result<Ctx> {
         let tz = Tz::from_setting(&settings.context.timezone)?;
         let engine = Engine::new(keys.all.clone())?;
         Ok(Ctx {
@@ -43,7 +43,7 @@ impl Ctx {
     }
 
     /// The database for reading, or `None` when nothing has been recorded yet.
-    pub fn read_conn(&mut self) -> Result<Option<&Connection>> {
+    pub(crate) fn read_conn(&mut self) -> Result<Option<&Connection>> {
         if self.store.is_none() {
             let path = self.settings.db_path();
             if !path.exists() {
@@ -55,7 +55,7 @@ impl Ctx {
     }
 
     /// The database for writing (created on first use).
-    pub fn write_conn(&mut self) -> Result<&Connection> {
+    pub(crate) fn write_conn(&mut self) -> Result<&Connection> {
         if self.store.is_none() {
             self.store = Some(Store::open(&self.settings.db_path())?);
         }
@@ -67,7 +67,7 @@ impl Ctx {
 
     /// Runs one mem_search call against the database (if any). A database that cannot be
     /// opened is a retrieval failure of the search, not a crash of the tool.
-    pub fn mem_search(&mut self, args: &Value, now: i64) -> crate::disclosure::Outcome {
+    pub(crate) fn mem_search(&mut self, args: &Value, now: i64) -> crate::disclosure::Outcome {
         if let Err(e) = self.read_conn() {
             crate::logging::error(format!("mem_search: {e:#}"));
             return Err(crate::disclosure::SearchError {
@@ -80,7 +80,7 @@ impl Ctx {
     }
 
     /// The projects a call reads: the explicit `project` argument, else the checkout's keys.
-    pub fn read_keys(&self, args: &Map<String, Value>) -> Vec<String> {
+    pub(crate) fn read_keys(&self, args: &Map<String, Value>) -> Vec<String> {
         match args
             .get("project")
             .and_then(Value::as_str)
@@ -94,20 +94,20 @@ impl Ctx {
 }
 
 /// A tool's reply: the text, and whether it reports a failure.
-pub struct Reply {
+pub(crate) struct Reply {
     pub text: String,
     pub is_error: bool,
 }
 
 impl Reply {
-    pub fn ok(text: impl Into<String>) -> Reply {
+    pub(crate) fn ok(text: impl Into<String>) -> Reply {
         Reply {
             text: text.into(),
             is_error: false,
         }
     }
 
-    pub fn error(text: impl Into<String>) -> Reply {
+    pub(crate) fn error(text: impl Into<String>) -> Reply {
         Reply {
             text: text.into(),
             is_error: true,
@@ -117,7 +117,7 @@ impl Reply {
 
 pub(super) type Handler = fn(&mut Ctx, &Map<String, Value>) -> Result<Reply>;
 
-pub struct Tool {
+pub(crate) struct Tool {
     pub name: &'static str,
     pub title: &'static str,
     pub description: &'static str,
@@ -126,7 +126,7 @@ pub struct Tool {
     pub handler: Handler,
 }
 
-pub fn registry() -> Vec<Tool> {
+pub(crate) fn registry() -> Vec<Tool> {
     let mut tools = vec![search_tool::mem_search()];
     tools.extend(memory::tools());
     tools.extend(writes::tools());
@@ -134,7 +134,7 @@ pub fn registry() -> Vec<Tool> {
     tools
 }
 
-pub fn list_json(tools: &[Tool]) -> Value {
+pub(crate) fn list_json(tools: &[Tool]) -> Value {
     Value::Array(
         tools
             .iter()
@@ -157,7 +157,7 @@ pub fn list_json(tools: &[Tool]) -> Value {
 }
 
 /// Reads an optional integer argument within bounds (a clear error otherwise).
-pub fn int_arg(
+pub(crate) fn int_arg(
     args: &Map<String, Value>,
     name: &str,
     default: i64,

@@ -5,7 +5,7 @@ use serde_json::{Map, Value, json};
 
 use super::{Ctx, Reply, Tool};
 
-pub fn mem_search() -> Tool {
+pub(crate) fn mem_search() -> Tool {
     Tool {
         name: "mem_search",
         title: "Search memory (progressive)",

@@ -15,7 +15,7 @@ const MAX_LIST_CHARS: usize = 200;
 const MAX_FIELDS_JSON: usize = 2000;
 const MAX_MEMORY_CHARS: usize = 20_000;
 
-pub fn tools() -> Vec<Tool> {
+pub(crate) fn tools() -> Vec<Tool> {
     vec![
         Tool {
             name: "save_memory",

@@ -7,7 +7,7 @@ use super::{Claims, TurnInput, one_per_event};
 use crate::model::ObsType;
 use crate::text::{clip, one_line};
 
-pub fn calls(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
+pub(crate) fn calls(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
     one_per_event(input, claims, |e| {
         Some(match &e.kind {
             Kind::Agent {

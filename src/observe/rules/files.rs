@@ -28,7 +28,7 @@ static REFACTOR: LazyLock<AsciiRegex> = LazyLock::new(|| {
 
 /// What the edits of one file in a turn amount to.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct FileChange {
+pub(crate) struct FileChange {
     pub path: String,
     pub created: bool,
     pub symbols: Vec<String>,
@@ -46,7 +46,7 @@ pub struct FileChange {
 
 impl FileChange {
     /// `refresh_window in src/auth.rs`, or just the path.
-    pub fn what(&self, max_symbols: usize) -> String {
+    pub(crate) fn what(&self, max_symbols: usize) -> String {
         if self.symbols.is_empty() {
             self.path.clone()
         } else {
@@ -56,7 +56,7 @@ impl FileChange {
 
     /// What changed for a title, fullest first: with more symbols, fewer, the symbols with the
     /// file's name for a deep path (the symbol says more than the directories), then the path.
-    pub fn names(&self) -> Vec<String> {
+    pub(crate) fn names(&self) -> Vec<String> {
         let mut out = vec![self.what(30), self.what(16)];
         let file = self.path.rsplit('/').next().unwrap_or(&self.path);
         if !self.symbols.is_empty() && file != self.path {
@@ -67,14 +67,14 @@ impl FileChange {
     }
 
     /// The change itself, when it is small enough to say: `30 → 300`, `added `…``.
-    pub fn phrase(&self) -> Option<String> {
+    pub(crate) fn phrase(&self) -> Option<String> {
         match &self.quote {
             Some((old, new)) => Some(literal::arrow(old, new)),
             None => self.lines.clone(),
         }
     }
 
-    pub fn fact(&self) -> String {
+    pub(crate) fn fact(&self) -> String {
         let mut f = if self.created {
             format!(
                 "{} created ({})",
@@ -99,7 +99,7 @@ impl FileChange {
 }
 
 /// Summarises the edits of one file (in the order they happened).
-pub fn file_change(edits: &[&FileEdit]) -> FileChange {
+pub(crate) fn file_change(edits: &[&FileEdit]) -> FileChange {
     let Some(first) = edits.first() else {
         return FileChange::default();
     };
@@ -173,7 +173,7 @@ pub fn file_change(edits: &[&FileEdit]) -> FileChange {
 
 /// A rename names itself (`verify → verify_signature in src/auth.rs`, fullest form first)
 /// when the edits replaced one name by another and the changed symbols are those names.
-pub fn renamed(change: &FileChange) -> Option<Vec<String>> {
+pub(crate) fn renamed(change: &FileChange) -> Option<Vec<String>> {
     let (old, new) = change.quote.as_ref()?;
     let name = |s: &str| s.chars().all(|c| c.is_alphanumeric() || c == '_');
     if !(name(old) && name(new) && change.symbols.iter().any(|s| s == new || s == old)) {
@@ -200,7 +200,7 @@ pub fn renamed(change: &FileChange) -> Option<Vec<String>> {
 
 /// Title forms for a change to one file, fullest first: what changed and its before → after
 /// (`DEFAULT_TIMEOUT_MS in src/http/client.rs: 5_000 → 15_000`), else `verb` and the size.
-pub fn change_titles(change: &FileChange, verb: &str) -> Vec<String> {
+pub(crate) fn change_titles(change: &FileChange, verb: &str) -> Vec<String> {
     let mut out = Vec::new();
     if let Some(forms) = renamed(change) {
         out.extend(forms.into_iter().map(|f| format!("Renamed {f}")));
@@ -449,7 +449,7 @@ fn config_key(path: &str, edits: &[&FileEdit]) -> Option<String> {
 }
 
 /// Groups unclaimed edit events by file, in first-seen order.
-pub fn group_edits<'a>(
+pub(crate) fn group_edits<'a>(
     events: &'a [Event],
     take: &dyn Fn(usize) -> bool,
 ) -> Vec<(String, Vec<&'a Event>)> {
@@ -467,14 +467,14 @@ pub fn group_edits<'a>(
     groups
 }
 
-pub fn edit_of(e: &Event) -> Option<&FileEdit> {
+pub(crate) fn edit_of(e: &Event) -> Option<&FileEdit> {
     match &e.kind {
         Kind::Edit(edit) => Some(edit),
         _ => None,
     }
 }
 
-pub fn edits(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
+pub(crate) fn edits(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
     let groups = group_edits(input.events, &|i| claims.is_free(i));
     let refactor = REFACTOR.is_match(input.prompt);
     let mut out = Vec::new();
@@ -551,7 +551,7 @@ pub fn edits(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
 }
 
 /// One discovery for the files read and the look-around commands of a turn.
-pub fn reads(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
+pub(crate) fn reads(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
     let edited = edited_paths(input.events);
     let mut read_ok: Vec<String> = Vec::new();
     let mut first_defines: Option<Vec<String>> = None;
@@ -718,7 +718,7 @@ pub fn reads(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
     vec![d.narrative(narrative)]
 }
 
-pub fn capitalize(text: &str) -> String {
+pub(crate) fn capitalize(text: &str) -> String {
     let mut c = text.chars();
     match c.next() {
         Some(f) => f.to_uppercase().chain(c).collect(),

@@ -19,7 +19,7 @@ fn mutates(tool: &str) -> bool {
         .any(|v| t == *v || t.starts_with(&format!("{v}_")) || t.starts_with(&format!("{v}-")))
 }
 
-pub fn calls(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
+pub(crate) fn calls(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
     one_per_event(input, claims, |e| {
         let Kind::Mcp {
             server,

@@ -16,31 +16,31 @@ use super::event::{Event, Kind};
 use crate::store::turns::ToolRow;
 
 /// What the rules see of a turn.
-pub struct TurnInput<'a> {
+pub(crate) struct TurnInput<'a> {
     pub prompt: &'a str,
     pub events: &'a [Event],
     pub tools: &'a [ToolRow],
 }
 
 /// Which events a rule has already turned into an observation.
-pub struct Claims(Vec<bool>);
+pub(crate) struct Claims(Vec<bool>);
 
 impl Claims {
     fn new(n: usize) -> Claims {
         Claims(vec![false; n])
     }
 
-    pub fn take(&mut self, idx: usize) {
+    pub(crate) fn take(&mut self, idx: usize) {
         self.0[idx] = true;
     }
 
-    pub fn is_free(&self, idx: usize) -> bool {
+    pub(crate) fn is_free(&self, idx: usize) -> bool {
         !self.0[idx]
     }
 }
 
 /// Turns the events of one turn into observations, most significant first.
-pub fn observe(input: &TurnInput) -> Vec<Draft> {
+pub(crate) fn observe(input: &TurnInput) -> Vec<Draft> {
     let mut claims = Claims::new(input.events.len());
     for e in input.events {
         if matches!(e.kind, Kind::WorkState | Kind::Ignored) {
@@ -83,7 +83,7 @@ fn one_per_event(
 }
 
 /// Edited files of the turn, for rules that must not repeat them.
-pub fn edited_paths(events: &[Event]) -> Vec<&str> {
+pub(crate) fn edited_paths(events: &[Event]) -> Vec<&str> {
     let mut out: Vec<&str> = Vec::new();
     for e in events {
         if let Kind::Edit(edit) = &e.kind
@@ -96,7 +96,7 @@ pub fn edited_paths(events: &[Event]) -> Vec<&str> {
 }
 
 /// The prompt, quoted and clipped, for narratives.
-pub fn asked(prompt: &str) -> String {
+pub(crate) fn asked(prompt: &str) -> String {
     let p = crate::text::one_line(prompt);
     if p.is_empty() {
         String::new()

@@ -15,7 +15,7 @@ const STEPS_MAX: usize = 400;
 
 /// The plan a turn left in its to-do list (`steps`: the open items it wrote), when it changed
 /// nothing else.
-pub fn plan(prompt: &str, drafts: &[Draft], steps: &[String]) -> Option<Draft> {
+pub(crate) fn plan(prompt: &str, drafts: &[Draft], steps: &[String]) -> Option<Draft> {
     let changed = drafts.iter().any(|d| d.obs_type.changes_code());
     if changed || steps.len() < MIN_STEPS {
         return None;

@@ -6,7 +6,7 @@ use super::{Claims, TurnInput, asked};
 use crate::model::ObsType;
 use crate::text::plural;
 
-pub fn searches(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
+pub(crate) fn searches(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
     let mut parts: Vec<String> = Vec::new();
     let mut facts: Vec<String> = Vec::new();
     let mut tools = Vec::new();

@@ -12,7 +12,7 @@ use crate::model::ObsType;
 static REDACTED: LazyLock<AsciiRegex> =
     LazyLock::new(|| AsciiRegex::new(r"\[REDACTED:([a-z0-9-]+)\]"));
 
-pub fn notes(input: &TurnInput) -> Vec<Draft> {
+pub(crate) fn notes(input: &TurnInput) -> Vec<Draft> {
     let mut kinds: Vec<String> = Vec::new();
     let mut places: Vec<String> = Vec::new();
     for (tool, e) in input.tools.iter().zip(input.events) {

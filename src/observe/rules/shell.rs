@@ -85,7 +85,7 @@ fn check_titles(command: &str, with: impl Fn(Option<&str>) -> String) -> Vec<Str
 }
 
 /// Failed → (edits) → passed runs of the same check become bugfix observations.
-pub fn fixes(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
+pub(crate) fn fixes(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
     let events = input.events;
     let mut out = Vec::new();
     for i in 0..events.len() {
@@ -331,7 +331,7 @@ pub fn fixes(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
 }
 
 /// Every other command (look-around commands go with the reads).
-pub fn commands(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
+pub(crate) fn commands(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
     let mut groups: Vec<(String, bool, Vec<&Event>)> = Vec::new();
     for e in input.events {
         let Some(sh) = shell(e) else { continue };

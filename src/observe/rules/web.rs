@@ -14,7 +14,7 @@ fn short_url(url: &str) -> String {
     u.trim_end_matches('/').to_string()
 }
 
-pub fn fetches(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
+pub(crate) fn fetches(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
     one_per_event(input, claims, |e| {
         Some(match &e.kind {
             Kind::Fetch {

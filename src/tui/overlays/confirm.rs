@@ -23,11 +23,11 @@ pub struct Confirm {
 
 impl Confirm {
     /// The request to send if `code` is a yes.
-    pub fn answer(self, code: KeyCode) -> Option<Request> {
+    pub(crate) fn answer(self, code: KeyCode) -> Option<Request> {
         matches!(code, KeyCode::Char('y') | KeyCode::Char('Y')).then_some(self.request)
     }
 
-    pub fn draw(&self, f: &mut Frame, area: Rect, theme: &Theme) {
+    pub(crate) fn draw(&self, f: &mut Frame, area: Rect, theme: &Theme) {
         let (question, detail) = (&self.question, &self.detail);
         let widest = question.width().max(detail.width()).max(28) + 4;
         let width = (widest.min(usize::from(area.width.saturating_sub(2))) as u16).max(10);

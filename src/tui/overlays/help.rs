@@ -25,7 +25,7 @@ pub struct Help {
 
 /// What an action does to the help screen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum HelpKey {
+pub(crate) enum HelpKey {
     Stay,
     Close,
     Quit,
@@ -33,7 +33,7 @@ pub enum HelpKey {
 
 impl Help {
     /// `page`: the lines a page key moves.
-    pub fn act(&mut self, a: Action, page: usize) -> HelpKey {
+    pub(crate) fn act(&mut self, a: Action, page: usize) -> HelpKey {
         match a {
             Action::Down => self.offset += 1,
             Action::Up => self.offset = self.offset.saturating_sub(1),
@@ -46,11 +46,11 @@ impl Help {
     }
 
     /// The mouse wheel: `delta` lines.
-    pub fn scroll(&mut self, delta: isize) {
+    pub(crate) fn scroll(&mut self, delta: isize) {
         self.offset = (self.offset as isize + delta).max(0) as usize;
     }
 
-    pub fn draw(&self, f: &mut Frame, area: Rect, theme: &Theme, keymap: &Keymap) {
+    pub(crate) fn draw(&self, f: &mut Frame, area: Rect, theme: &Theme, keymap: &Keymap) {
         let lines = help_lines(theme, keymap);
         let rect = centered(area, HELP_WIDTH as u16, lines.len() as u16 + 2);
         let max = lines
@@ -83,7 +83,7 @@ impl Help {
 }
 
 /// The help screen's lines, straight from the keymap table.
-pub fn help_lines(theme: &Theme, keymap: &Keymap) -> Vec<Line<'static>> {
+pub(crate) fn help_lines(theme: &Theme, keymap: &Keymap) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
     for section in [Section::Move, Section::Layers, Section::Find, Section::Act] {
         if !lines.is_empty() {

@@ -22,7 +22,7 @@ pub enum Input {
 
 /// What a key did to an input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum InputKey {
+pub(crate) enum InputKey {
     /// Esc: close it.
     Cancel,
     /// Enter: close it and act on the text.
@@ -35,7 +35,7 @@ pub enum InputKey {
 }
 
 impl Input {
-    pub fn line(&self) -> &LineEdit {
+    pub(crate) fn line(&self) -> &LineEdit {
         match self {
             Input::Filter(l) | Input::Search(l) | Input::Jump(l) | Input::Scrub(l) => l,
         }
@@ -47,7 +47,7 @@ impl Input {
         }
     }
 
-    pub fn key(&mut self, key: &KeyEvent) -> InputKey {
+    pub(crate) fn key(&mut self, key: &KeyEvent) -> InputKey {
         match key.code {
             KeyCode::Esc => InputKey::Cancel,
             KeyCode::Enter => InputKey::Submit,
@@ -69,7 +69,7 @@ impl Input {
     }
 
     /// Draws the input over the status line `area`.
-    pub fn draw(&self, f: &mut Frame, area: Rect, theme: &Theme) {
+    pub(crate) fn draw(&self, f: &mut Frame, area: Rect, theme: &Theme) {
         f.buffer_mut().set_style(area, theme.get("ui.statusline"));
         let line = Line::from(vec![
             Span::styled(self.label(), theme.get("ui.statusline.mode")),

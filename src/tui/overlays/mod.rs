@@ -27,7 +27,7 @@ pub enum Overlay {
 }
 
 /// What drawing an overlay may need besides the theme.
-pub struct Context<'a> {
+pub(crate) struct Context<'a> {
     pub theme: &'a Theme,
     pub keymap: &'a Keymap,
     pub tz: &'a Tz,
@@ -37,7 +37,7 @@ pub struct Context<'a> {
 
 impl Overlay {
     /// Draws the overlay over the whole screen `area`.
-    pub fn draw(&self, f: &mut Frame, area: Rect, c: &Context) {
+    pub(crate) fn draw(&self, f: &mut Frame, area: Rect, c: &Context) {
         match self {
             Overlay::Help(h) => h.draw(f, area, c.theme, c.keymap),
             Overlay::Projects { list } => list.draw(f, area, c.theme, c.tz, c.project),

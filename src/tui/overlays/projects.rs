@@ -24,7 +24,7 @@ pub struct Projects {
 
 /// What an action does in the switcher.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Pick {
+pub(crate) enum Pick {
     Stay,
     Close,
     Quit,
@@ -34,7 +34,7 @@ pub enum Pick {
 
 impl Projects {
     /// The switcher, waiting for the list asked for under `ticket`.
-    pub fn loading(ticket: u64) -> Projects {
+    pub(crate) fn loading(ticket: u64) -> Projects {
         Projects {
             list: Vec::new(),
             cursor: 0,
@@ -44,7 +44,7 @@ impl Projects {
     }
 
     /// The worker's answer.
-    pub fn fill(&mut self, list: Vec<ProjectCount>) {
+    pub(crate) fn fill(&mut self, list: Vec<ProjectCount>) {
         self.list = list;
         self.loading = false;
     }
@@ -61,7 +61,7 @@ impl Projects {
         self.list.iter()
     }
 
-    pub fn act(&mut self, a: Action) -> Pick {
+    pub(crate) fn act(&mut self, a: Action) -> Pick {
         let last = self.list.len().saturating_sub(1);
         match a {
             Action::Down => self.cursor = (self.cursor + 1).min(last),
@@ -80,7 +80,7 @@ impl Projects {
     }
 
     /// Draws the switcher over `area`; `current` is marked.
-    pub fn draw(&self, f: &mut Frame, area: Rect, theme: &Theme, tz: &Tz, current: &str) {
+    pub(crate) fn draw(&self, f: &mut Frame, area: Rect, theme: &Theme, tz: &Tz, current: &str) {
         let rect = centered(area, 64, self.list.len() as u16 + 4);
         f.render_widget(Clear, rect);
         let block =

@@ -41,7 +41,7 @@ pub(super) struct Spec<'t> {
 
 impl<'t> Spec<'t> {
     /// A symbol named `name` spanning `node`, with its signature up to the `body` field.
-    pub fn new(kind: Kind, name: impl Into<String>, node: Node<'t>) -> Spec<'t> {
+    pub(crate) fn new(kind: Kind, name: impl Into<String>, node: Node<'t>) -> Spec<'t> {
         let body = node.child_by_field_name("body");
         Spec {
             kind,
@@ -59,12 +59,12 @@ impl<'t> Spec<'t> {
     }
 
     /// Lists the symbols inside the node's `body` field as children.
-    pub fn container(mut self) -> Spec<'t> {
+    pub(crate) fn container(mut self) -> Spec<'t> {
         self.body = self.node.child_by_field_name("body");
         self
     }
 
-    pub fn with_body(mut self, body: Option<Node<'t>>) -> Spec<'t> {
+    pub(crate) fn with_body(mut self, body: Option<Node<'t>>) -> Spec<'t> {
         self.body = body;
         if let Some(b) = body {
             self.sig_end = Some(b.start_byte());
@@ -72,7 +72,7 @@ impl<'t> Spec<'t> {
         self
     }
 
-    pub fn exported(mut self, yes: bool) -> Spec<'t> {
+    pub(crate) fn exported(mut self, yes: bool) -> Spec<'t> {
         self.exported = yes;
         self
     }
@@ -93,12 +93,12 @@ pub(super) enum Visit<'t> {
 }
 
 impl<'t> Visit<'t> {
-    pub fn through() -> Visit<'t> {
+    pub(crate) fn through() -> Visit<'t> {
         Visit::Through { exported: false }
     }
 
     /// `Symbol` for a found name, `Skip` when there is none.
-    pub fn named(spec: Option<Spec<'t>>) -> Visit<'t> {
+    pub(crate) fn named(spec: Option<Spec<'t>>) -> Visit<'t> {
         spec.map_or(Visit::Skip, Visit::Symbol)
     }
 }
