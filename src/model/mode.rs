@@ -194,18 +194,6 @@ fn empty_code() -> Mode {
     }
 }
 
-/// The mode the settings name (`[context] mode`, `CMEM_MODE`), resolved once per process, for
-/// code that has no settings at hand (the observer's instructions and reply parser).
-pub(crate) fn active() -> Arc<Mode> {
-    static ACTIVE: OnceLock<Arc<Mode>> = OnceLock::new();
-    ACTIVE
-        .get_or_init(|| {
-            let settings = crate::config::load_lenient(&mut |e| crate::logging::warn(e));
-            resolve_or_code(&settings.context.mode, &mut |e| crate::logging::warn(e))
-        })
-        .clone()
-}
-
 /// Where user modes live: `<config dir>/modes/` (files `<id>.json`).
 pub(crate) fn user_dir() -> PathBuf {
     crate::paths::config_dir().join("modes")

@@ -23,6 +23,7 @@ use super::xml::{self, Reply};
 use super::{attempt, new_observation, new_summary, prompt};
 use crate::config::Settings;
 use crate::logging;
+use crate::model::mode::Mode;
 use crate::model::{ObservationBody, SummaryBody};
 use crate::store::Store;
 use crate::store::quarantine::Observer;
@@ -95,6 +96,9 @@ pub(crate) fn run_worker(settings: &Settings) -> Result<WorkerReport> {
             return Ok(report);
         }
         let mut store = Store::open(&settings.db_path())?;
+        // The mode names the types and concepts the observer is asked for and read back in.
+        let mode =
+            crate::model::mode::resolve_or_code(&settings.context.mode, &mut |e| logging::warn(e));
         while let Some(turn) = next_turn(&store.conn)? {
             let now = crate::clock::now_ms();
             let attempt = match attempt::start(&mut store, Observer::External, turn.id, now)? {
@@ -102,7 +106,7 @@ pub(crate) fn run_worker(settings: &Settings) -> Result<WorkerReport> {
                 attempt::Start::Busy => return Ok(report),
                 attempt::Start::Quarantined => continue,
             };
-            let outcome = observe_turn(&mut store, &turn, &command, timeout);
+            let outcome = observe_turn(&mut store, &mode, &turn, &command, timeout);
             attempt.end();
             let outcome = outcome?;
             match &outcome {
@@ -138,16 +142,17 @@ fn next_turn(conn: &Connection) -> Result<Option<TurnRow>> {
 
 fn observe_turn(
     store: &mut Store,
+    mode: &Mode,
     turn: &TurnRow,
     command: &str,
     timeout: Duration,
 ) -> Result<TurnOutcome> {
     let tools = turns::tool_uses(&store.conn, turn)?;
-    let input = prompt::turn_text(turn, &tools);
+    let input = prompt::turn_text(mode, turn, &tools);
     let outcome = match run_command(command, &input, timeout) {
         Err(e) => TurnOutcome::KeptRules(format!("{e:#}")),
         Ok(stdout) => {
-            let reply = xml::parse(&stdout);
+            let reply = xml::parse(&stdout, mode);
             if reply.is_empty() {
                 TurnOutcome::KeptRules(if stdout.trim().is_empty() {
                     "the command printed nothing".into()

@@ -5,6 +5,7 @@
 use serde_json::Value;
 
 use crate::clock::format_utc_iso;
+use crate::model::mode::Mode;
 use crate::store::turns::{ToolRow, TurnRow};
 
 /// Longer fields are cut: 60 % head, 30 % tail.
@@ -39,9 +40,8 @@ fn pretty(raw: Option<&str>) -> String {
     }
 }
 
-fn instructions() -> String {
-    // The types, concepts and focus come from the active mode (`[context] mode`).
-    let mode = crate::model::mode::active();
+fn instructions(mode: &Mode) -> String {
+    // The types, concepts and focus come from the mode (`[context] mode`).
     let focus = mode.recording_focus.clone().unwrap_or_else(|| {
         "Write down what is worth remembering in later sessions (what was built, fixed, changed, \
 learned or decided), not what you are doing now."
@@ -81,8 +81,8 @@ or <skip_summary reason=\"why\"/> when the turn did nothing.
 }
 
 /// The whole stdin text for one turn.
-pub(crate) fn turn_text(turn: &TurnRow, tools: &[ToolRow]) -> String {
-    let mut out = instructions();
+pub(crate) fn turn_text(mode: &Mode, turn: &TurnRow, tools: &[ToolRow]) -> String {
+    let mut out = instructions(mode);
     out.push('\n');
     out.push_str(&format!(
         "<user_request>{}</user_request>\n<requested_at>{}</requested_at>\n",

@@ -6,6 +6,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use crate::model::mode::Mode;
 use crate::model::{ObservationBody, SummaryBody};
 
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -89,9 +90,8 @@ fn strip_fence(text: &str) -> &str {
         .map_or(text, |m| m.as_str())
 }
 
-fn parse_observation(block: &str) -> Option<ObservationBody> {
-    let obs_type = field(block, "type")
-        .unwrap_or_else(|| crate::model::mode::active().default_type().to_string());
+fn parse_observation(block: &str, mode: &Mode) -> Option<ObservationBody> {
+    let obs_type = field(block, "type").unwrap_or_else(|| mode.default_type().to_string());
     let type_key = obs_type.trim().to_ascii_lowercase();
     let concepts: Vec<String> = items(block, "concepts", "concept")
         .into_iter()
@@ -131,14 +131,15 @@ fn parse_summary(block: &str) -> Option<SummaryBody> {
     any.then_some(s)
 }
 
-/// Parses an observer's reply. Anything that is not observation/summary XML is ignored.
-pub(crate) fn parse(reply: &str) -> Reply {
+/// Parses an observer's reply; an observation without a type gets `mode`'s default. Anything
+/// that is not observation/summary XML is ignored.
+pub(crate) fn parse(reply: &str, mode: &Mode) -> Reply {
     let text = strip_fence(reply);
     Reply {
         observations: OBSERVATION
             .captures_iter(text)
             .filter_map(|c| c.get(1))
-            .filter_map(|m| parse_observation(m.as_str()))
+            .filter_map(|m| parse_observation(m.as_str(), mode))
             .collect(),
         summary: SUMMARY
             .captures(text)
@@ -154,11 +155,15 @@ pub(crate) fn parse(reply: &str) -> Reply {
 mod tests {
     use super::*;
 
+    fn parse_code(reply: &str) -> Reply {
+        parse(reply, &crate::model::mode::code())
+    }
+
     #[test]
     fn parses_observations_and_summary_in_prose_and_fences() {
         let reply = "Sure! Here you go:\n```xml\n<observation>\n  <type>bugfix</type>\n  <title>Fixed &lt;x&gt;</title>\n  <subtitle></subtitle>\n  <facts><fact>a</fact><fact> </fact><fact>b</fact></facts>\n  <narrative>n</narrative>\n  <concepts><concept>gotcha: why</concept><concept>bugfix</concept><concept></concept></concepts>\n  <files_read><file>src/a.rs</file></files_read>\n  <files_modified></files_modified>\n</observation>\n<summary><request>r</request><learned>l</learned><notes></notes></summary>\n```";
         // The fence is not the whole payload (prose before it): blocks are still found.
-        let r = parse(reply);
+        let r = parse_code(reply);
         assert_eq!(r.observations.len(), 1);
         let o = &r.observations[0];
         assert_eq!(o.obs_type, "bugfix");
@@ -174,28 +179,29 @@ mod tests {
 
     #[test]
     fn drops_empty_observations_and_rejects_empty_summaries() {
-        let r = parse(
+        let r = parse_code(
             "<observation><type>change</type></observation><summary><notes>x</notes></summary>",
         );
         assert!(r.is_empty());
-        let r =
-            parse("<observation><title>t</title></observation><skip_summary reason=\"trivial\"/>");
+        let r = parse_code(
+            "<observation><title>t</title></observation><skip_summary reason=\"trivial\"/>",
+        );
         assert_eq!(
             r.observations[0].obs_type, "bugfix",
             "missing type → first type"
         );
         assert_eq!(r.skip_summary.as_deref(), Some("trivial"));
-        let r = parse("<observation><type>weird</type><title>t</title></observation>");
+        let r = parse_code("<observation><type>weird</type><title>t</title></observation>");
         assert_eq!(
             r.observations[0].obs_type, "weird",
             "unknown types are kept"
         );
-        assert!(parse("no xml at all").is_empty());
+        assert!(parse_code("no xml at all").is_empty());
     }
 
     #[test]
     fn whole_payload_fence_is_stripped() {
-        let r = parse("```\n<observation><title>t</title></observation>\n```");
+        let r = parse_code("```\n<observation><title>t</title></observation>\n```");
         assert_eq!(r.observations.len(), 1);
     }
 }

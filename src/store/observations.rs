@@ -10,26 +10,26 @@ pub(crate) const COLUMNS: &str = "id, project, type, title, subtitle, narrative,
      files_modified, prompt_number, discovery_tokens, created_at_epoch, session_id, source";
 
 pub(crate) fn from_row(r: &Row) -> rusqlite::Result<Observation> {
-    let facts_json: Option<String> = r.get(6)?;
+    let facts_json: Option<String> = r.get("facts")?;
     Ok(Observation {
-        id: r.get(0)?,
-        project: r.get(1)?,
+        id: r.get("id")?,
+        project: r.get("project")?,
         body: ObservationBody {
-            obs_type: r.get(2)?,
-            title: r.get(3)?,
-            subtitle: r.get(4)?,
-            narrative: r.get(5)?,
+            obs_type: r.get("type")?,
+            title: r.get("title")?,
+            subtitle: r.get("subtitle")?,
+            narrative: r.get("narrative")?,
             facts: json_list(facts_json.as_deref()),
-            concepts: json_list(r.get::<_, Option<String>>(7)?.as_deref()),
-            files_read: json_list(r.get::<_, Option<String>>(8)?.as_deref()),
-            files_modified: json_list(r.get::<_, Option<String>>(9)?.as_deref()),
+            concepts: json_list(r.get::<_, Option<String>>("concepts")?.as_deref()),
+            files_read: json_list(r.get::<_, Option<String>>("files_read")?.as_deref()),
+            files_modified: json_list(r.get::<_, Option<String>>("files_modified")?.as_deref()),
         },
         facts_json: facts_json.unwrap_or_else(|| "[]".into()),
-        prompt_number: r.get(10)?,
-        discovery_tokens: r.get(11)?,
-        created_at: r.get(12)?,
-        session_id: r.get(13)?,
-        source: r.get(14)?,
+        prompt_number: r.get("prompt_number")?,
+        discovery_tokens: r.get("discovery_tokens")?,
+        created_at: r.get("created_at_epoch")?,
+        session_id: r.get("session_id")?,
+        source: r.get("source")?,
     })
 }
 

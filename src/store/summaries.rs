@@ -11,22 +11,22 @@ pub(crate) const COLUMNS: &str = "id, project, request, investigated, learned, c
 
 pub(crate) fn from_row(r: &Row) -> rusqlite::Result<Summary> {
     Ok(Summary {
-        id: r.get(0)?,
-        project: r.get(1)?,
+        id: r.get("id")?,
+        project: r.get("project")?,
         body: SummaryBody {
-            request: r.get(2)?,
-            investigated: r.get(3)?,
-            learned: r.get(4)?,
-            completed: r.get(5)?,
-            next_steps: r.get(6)?,
-            notes: r.get(7)?,
-            files_read: json_list(r.get::<_, Option<String>>(8)?.as_deref()),
-            files_edited: json_list(r.get::<_, Option<String>>(9)?.as_deref()),
+            request: r.get("request")?,
+            investigated: r.get("investigated")?,
+            learned: r.get("learned")?,
+            completed: r.get("completed")?,
+            next_steps: r.get("next_steps")?,
+            notes: r.get("notes")?,
+            files_read: json_list(r.get::<_, Option<String>>("files_read")?.as_deref()),
+            files_edited: json_list(r.get::<_, Option<String>>("files_edited")?.as_deref()),
         },
-        prompt_number: r.get(10)?,
-        discovery_tokens: r.get(11)?,
-        created_at: r.get(12)?,
-        session_id: r.get(13)?,
+        prompt_number: r.get("prompt_number")?,
+        discovery_tokens: r.get("discovery_tokens")?,
+        created_at: r.get("created_at_epoch")?,
+        session_id: r.get("session_id")?,
     })
 }
 

@@ -56,17 +56,17 @@ const TURN_COLUMNS: &str = "p.id, p.session_id, p.content_session_id, s.project,
 
 fn turn_from_row(r: &Row) -> rusqlite::Result<TurnRow> {
     Ok(TurnRow {
-        id: r.get(0)?,
-        session_id: r.get(1)?,
-        content_session_id: r.get(2)?,
-        project: r.get(3)?,
-        cwd: r.get(4)?,
-        prompt_number: r.get(5)?,
-        prompt_text: r.get(6)?,
-        created_at: r.get(7)?,
-        ended_at: r.get(8)?,
-        last_assistant_message: r.get(9)?,
-        session_request: r.get(10)?,
+        id: r.get("id")?,
+        session_id: r.get("session_id")?,
+        content_session_id: r.get("content_session_id")?,
+        project: r.get("project")?,
+        cwd: r.get("cwd")?,
+        prompt_number: r.get("prompt_number")?,
+        prompt_text: r.get("prompt_text")?,
+        created_at: r.get("created_at_epoch")?,
+        ended_at: r.get("ended_at_epoch")?,
+        last_assistant_message: r.get("last_assistant_message")?,
+        session_request: r.get("user_prompt")?,
     })
 }
 
