@@ -170,7 +170,9 @@ pub(crate) fn run(args: &DevArgs) -> Result<ExitCode> {
             eval_search(sets, *misses, dump.as_deref())
         }
         DevCommand::Tokens => {
-            let model = crate::embed::load().context("the embedding model did not load")?;
+            let data_dir = crate::config::load()?.settings.data_dir();
+            let model =
+                crate::embed::load(&data_dir).context("the embedding model did not load")?;
             for line in std::io::stdin().lines() {
                 println!("{}", serde_json::json!(model.token_ids(&line?)));
             }
@@ -244,11 +246,13 @@ fn search_timing(db: &Path, project: &str, runs: usize, semantic: bool) -> Resul
     use crate::store::steps;
     anyhow::ensure!(db.exists(), "no database at {}", db.display());
     let store = Store::open(db)?;
+    let meaning = crate::embed::Meaning::when(semantic, crate::config::load()?.settings.data_dir());
     if semantic {
-        crate::embed::enable();
-        crate::embed::model().context("the embedding model did not load")?;
+        meaning
+            .model()
+            .context("the embedding model did not load")?;
     }
-    let mut engine = crate::disclosure::Engine::new(vec![project.to_string()])?;
+    let mut engine = crate::disclosure::Engine::new(vec![project.to_string()], meaning)?;
     let now = crate::clock::now_ms();
     let mut names: Vec<&'static str> = Vec::new();
     let mut samples: Vec<Vec<f64>> = Vec::new();
@@ -305,10 +309,12 @@ fn bench_search(
     let count: i64 = store
         .conn
         .query_row("SELECT COUNT(*) FROM observations", [], |r| r.get(0))?;
+    let meaning = crate::embed::Meaning::when(semantic, crate::config::load()?.settings.data_dir());
     if semantic {
-        crate::embed::enable();
         let t = Instant::now();
-        let model = crate::embed::model().context("the embedding model did not load")?;
+        let model = meaning
+            .model()
+            .context("the embedding model did not load")?;
         let loaded = t.elapsed();
         let t = Instant::now();
         let done = crate::store::vectors::embed_missing(&store.conn, model, true)?;
@@ -321,7 +327,7 @@ fn bench_search(
             done.records as f64 / took.as_secs_f64().max(1e-9)
         );
     }
-    let mut engine = crate::disclosure::Engine::new(vec![project.to_string()])?;
+    let mut engine = crate::disclosure::Engine::new(vec![project.to_string()], meaning)?;
     let queries: Vec<&str> = match only {
         Some(q) => vec![q],
         None => BENCH_QUERIES.to_vec(),

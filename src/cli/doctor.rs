@@ -70,7 +70,7 @@ pub(crate) fn run(args: &DoctorArgs) -> Result<ExitCode> {
     };
     let data_dir = loaded.data_dir();
     check_data_dir(&mut r, &data_dir, args.init);
-    check_database(&mut r, &loaded.db_path(), args.init, loaded.search.semantic);
+    check_database(&mut r, &loaded, args.init);
     check_sync(&mut r, &loaded);
     check_spool(&mut r, &data_dir);
     check_disk(&mut r, &data_dir);
@@ -123,7 +123,8 @@ fn check_data_dir(r: &mut Report, dir: &Path, init: bool) {
     }
 }
 
-fn check_database(r: &mut Report, path: &Path, init: bool, semantic: bool) {
+fn check_database(r: &mut Report, settings: &config::Settings, init: bool) {
+    let path = &settings.db_path();
     let opened = if init {
         Store::open(path)
     } else {
@@ -184,7 +185,7 @@ fn check_database(r: &mut Report, path: &Path, init: bool, semantic: bool) {
         Err(e) => r.line(Status::Warn, "rows", format!("{e:#}")),
     }
     check_quarantine(r, &store);
-    check_search(r, &store, semantic);
+    check_search(r, &store, settings.search.semantic, &settings.data_dir());
 }
 
 /// Whether this data dir shares memory, from local state only: the doctor never waits for a
@@ -251,7 +252,7 @@ fn check_sync(r: &mut Report, settings: &config::Settings) {
 }
 
 /// Which search cmem runs: by meaning and words, or words only, and why.
-fn check_search(r: &mut Report, store: &Store, semantic: bool) {
+fn check_search(r: &mut Report, store: &Store, semantic: bool, data_dir: &std::path::Path) {
     if !semantic {
         return r.line(
             Status::Ok,
@@ -259,7 +260,7 @@ fn check_search(r: &mut Report, store: &Store, semantic: bool) {
             "lexical only (search.semantic = false in the config or CMEM_SEARCH_SEMANTIC)",
         );
     }
-    let Some(model) = crate::embed::load() else {
+    let Some(model) = crate::embed::load(data_dir) else {
         r.line(
             Status::Warn,
             "search",

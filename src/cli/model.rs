@@ -75,7 +75,7 @@ pub(crate) fn run(args: &ModelArgs) -> Result<ExitCode> {
 }
 
 fn status(settings: &crate::config::Settings, installed: &std::path::Path) -> Result<ExitCode> {
-    let model = embed::load().context(
+    let model = embed::load(&settings.data_dir()).context(
         "the embedding model does not load (the log says why); `cmem model remove` returns to the built-in one",
     )?;
     let source = if model.id() == embed::BUILT_IN_ID {

@@ -113,10 +113,10 @@ fn search_memory(args: &SearchArgs) -> Result<ExitCode> {
     if let Some(t) = &args.r#type {
         query = query.of_type(t).map_err(anyhow::Error::msg)?;
     }
-    let semantic = settings.search.semantic && !args.lexical;
-    if semantic {
-        crate::embed::enable();
-    }
+    query.meaning = crate::embed::Meaning::when(
+        settings.search.semantic && !args.lexical,
+        settings.data_dir(),
+    );
     let db = settings.db_path();
     if !db.exists() {
         eprintln!("{NO_MEMORY}");
@@ -140,7 +140,7 @@ fn search_memory(args: &SearchArgs) -> Result<ExitCode> {
         );
     } else {
         let tz = Tz::from_setting(&settings.context.timezone)?;
-        let semantic = semantic && crate::embed::model().is_some();
+        let semantic = query.meaning.model().is_some();
         println!(
             "{}",
             replies::search_for_a_person(&query, &rows, semantic, &tz)

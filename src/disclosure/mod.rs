@@ -92,6 +92,8 @@ pub(crate) struct Engine {
     scope: String,
     /// The checkout's project keys (searched when the caller names no project).
     keys: Vec<String>,
+    /// Whether searches rank by meaning too (the face's setting).
+    meaning: crate::embed::Meaning,
 }
 
 /// An optional whole number in `min..=max`; absent stays `None`.
@@ -238,11 +240,15 @@ fn parse_input(args: &Value) -> Result<Input, SearchError> {
 pub(crate) type Outcome = Result<Reply, SearchError>;
 
 impl Engine {
-    pub(crate) fn new(checkout_keys: Vec<String>) -> Result<Engine> {
+    pub(crate) fn new(
+        checkout_keys: Vec<String>,
+        meaning: crate::embed::Meaning,
+    ) -> Result<Engine> {
         Ok(Engine {
             cursors: CursorStore::new()?,
             scope: format!("mcp/{}", checkout_keys.join(",")),
             keys: checkout_keys,
+            meaning,
         })
     }
 
@@ -308,6 +314,7 @@ impl Engine {
             text: Some(text.to_string()),
             projects: self.projects(options),
             limit: options.limit,
+            meaning: self.meaning.clone(),
             ..Default::default()
         };
         let mut seen = Vec::new();
@@ -595,6 +602,7 @@ impl Engine {
                 text: Some(options.query.clone()),
                 projects: self.projects(&options),
                 limit: 200,
+                meaning: self.meaning.clone(),
                 ..Default::default()
             },
         )
@@ -779,7 +787,7 @@ mod tests {
 
     #[test]
     fn a_state_larger_than_the_cursor_budget_is_response_too_large() {
-        let mut engine = Engine::new(vec!["p".into()]).unwrap();
+        let mut engine = Engine::new(vec!["p".into()], crate::embed::Meaning::Off).unwrap();
         let eligible = (0..200_000)
             .map(|i| Disclosed {
                 kind: Kind::Observation,
@@ -805,7 +813,7 @@ mod tests {
 
     #[test]
     fn without_a_database_a_search_finds_nothing_and_continuations_fail_cleanly() {
-        let mut engine = Engine::new(vec!["p".into()]).unwrap();
+        let mut engine = Engine::new(vec!["p".into()], crate::embed::Meaning::Off).unwrap();
         let reply = engine
             .call(None, &serde_json::json!({"query": "pool"}), 0)
             .unwrap();
@@ -840,7 +848,7 @@ mod tests {
         // Near-duplicates of another session that hold one word of the query.
         obs(other, "reconnect button styling", 30);
         obs(other, "reconnect banner copy", 31);
-        let mut engine = Engine::new(vec!["p".into()]).unwrap();
+        let mut engine = Engine::new(vec!["p".into()], crate::embed::Meaning::Off).unwrap();
         let reply = engine
             .call(
                 Some(c),

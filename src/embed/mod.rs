@@ -3,8 +3,8 @@
 //! The model is potion-base-8M (Model2Vec, MIT; provenance in assets/model/PROVENANCE.md),
 //! quantised to int8 and compiled in, so every install has it and nothing is fetched at run
 //! time. It is parsed on first use (~0.1 s) and only by processes that live long enough to
-//! pay for it: the MCP server, the TUI and search commands call [`enable`]; hooks never do,
-//! and without it search is lexical only.
+//! pay for it: the MCP server, the TUI and search commands hand a [`Meaning`] down with their
+//! queries; hooks never do, and without it search is lexical only.
 
 pub mod model;
 pub mod pack;
@@ -12,7 +12,6 @@ pub mod vector;
 pub mod wordpiece;
 
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 pub(crate) use model::Model;
 pub(crate) use vector::Vector;
@@ -27,27 +26,45 @@ pub(crate) static BUILT_IN: &[u8] = include_bytes!("../../assets/model/potion-ba
 pub(crate) fn installed_path(data_dir: &std::path::Path) -> std::path::PathBuf {
     data_dir.join("model").join("model.m2v")
 }
-static ENABLED: AtomicBool = AtomicBool::new(false);
 static MODEL: OnceLock<Option<Model>> = OnceLock::new();
 
-/// Lets this process use the model (it is still loaded only when a search needs it).
-pub(crate) fn enable() {
-    ENABLED.store(true, Ordering::Relaxed);
+/// Whether a search may rank by meaning, and where the model is read from. A face that lives long
+/// enough to pay for loading the model (the MCP server, the browser, search commands) makes one
+/// from its settings and hands it down with each query; hooks never do, and their searches are
+/// lexical only. The model itself is read on the first search that needs it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) enum Meaning {
+    #[default]
+    Off,
+    /// By meaning too, with the model installed in this data dir or the built-in one.
+    From(std::path::PathBuf),
 }
 
-/// The model, when this process enabled it and it loads.
-pub(crate) fn model() -> Option<&'static Model> {
-    if !ENABLED.load(Ordering::Relaxed) {
-        return None;
+impl Meaning {
+    /// `From(data_dir)` when `semantic` (the `[search] semantic` setting), else `Off`.
+    pub(crate) fn when(semantic: bool, data_dir: std::path::PathBuf) -> Meaning {
+        if semantic {
+            Meaning::From(data_dir)
+        } else {
+            Meaning::Off
+        }
     }
-    load()
+
+    /// The model, loaded on first use, when ranking by meaning is on and it loads.
+    pub(crate) fn model(&self) -> Option<&'static Model> {
+        match self {
+            Meaning::Off => None,
+            Meaning::From(data_dir) => load(data_dir),
+        }
+    }
 }
 
-/// The model, loaded on first use whether or not this process enabled it (for commands that
-/// are about the model itself: `cmem doctor`, the evaluation).
-pub(crate) fn load() -> Option<&'static Model> {
+/// The model installed in `data_dir`, else the built-in one, loaded once per process (one
+/// process serves one data dir). For commands about the model itself (`cmem doctor`, `cmem
+/// model`, the evaluation) and, through [`Meaning`], for searches.
+pub(crate) fn load(data_dir: &std::path::Path) -> Option<&'static Model> {
     MODEL
-        .get_or_init(|| match open() {
+        .get_or_init(|| match open(data_dir) {
             Ok(m) => Some(m),
             Err(e) => {
                 crate::logging::error(format!("semantic search is off: {e:#}"));
@@ -58,9 +75,8 @@ pub(crate) fn load() -> Option<&'static Model> {
 }
 
 /// The installed model when there is one, else the built-in one.
-fn open() -> anyhow::Result<Model> {
-    let data_dir = crate::config::load_lenient(&mut |_| {}).data_dir();
-    let path = installed_path(&data_dir);
+fn open(data_dir: &std::path::Path) -> anyhow::Result<Model> {
+    let path = installed_path(data_dir);
     match std::fs::read(&path) {
         Ok(bytes) => {
             let id = installed_id(&bytes);

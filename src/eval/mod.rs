@@ -44,9 +44,11 @@ pub struct Report {
 /// Loads the set(s) at `path` into a throw-away store and scores every system on them.
 /// With `dump`, every record and every query's rankings are also written there as JSON lines.
 pub fn run(path: &Path, mut dump: Option<&mut dyn std::io::Write>) -> Result<Report> {
-    crate::embed::enable(); // mem_search as the MCP server runs it
     let sets = fixture::read(path)?;
     let dir = ScratchDir::new()?;
+    // mem_search as the MCP server runs it, with the model compiled in (the scratch data dir
+    // has none installed): figures do not depend on what this machine installed.
+    let meaning = crate::embed::Meaning::From(dir.0.clone());
     let store = Store::open(&dir.0.join("eval.db"))?;
     let loaded = fixture::load(&store.conn, &sets)?;
     let plain = Baseline::build(&loaded.docs, "unicode61")?;
@@ -63,9 +65,9 @@ pub fn run(path: &Path, mut dump: Option<&mut dyn std::io::Write>) -> Result<Rep
     }
     for case in &loaded.cases {
         let mut rankings = [
-            auto(&store, case, depth)?,
+            auto(&store, &meaning, case, depth)?,
             lexical(&store, case, depth)?,
-            semantic(&store, case, depth)?,
+            semantic(&store, &meaning, case, depth)?,
             plain.search(&case.project, &case.query, depth)?,
             porter.search(&case.project, &case.query, depth)?,
         ];
@@ -165,8 +167,13 @@ fn parse_display_id(id: &str) -> Option<(Kind, i64)> {
 }
 
 /// mem_search in auto mode: its details first, then the rest of the ranking.
-fn auto(store: &Store, case: &Case, depth: usize) -> Result<Vec<(Kind, i64)>> {
-    let mut engine = Engine::new(vec![case.project.clone()])?;
+fn auto(
+    store: &Store,
+    meaning: &crate::embed::Meaning,
+    case: &Case,
+    depth: usize,
+) -> Result<Vec<(Kind, i64)>> {
+    let mut engine = Engine::new(vec![case.project.clone()], meaning.clone())?;
     let reply = engine
         .call(
             Some(&store.conn),
@@ -189,8 +196,15 @@ fn auto(store: &Store, case: &Case, depth: usize) -> Result<Vec<(Kind, i64)>> {
 }
 
 /// The records nearest in meaning, alone.
-fn semantic(store: &Store, case: &Case, depth: usize) -> Result<Vec<(Kind, i64)>> {
-    let model = crate::embed::load().context("the embedding model did not load")?;
+fn semantic(
+    store: &Store,
+    meaning: &crate::embed::Meaning,
+    case: &Case,
+    depth: usize,
+) -> Result<Vec<(Kind, i64)>> {
+    let model = meaning
+        .model()
+        .context("the embedding model did not load")?;
     crate::store::vectors::embed_missing(&store.conn, model, false)?;
     let Some(v) = model.embed(&case.query) else {
         return Ok(Vec::new());

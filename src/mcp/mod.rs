@@ -265,10 +265,6 @@ pub(crate) fn serve() -> Result<ExitCode> {
     lifecycle::watch_parent();
     let mut problems = Vec::new();
     let settings = crate::config::load_lenient(&mut |m| problems.push(m));
-    if settings.search.semantic {
-        // A long-lived process: worth loading the embedding model on the first search.
-        crate::embed::enable();
-    }
     crate::logging::init(
         &settings.data_dir(),
         crate::logging::Level::parse(&settings.log_level),

@@ -42,6 +42,8 @@ pub(crate) struct Query {
     pub limit: usize,
     pub offset: usize,
     pub order: Order,
+    /// Whether to rank by meaning too (the face that asks decides; off by default).
+    pub meaning: crate::embed::Meaning,
 }
 
 impl Query {
@@ -502,9 +504,9 @@ fn run(conn: &Connection, q: &Query, plan: Option<&Plan>) -> Result<Vec<Hit>> {
 }
 
 /// Searches: with text, every record holding any of its terms, best first (fused with the
-/// records nearest in meaning when this process enabled the embedding model); without, by date.
+/// records nearest in meaning when the query's `meaning` is on); without, by date.
 pub(crate) fn search(conn: &Connection, q: &Query) -> Result<Vec<Hit>> {
-    search_with(conn, q, crate::embed::model())
+    search_with(conn, q, q.meaning.model())
 }
 
 /// `search` with the given model, or lexical only.

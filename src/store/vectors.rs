@@ -397,7 +397,7 @@ mod tests {
             .unwrap()
             .unwrap();
         }
-        let model = crate::embed::load().unwrap();
+        let model = crate::embed::load(std::path::Path::new("/nonexistent")).unwrap(); // built in
         assert_eq!(embed_missing(c, model, true).unwrap().records, 3);
         assert_eq!(embed_missing(c, model, true).unwrap().records, 0);
         // Not the newest: only a full pass, which counts, looks for it.
@@ -438,7 +438,7 @@ mod tests {
              BEGIN SELECT RAISE(ABORT, 'disk says no'); END;",
         )
         .unwrap();
-        let model = crate::embed::load().unwrap();
+        let model = crate::embed::load(std::path::Path::new("/nonexistent")).unwrap(); // built in
         let err = embed_missing(c, model, true).unwrap_err();
         assert!(format!("{err:#}").contains("disk says no"), "{err:#}");
         assert!(c.is_autocommit(), "the savepoint was left open");

@@ -32,11 +32,8 @@ impl Harness {
         size: (u16, u16),
         now_ms: i64,
     ) -> Result<Harness> {
-        // As `cmem tui` runs with the default settings: search by meaning too.
-        if crate::config::SearchSettings::default().semantic {
-            crate::embed::enable();
-        }
         let store = Store::open(db)?;
+        let data_dir = db.parent().map(Path::to_path_buf).unwrap_or_default();
         let tz = Tz::utc();
         let ctx = Ctx {
             tz: tz.clone(),
@@ -45,7 +42,12 @@ impl Harness {
                 timezone: "UTC".into(),
                 ..Default::default()
             },
-            data_dir: db.parent().map(Path::to_path_buf).unwrap_or_default(),
+            // As `cmem tui` runs with the default settings: search by meaning too.
+            meaning: crate::embed::Meaning::when(
+                crate::config::SearchSettings::default().semantic,
+                data_dir.clone(),
+            ),
+            data_dir,
         };
         let app = App::new(Options {
             theme: super::theme::load(theme)?,

@@ -65,24 +65,23 @@ pub(crate) enum Event {
 }
 
 pub(crate) fn run(launch: Launch) -> Result<()> {
-    if launch.settings.search.semantic {
-        crate::embed::enable(); // `s` searches by meaning too; the model loads on the first search
-    }
     let theme = theme::load_for_terminal(&launch.theme)?;
     let keymap = keymap::Keymap::with_overrides(&launch.settings.tui.keys)
         .with_context(|| format!("in the config file {}", launch.config_file.display()))?;
     let tz = crate::view::time::Tz::from_setting(&launch.settings.context.timezone)?;
     let now_ms = crate::clock::now_ms();
     let store = crate::store::Store::open(&launch.db)?;
+    let data_dir = launch
+        .db
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
     let ctx = Ctx {
         tz: tz.clone(),
         now_ms,
         context: launch.settings.context.clone(),
-        data_dir: launch
-            .db
-            .parent()
-            .map(Path::to_path_buf)
-            .unwrap_or_default(),
+        meaning: crate::embed::Meaning::when(launch.settings.search.semantic, data_dir.clone()),
+        data_dir,
     };
     let trace = Trace::from_env();
 

@@ -28,6 +28,8 @@ pub(crate) struct Ctx {
     pub context: ContextSettings,
     /// The data dir: a scrub also rewrites its spool and log.
     pub data_dir: PathBuf,
+    /// Whether `s` searches by meaning too; the model loads on the first search.
+    pub meaning: crate::embed::Meaning,
 }
 
 pub(crate) fn serve(store: &mut Store, ctx: &Ctx, req: &Request) -> Reply {
@@ -302,6 +304,7 @@ fn search_page(conn: &Connection, ctx: &Ctx, text: &str, keys: &[String]) -> Res
             text: Some(text.to_string()),
             projects: keys.to_vec(),
             limit: PAGE,
+            meaning: ctx.meaning.clone(),
             ..Default::default()
         },
     )?;
@@ -327,7 +330,9 @@ fn search_page(conn: &Connection, ctx: &Ctx, text: &str, keys: &[String]) -> Res
     }
     let mut page = doc_page(&doc);
     // The agent's `search(query=…)` over the same projects: its table, its default limit.
-    let agent = replies::search(conn, &replies::search_query(text, keys), &ctx.tz)?;
+    let mut query = replies::search_query(text, keys);
+    query.meaning = ctx.meaning.clone();
+    let agent = replies::search(conn, &query, &ctx.tz)?;
     page.agent_text = Some(replies::cap(agent));
     Ok(page)
 }

@@ -233,6 +233,7 @@ fn build_query(ctx: &Ctx, args: &Map<String, Value>) -> Result<Query, String> {
                 ));
             }
         },
+        meaning: ctx.meaning.clone(),
         ..Default::default()
     };
     if let Some(t) = text_arg(args, "type") {
@@ -273,6 +274,7 @@ fn timeline_call(ctx: &mut Ctx, args: &Map<String, Value>) -> Result<Reply> {
     let anchor_arg = args.get("anchor").filter(|v| !v.is_null());
     let query = text_arg(args, "query").map(String::from);
     let tz = ctx.tz.clone();
+    let meaning = ctx.meaning.clone();
     let Some(conn) = ctx.read_conn()? else {
         return Ok(Reply::ok(NO_MEMORY));
     };
@@ -288,6 +290,7 @@ fn timeline_call(ctx: &mut Ctx, args: &Map<String, Value>) -> Result<Reply> {
                     text: Some(q.clone()),
                     projects: keys.clone(),
                     limit: 1,
+                    meaning,
                     ..Default::default()
                 },
             )?;

@@ -25,19 +25,24 @@ pub(crate) struct Ctx {
     pub cwd: PathBuf,
     pub tz: Tz,
     pub engine: Engine,
+    /// Whether searches rank by meaning too (`[search] semantic`); the model loads on the
+    /// first search that needs it.
+    pub meaning: crate::embed::Meaning,
     store: Option<Store>,
 }
 
 impl Ctx {
     pub(crate) fn new(settings: Settings, keys: ProjectKeys, cwd: PathBuf) -> Result<Ctx> {
         let tz = Tz::from_setting(&settings.context.timezone)?;
-        let engine = Engine::new(keys.all.clone())?;
+        let meaning = crate::embed::Meaning::when(settings.search.semantic, settings.data_dir());
+        let engine = Engine::new(keys.all.clone(), meaning.clone())?;
         Ok(Ctx {
             settings,
             keys,
             cwd,
             tz,
             engine,
+            meaning,
             store: None,
         })
     }
