@@ -95,9 +95,148 @@ fn select(table: &str, cols: &[String], wanted: &[&[&str]]) -> String {
     format!("SELECT {} FROM \"{table}\"{order}", exprs.join(", "))
 }
 
-/// Every row of a source table as plain SQL values, one a `wanted` alias list (see `select`);
-/// none when the table does not exist.
-fn source_rows(src: &Connection, table: &str, wanted: &[&[&str]]) -> Result<Vec<Vec<Sql>>> {
+/// Where each source table's columns are: for each column cmem reads, the names it has had in
+/// claude-mem's schemas over time, newest first (the first that exists is read; none reads as
+/// NULL). Rows are then read by the first name (`SourceRow::get`).
+const SOURCE_COLUMNS: &[(&str, &[&[&str]])] = &[
+    (
+        "sdk_sessions",
+        &[
+            &["id"],
+            &["content_session_id", "claude_session_id"],
+            &["memory_session_id", "sdk_session_id"],
+            &["project"],
+            &["platform_source"],
+            &["user_prompt"],
+            &["started_at_epoch"],
+            &["started_at"],
+            &["completed_at_epoch"],
+            &["completed_at"],
+            &["status"],
+            &["prompt_counter"],
+        ],
+    ),
+    (
+        "user_prompts",
+        &[
+            &["id"],
+            &["session_db_id", "sdk_session_db_id"],
+            &["content_session_id", "claude_session_id"],
+            &["prompt_number"],
+            &["prompt_text"],
+            &["created_at_epoch"],
+            &["created_at"],
+        ],
+    ),
+    (
+        "observations",
+        &[
+            &["id"],
+            &["memory_session_id", "sdk_session_id"],
+            &["project"],
+            &["text"],
+            &["type"],
+            &["title"],
+            &["subtitle"],
+            &["facts"],
+            &["narrative"],
+            &["concepts"],
+            &["files_read"],
+            &["files_modified"],
+            &["prompt_number"],
+            &["created_at_epoch"],
+            &["created_at"],
+            &["discovery_tokens"],
+            &["content_hash"],
+            &["agent_type"],
+            &["agent_id"],
+            &["metadata"],
+        ],
+    ),
+    (
+        "session_summaries",
+        &[
+            &["id"],
+            &["memory_session_id", "sdk_session_id"],
+            &["project"],
+            &["request"],
+            &["investigated"],
+            &["learned"],
+            &["completed"],
+            &["next_steps"],
+            &["files_read"],
+            &["files_edited"],
+            &["notes"],
+            &["prompt_number"],
+            &["created_at_epoch"],
+            &["created_at"],
+            &["discovery_tokens"],
+        ],
+    ),
+    (
+        "tool_uses",
+        &[
+            &["id"],
+            &["tool_use_id"],
+            &["content_session_id"],
+            &["session_db_id"],
+            &["project"],
+            &["platform_source"],
+            &["tool_name"],
+            &["tool_input"],
+            &["tool_response"],
+            &["cwd"],
+            &["prompt_number"],
+            &["agent_type"],
+            &["agent_id"],
+            &["observation_id"],
+            &["content_hash"],
+            &["created_at_epoch"],
+            &["created_at"],
+        ],
+    ),
+    (
+        "work_state_entries",
+        &[
+            &["id"],
+            &["project"],
+            &["list_name"],
+            &["fields"],
+            &["created_at_epoch"],
+            &["created_at"],
+        ],
+    ),
+];
+
+/// One source row: the values of a table's `SOURCE_COLUMNS`, read by cmem's name for them.
+struct SourceRow {
+    columns: &'static [&'static [&'static str]],
+    values: Vec<Sql>,
+}
+
+impl SourceRow {
+    /// The value of the column named `name` (its first name in `SOURCE_COLUMNS`); NULL for a
+    /// name the table does not list.
+    fn get(&self, name: &str) -> &Sql {
+        const NULL: &Sql = &Sql::Null;
+        self.columns
+            .iter()
+            .position(|aliases| aliases.first() == Some(&name))
+            .and_then(|i| self.values.get(i))
+            .unwrap_or(NULL)
+    }
+}
+
+/// Every row of a source table (see `SOURCE_COLUMNS` and `select`); none when the table does
+/// not exist.
+fn source_rows(src: &Connection, table: &str) -> Result<Vec<SourceRow>> {
+    let Some(wanted) = SOURCE_COLUMNS
+        .iter()
+        .find(|(t, _)| *t == table)
+        .map(|(_, columns)| *columns)
+    else {
+        bail!("no column map for the source table {table}");
+    };
     let Some(cols) = columns(src, table)? else {
         return Ok(Vec::new());
     };
@@ -108,6 +247,12 @@ fn source_rows(src: &Connection, table: &str, wanted: &[&[&str]]) -> Result<Vec<
                 .map(|i| r.get::<_, Sql>(i))
                 .collect::<rusqlite::Result<Vec<_>>>()
         })?
+        .map(|values| {
+            values.map(|values| SourceRow {
+                columns: wanted,
+                values,
+            })
+        })
         .collect::<rusqlite::Result<Vec<_>>>()?;
     Ok(out)
 }
@@ -244,27 +389,13 @@ fn import_sessions(
     report: &mut Report,
     maps: &mut Maps,
 ) -> Result<()> {
-    let wanted: &[&[&str]] = &[
-        &["id"],
-        &["content_session_id", "claude_session_id"],
-        &["memory_session_id", "sdk_session_id"],
-        &["project"],
-        &["platform_source"],
-        &["user_prompt"],
-        &["started_at_epoch"],
-        &["started_at"],
-        &["completed_at_epoch"],
-        &["completed_at"],
-        &["status"],
-        &["prompt_counter"],
-    ];
-    for r in source_rows(src, "sdk_sessions", wanted)? {
-        let Some(content_id) = text(&r[1]) else {
+    for r in source_rows(src, "sdk_sessions")? {
+        let Some(content_id) = text(r.get("content_session_id")) else {
             skip(report, "sessions");
             continue;
         };
-        let platform = text(&r[4]).unwrap_or_else(|| "claude".into());
-        let project = text(&r[3]).unwrap_or_else(|| "unknown-project".into());
+        let platform = text(r.get("platform_source")).unwrap_or_else(|| "claude".into());
+        let project = text(r.get("project")).unwrap_or_else(|| "unknown-project".into());
         let origin = format!("claude-mem:session:{platform}:{content_id}");
         let found: Option<i64> = tx
             .query_row(
@@ -279,7 +410,7 @@ fn import_sessions(
                 id
             }
             None => {
-                let status = match text(&r[10]).as_deref() {
+                let status = match text(r.get("status")).as_deref() {
                     Some(s @ ("active" | "completed" | "failed")) => s.to_string(),
                     _ => "completed".into(),
                 };
@@ -291,11 +422,11 @@ fn import_sessions(
                         content_id,
                         platform,
                         project,
-                        text(&r[5]),
-                        epoch(&r[6], &r[7]).unwrap_or(0),
-                        epoch(&r[8], &r[9]),
+                        text(r.get("user_prompt")),
+                        epoch(r.get("started_at_epoch"), r.get("started_at")).unwrap_or(0),
+                        epoch(r.get("completed_at_epoch"), r.get("completed_at")),
                         status,
-                        int(&r[11]).unwrap_or(0),
+                        int(r.get("prompt_counter")).unwrap_or(0),
                         origin
                     ],
                 )?;
@@ -303,10 +434,10 @@ fn import_sessions(
                 tx.last_insert_rowid()
             }
         };
-        if let Some(src_id) = int(&r[0]) {
+        if let Some(src_id) = int(r.get("id")) {
             maps.session_by_db_id.insert(src_id, id);
         }
-        if let Some(m) = text(&r[2]) {
+        if let Some(m) = text(r.get("memory_session_id")) {
             maps.session_by_memory_id.insert(m, id);
         }
         maps.session_by_content_id.insert(content_id, id);
@@ -322,18 +453,9 @@ fn import_prompts(
     maps: &Maps,
     now_ms: i64,
 ) -> Result<()> {
-    let wanted: &[&[&str]] = &[
-        &["id"],
-        &["session_db_id", "sdk_session_db_id"],
-        &["content_session_id", "claude_session_id"],
-        &["prompt_number"],
-        &["prompt_text"],
-        &["created_at_epoch"],
-        &["created_at"],
-    ];
-    for r in source_rows(src, "user_prompts", wanted)? {
-        let content_id = text(&r[2]);
-        let session = int(&r[1])
+    for r in source_rows(src, "user_prompts")? {
+        let content_id = text(r.get("content_session_id"));
+        let session = int(r.get("session_db_id"))
             .and_then(|i| maps.session_by_db_id.get(&i))
             .or_else(|| {
                 content_id
@@ -341,7 +463,8 @@ fn import_prompts(
                     .and_then(|c| maps.session_by_content_id.get(c))
             })
             .copied();
-        let (Some(session), Some(content_id), Some(prompt)) = (session, content_id, text(&r[4]))
+        let (Some(session), Some(content_id), Some(prompt)) =
+            (session, content_id, text(r.get("prompt_text")))
         else {
             skip(report, "user_prompts");
             continue;
@@ -351,12 +474,15 @@ fn import_prompts(
             .get(&session)
             .cloned()
             .unwrap_or_default();
-        let origin = format!("claude-mem:prompt:{content_id}:{}", int(&r[0]).unwrap_or(0));
+        let origin = format!(
+            "claude-mem:prompt:{content_id}:{}",
+            int(r.get("id")).unwrap_or(0)
+        );
         if imported_before(tx, report, "user_prompts", &origin, &project)?.is_some() {
             continue;
         }
-        let at = epoch(&r[5], &r[6]).unwrap_or(0);
-        let number = int(&r[3]).unwrap_or(1);
+        let at = epoch(r.get("created_at_epoch"), r.get("created_at")).unwrap_or(0);
+        let number = int(r.get("prompt_number")).unwrap_or(1);
         tx.execute(
             "INSERT INTO user_prompts (session_id, content_session_id, prompt_number, prompt_text,
                  created_at_epoch, ended_at_epoch, observed_at_epoch, external_observed_at_epoch, origin)
@@ -378,41 +504,19 @@ fn import_observations(
     report: &mut Report,
     maps: &mut Maps,
 ) -> Result<()> {
-    let wanted: &[&[&str]] = &[
-        &["id"],
-        &["memory_session_id", "sdk_session_id"],
-        &["project"],
-        &["text"],
-        &["type"],
-        &["title"],
-        &["subtitle"],
-        &["facts"],
-        &["narrative"],
-        &["concepts"],
-        &["files_read"],
-        &["files_modified"],
-        &["prompt_number"],
-        &["created_at_epoch"],
-        &["created_at"],
-        &["discovery_tokens"],
-        &["content_hash"],
-        &["agent_type"],
-        &["agent_id"],
-        &["metadata"],
-    ];
-    for r in source_rows(src, "observations", wanted)? {
-        let src_id = int(&r[0]).unwrap_or(0);
-        let memory_id = text(&r[1]).unwrap_or_default();
-        let project = text(&r[2]).unwrap_or_else(|| "unknown-project".into());
+    for r in source_rows(src, "observations")? {
+        let src_id = int(r.get("id")).unwrap_or(0);
+        let memory_id = text(r.get("memory_session_id")).unwrap_or_default();
+        let project = text(r.get("project")).unwrap_or_else(|| "unknown-project".into());
         let origin = format!("claude-mem:observation:{memory_id}:{src_id}");
         if let Some(id) = imported_before(tx, report, "observations", &origin, &project)? {
             maps.observation_by_src_id.insert(src_id, id);
             continue;
         }
         let session = maps.session_by_memory_id.get(&memory_id).copied();
-        let title = text(&r[5]);
-        let narrative = text(&r[8]).or_else(|| text(&r[3]));
-        let hash = text(&r[16]).unwrap_or_else(|| {
+        let title = text(r.get("title"));
+        let narrative = text(r.get("narrative")).or_else(|| text(r.get("text")));
+        let hash = text(r.get("content_hash")).unwrap_or_else(|| {
             super::observations::content_hash(
                 session,
                 title.as_deref().unwrap_or(""),
@@ -427,21 +531,21 @@ fn import_observations(
             params![
                 session,
                 project,
-                text(&r[4]).unwrap_or_else(|| "discovery".into()),
+                text(r.get("type")).unwrap_or_else(|| "discovery".into()),
                 title,
-                text(&r[6]),
+                text(r.get("subtitle")),
                 narrative,
-                json_list(&r[7]),
-                json_list(&r[9]),
-                json_list(&r[10]),
-                json_list(&r[11]),
-                int(&r[12]),
-                int(&r[15]).unwrap_or(0),
-                epoch(&r[13], &r[14]).unwrap_or(0),
+                json_list(r.get("facts")),
+                json_list(r.get("concepts")),
+                json_list(r.get("files_read")),
+                json_list(r.get("files_modified")),
+                int(r.get("prompt_number")),
+                int(r.get("discovery_tokens")).unwrap_or(0),
+                epoch(r.get("created_at_epoch"), r.get("created_at")).unwrap_or(0),
                 hash,
-                text(&r[17]),
-                text(&r[18]),
-                text(&r[19]),
+                text(r.get("agent_type")),
+                text(r.get("agent_id")),
+                text(r.get("metadata")),
                 origin
             ],
         )?;
@@ -463,27 +567,13 @@ fn import_summaries(
     report: &mut Report,
     maps: &Maps,
 ) -> Result<()> {
-    let wanted: &[&[&str]] = &[
-        &["id"],
-        &["memory_session_id", "sdk_session_id"],
-        &["project"],
-        &["request"],
-        &["investigated"],
-        &["learned"],
-        &["completed"],
-        &["next_steps"],
-        &["files_read"],
-        &["files_edited"],
-        &["notes"],
-        &["prompt_number"],
-        &["created_at_epoch"],
-        &["created_at"],
-        &["discovery_tokens"],
-    ];
-    for r in source_rows(src, "session_summaries", wanted)? {
-        let memory_id = text(&r[1]).unwrap_or_default();
-        let project = text(&r[2]).unwrap_or_else(|| "unknown-project".into());
-        let origin = format!("claude-mem:summary:{memory_id}:{}", int(&r[0]).unwrap_or(0));
+    for r in source_rows(src, "session_summaries")? {
+        let memory_id = text(r.get("memory_session_id")).unwrap_or_default();
+        let project = text(r.get("project")).unwrap_or_else(|| "unknown-project".into());
+        let origin = format!(
+            "claude-mem:summary:{memory_id}:{}",
+            int(r.get("id")).unwrap_or(0)
+        );
         if imported_before(tx, report, "session_summaries", &origin, &project)?.is_some() {
             continue;
         }
@@ -495,17 +585,17 @@ fn import_summaries(
             params![
                 maps.session_by_memory_id.get(&memory_id),
                 project,
-                text(&r[3]),
-                text(&r[4]),
-                text(&r[5]),
-                text(&r[6]),
-                text(&r[7]),
-                text(&r[10]),
-                json_list(&r[8]),
-                json_list(&r[9]),
-                int(&r[11]),
-                int(&r[14]).unwrap_or(0),
-                epoch(&r[12], &r[13]).unwrap_or(0),
+                text(r.get("request")),
+                text(r.get("investigated")),
+                text(r.get("learned")),
+                text(r.get("completed")),
+                text(r.get("next_steps")),
+                text(r.get("notes")),
+                json_list(r.get("files_read")),
+                json_list(r.get("files_edited")),
+                int(r.get("prompt_number")),
+                int(r.get("discovery_tokens")).unwrap_or(0),
+                epoch(r.get("created_at_epoch"), r.get("created_at")).unwrap_or(0),
                 origin
             ],
         )?;
@@ -528,30 +618,13 @@ fn import_tool_uses(
     report: &mut Report,
     maps: &Maps,
 ) -> Result<()> {
-    let wanted: &[&[&str]] = &[
-        &["id"],
-        &["tool_use_id"],
-        &["content_session_id"],
-        &["session_db_id"],
-        &["project"],
-        &["platform_source"],
-        &["tool_name"],
-        &["tool_input"],
-        &["tool_response"],
-        &["cwd"],
-        &["prompt_number"],
-        &["agent_type"],
-        &["agent_id"],
-        &["observation_id"],
-        &["content_hash"],
-        &["created_at_epoch"],
-        &["created_at"],
-    ];
-    for r in source_rows(src, "tool_uses", wanted)? {
-        let project = text(&r[4]).unwrap_or_else(|| "unknown-project".into());
-        let (Some(tool_use_id), Some(content_id), Some(tool_name)) =
-            (text(&r[1]), text(&r[2]), text(&r[6]))
-        else {
+    for r in source_rows(src, "tool_uses")? {
+        let project = text(r.get("project")).unwrap_or_else(|| "unknown-project".into());
+        let (Some(tool_use_id), Some(content_id), Some(tool_name)) = (
+            text(r.get("tool_use_id")),
+            text(r.get("content_session_id")),
+            text(r.get("tool_name")),
+        ) else {
             skip(report, "tool_uses");
             continue;
         };
@@ -559,9 +632,9 @@ fn import_tool_uses(
         if imported_before(tx, report, "tool_uses", &origin, &project)?.is_some() {
             continue;
         }
-        let input = text(&r[7]);
-        let response = text(&r[8]);
-        let session = int(&r[3])
+        let input = text(r.get("tool_input"));
+        let response = text(r.get("tool_response"));
+        let session = int(r.get("session_db_id"))
             .and_then(|i| maps.session_by_db_id.get(&i))
             .or_else(|| maps.session_by_content_id.get(&content_id))
             .copied();
@@ -575,19 +648,19 @@ fn import_tool_uses(
                 content_id,
                 session,
                 project,
-                text(&r[5]).unwrap_or_else(|| "claude".into()),
+                text(r.get("platform_source")).unwrap_or_else(|| "claude".into()),
                 tool_name,
                 input,
                 response,
                 input.as_ref().map_or(0, |s| s.len() as i64),
                 response.as_ref().map_or(0, |s| s.len() as i64),
-                text(&r[9]),
-                int(&r[10]),
-                text(&r[11]),
-                text(&r[12]),
-                int(&r[13]).and_then(|o| maps.observation_by_src_id.get(&o)),
-                text(&r[14]).unwrap_or_else(|| hash_tool(&tool_name, input.as_deref(), response.as_deref())),
-                epoch(&r[15], &r[16]).unwrap_or(0),
+                text(r.get("cwd")),
+                int(r.get("prompt_number")),
+                text(r.get("agent_type")),
+                text(r.get("agent_id")),
+                int(r.get("observation_id")).and_then(|o| maps.observation_by_src_id.get(&o)),
+                text(r.get("content_hash")).unwrap_or_else(|| hash_tool(&tool_name, input.as_deref(), response.as_deref())),
+                epoch(r.get("created_at_epoch"), r.get("created_at")).unwrap_or(0),
                 origin
             ],
         )?;
@@ -602,24 +675,19 @@ fn import_tool_uses(
 }
 
 fn import_work_state(src: &Connection, tx: &Transaction, report: &mut Report) -> Result<()> {
-    let wanted: &[&[&str]] = &[
-        &["id"],
-        &["project"],
-        &["list_name"],
-        &["fields"],
-        &["created_at_epoch"],
-        &["created_at"],
-    ];
-    for r in source_rows(src, "work_state_entries", wanted)? {
-        let (Some(project), Some(list), Some(fields)) = (text(&r[1]), text(&r[2]), text(&r[3]))
-        else {
+    for r in source_rows(src, "work_state_entries")? {
+        let (Some(project), Some(list), Some(fields)) = (
+            text(r.get("project")),
+            text(r.get("list_name")),
+            text(r.get("fields")),
+        ) else {
             skip(report, "work_state_entries");
             continue;
         };
-        let at = epoch(&r[4], &r[5]).unwrap_or(0);
+        let at = epoch(r.get("created_at_epoch"), r.get("created_at")).unwrap_or(0);
         let origin = format!(
             "claude-mem:work_state:{project}:{}:{at}",
-            int(&r[0]).unwrap_or(0)
+            int(r.get("id")).unwrap_or(0)
         );
         if imported_before(tx, report, "work_state_entries", &origin, &project)?.is_some() {
             continue;
@@ -637,6 +705,34 @@ fn import_work_state(src: &Connection, tx: &Transaction, report: &mut Report) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every column an importer reads by name is in its table's `SOURCE_COLUMNS` (a name that
+    /// is not would read as NULL, silently).
+    #[test]
+    fn importers_read_only_mapped_columns() {
+        let source = include_str!("claude_mem.rs");
+        let mut checked = 0;
+        for part in source.split("\nfn import_").skip(1) {
+            let body = part.split("\n}\n").next().unwrap_or("");
+            let Some(table) = body
+                .split("source_rows(src, \"")
+                .nth(1)
+                .and_then(|rest| rest.split('"').next())
+            else {
+                continue;
+            };
+            let (_, columns) = SOURCE_COLUMNS.iter().find(|(t, _)| *t == table).unwrap();
+            for name in body.split("r.get(\"").skip(1) {
+                let name = name.split('"').next().unwrap();
+                assert!(
+                    columns.iter().any(|aliases| aliases[0] == name),
+                    "import of {table} reads {name}, which SOURCE_COLUMNS does not map"
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked > 50, "the scan found only {checked} reads");
+    }
 
     #[test]
     fn lists_are_normalised_to_json_arrays() {
