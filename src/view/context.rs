@@ -252,22 +252,12 @@ fn empty(
 }
 
 fn options_from(s: &crate::config::ContextSettings, full: bool) -> IndexOptions {
-    IndexOptions {
-        observations: if full { 999_999 } else { s.observations },
-        sessions: if full { 999_999 } else { s.sessions },
-        full_count: s.full_count,
-        full_field: if s.full_field == "facts" {
-            super::index::FullField::Facts
-        } else {
-            super::index::FullField::Narrative
-        },
-        show_read_tokens: s.show_read_tokens,
-        show_work_tokens: s.show_work_tokens,
-        show_savings_amount: s.show_savings_amount,
-        show_savings_percent: s.show_savings_percent,
-        show_last_summary: s.show_last_summary,
-        show_last_message: s.show_last_message,
+    let mut options = s.clone();
+    if full {
+        options.observations = 999_999;
+        options.sessions = 999_999;
     }
+    options
 }
 
 /// The mode of these settings; one that cannot be loaded falls back to `code` with a warning in

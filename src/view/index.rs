@@ -16,52 +16,14 @@ use crate::text::{clip, one_line};
 pub const MAX_TITLE: usize = 300;
 const MAX_PROJECT: usize = 100;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FullField {
-    Narrative,
-    Facts,
-}
+/// The knobs of the index: the `[context]` settings (`observations`, `sessions`, `full_count`,
+/// `full_field`, the `show_*` switches), then reduced by the budget. One struct for both, so a
+/// setting cannot be added to one and forgotten in the other.
+pub use crate::config::ContextSettings as IndexOptions;
 
-/// The knobs of the index (settings, then reduced by the budget).
-#[derive(Debug, Clone, PartialEq)]
-pub struct IndexOptions {
-    pub observations: usize,
-    pub sessions: usize,
-    pub full_count: usize,
-    pub full_field: FullField,
-    pub show_read_tokens: bool,
-    pub show_work_tokens: bool,
-    pub show_savings_amount: bool,
-    pub show_savings_percent: bool,
-    pub show_last_summary: bool,
-    /// With the last summary, the newest turn's last assistant message as **Previously**.
-    pub show_last_message: bool,
-}
-
-impl Default for IndexOptions {
-    fn default() -> Self {
-        IndexOptions {
-            observations: 50,
-            sessions: 10,
-            full_count: 0,
-            full_field: FullField::Narrative,
-            show_read_tokens: false,
-            show_work_tokens: false,
-            show_savings_amount: false,
-            show_savings_percent: true,
-            show_last_summary: true,
-            show_last_message: true,
-        }
-    }
-}
-
-impl IndexOptions {
-    fn economics(&self) -> bool {
-        self.show_read_tokens
-            || self.show_work_tokens
-            || self.show_savings_amount
-            || self.show_savings_percent
-    }
+/// Whether the index shows any of the token economics.
+fn economics(o: &IndexOptions) -> bool {
+    o.show_read_tokens || o.show_work_tokens || o.show_savings_amount || o.show_savings_percent
 }
 
 /// What the index is made of: the newest observations and summaries, newest first. Pass one
@@ -177,7 +139,7 @@ fn legend(mode: &Mode) -> Block {
 }
 
 fn stats(e: &Economics, o: &IndexOptions) -> Option<Block> {
-    if !o.economics() {
+    if !economics(o) {
         return None;
     }
     let mut parts = vec![format!(
@@ -205,7 +167,7 @@ fn stats(e: &Economics, o: &IndexOptions) -> Option<Block> {
 }
 
 fn footer(e: &Economics, o: &IndexOptions) -> Option<Block> {
-    if !o.economics() || e.work <= 0 || e.savings() <= 0 {
+    if !economics(o) || e.work <= 0 || e.savings() <= 0 {
         return None;
     }
     let k = ((e.work as f64) / 1000.0).round() as i64;
@@ -286,13 +248,13 @@ fn observation_block(
             .push(" ", Role::Text)
             .push(title_of(o), Role::Strong),
     );
-    let body: Vec<String> = match opts.full_field {
-        FullField::Narrative => o
+    let body: Vec<String> = match opts.full_field.as_str() {
+        "facts" => o.facts.iter().map(|f| one_line(f)).collect(),
+        _ => o
             .narrative
             .as_deref()
             .map(|n| n.lines().map(String::from).collect())
             .unwrap_or_default(),
-        FullField::Facts => o.facts.iter().map(|f| one_line(f)).collect(),
     };
     for l in body {
         block.lines.push(Line::text(l));

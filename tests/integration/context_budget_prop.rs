@@ -8,7 +8,7 @@ use cmem::synth::Rng;
 use cmem::text::{clip, one_line};
 use cmem::view::context::session_start;
 use cmem::view::doc::BlockKind;
-use cmem::view::index::{FullField, IndexInput, IndexOptions, MAX_TITLE};
+use cmem::view::index::{IndexInput, IndexOptions, MAX_TITLE};
 use cmem::view::time::Tz;
 use proptest::prelude::*;
 
@@ -210,13 +210,14 @@ proptest! {
             observations: obs_limit,
             sessions,
             full_count,
-            full_field: if flags[0] { FullField::Facts } else { FullField::Narrative },
+            full_field: if flags[0] { "facts" } else { "narrative" }.into(),
             show_read_tokens: flags[1],
             show_work_tokens: flags[2],
             show_savings_amount: flags[3],
             show_savings_percent: flags[4],
             show_last_summary: flags[5],
             show_last_message: flags[5],
+            ..IndexOptions::default()
         };
         let ctx = session_start(&lists, &input, &options, Some(limit));
         let text = &ctx.text;
