@@ -69,10 +69,10 @@ pub(crate) fn splice(existing: Option<&str>, section: &str) -> Result<String> {
     }
 }
 
-pub(crate) fn run(args: &ClaudeMdArgs) -> Result<ExitCode> {
-    let settings = crate::config::load()?.settings;
+pub(crate) fn run(args: &ClaudeMdArgs, face: &super::face::Face) -> Result<ExitCode> {
+    let settings = face.settings()?;
     crate::model::mode::resolve(&settings.context.mode)?;
-    let store = open_if_exists(&settings)?;
+    let store = open_if_exists(settings)?;
     let limit = args.limit.unwrap_or(settings.context.observations);
     for dir in &args.dirs {
         let (keys, rel) = dir_keys(dir, args.project.as_deref())?;

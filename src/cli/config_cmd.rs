@@ -17,7 +17,7 @@ pub(crate) struct ConfigArgs {
     path: bool,
 }
 
-pub(crate) fn run(args: &ConfigArgs) -> Result<ExitCode> {
+pub(crate) fn run(args: &ConfigArgs, face: &super::face::Face) -> Result<ExitCode> {
     if args.defaults {
         print!("{}", config::defaults_toml());
         return Ok(ExitCode::SUCCESS);
@@ -26,7 +26,7 @@ pub(crate) fn run(args: &ConfigArgs) -> Result<ExitCode> {
         println!("{}", crate::paths::config_file().0.display());
         return Ok(ExitCode::SUCCESS);
     }
-    let loaded = config::load()?;
+    let loaded = face.loaded()?;
     println!(
         "# config file: {} ({})",
         loaded.file.display(),

@@ -35,10 +35,10 @@ pub(crate) struct ContextArgs {
     limit: Option<usize>,
 }
 
-pub(crate) fn run(args: &ContextArgs) -> Result<ExitCode> {
-    let settings = crate::config::load()?.settings;
+pub(crate) fn run(args: &ContextArgs, face: &super::face::Face) -> Result<ExitCode> {
+    let settings = face.settings()?;
     if let Some(dir) = &args.by_file {
-        return by_file(args, dir.as_deref(), &settings);
+        return by_file(args, dir.as_deref(), settings);
     }
     let keys = project::chosen(args.project.as_deref(), args.cwd.as_deref())?;
     // A mode that cannot load stops here with the reason; hooks fall back to `code` instead.

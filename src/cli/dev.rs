@@ -101,7 +101,7 @@ enum DevCommand {
     },
 }
 
-pub(crate) fn run(args: &DevArgs) -> Result<ExitCode> {
+pub(crate) fn run(args: &DevArgs, face: &super::face::Face) -> Result<ExitCode> {
     match &args.command {
         DevCommand::OutlineTiming { file } => {
             print!("{}", outline_timing(file)?);
@@ -113,7 +113,7 @@ pub(crate) fn run(args: &DevArgs) -> Result<ExitCode> {
             runs,
             lexical,
         } => {
-            print!("{}", search_timing(db, project, *runs, !*lexical)?);
+            print!("{}", search_timing(db, project, *runs, !*lexical, face)?);
             Ok(ExitCode::SUCCESS)
         }
         DevCommand::SyntaxTree { file } => {
@@ -131,7 +131,7 @@ pub(crate) fn run(args: &DevArgs) -> Result<ExitCode> {
         } => {
             let path = match db {
                 Some(p) => p.clone(),
-                None => crate::config::load()?.settings.db_path(),
+                None => face.settings()?.db_path(),
             };
             let mut store = Store::open(&path)?;
             let plan = Plan {
@@ -164,13 +164,13 @@ pub(crate) fn run(args: &DevArgs) -> Result<ExitCode> {
             runs,
             query,
             semantic,
-        } => bench_search(db, project, *runs, query.as_deref(), *semantic),
+        } => bench_search(db, project, *runs, query.as_deref(), *semantic, face),
         DevCommand::Screenshots { out } => super::tui::screenshots(out),
         DevCommand::EvalSearch { sets, misses, dump } => {
             eval_search(sets, *misses, dump.as_deref())
         }
         DevCommand::Tokens => {
-            let data_dir = crate::config::load()?.settings.data_dir();
+            let data_dir = face.settings()?.data_dir();
             let model =
                 crate::embed::load(&data_dir).context("the embedding model did not load")?;
             for line in std::io::stdin().lines() {
@@ -242,11 +242,17 @@ const BENCH_QUERIES: &[&str] = &[
 
 /// The median of each step of mem_search step 1 (`cmem dev search-timing`): the search's own
 /// steps as it records them, and the rest of the call (filtering, rendering) beside them.
-fn search_timing(db: &Path, project: &str, runs: usize, semantic: bool) -> Result<String> {
+fn search_timing(
+    db: &Path,
+    project: &str,
+    runs: usize,
+    semantic: bool,
+    face: &super::face::Face,
+) -> Result<String> {
     use crate::store::steps;
     anyhow::ensure!(db.exists(), "no database at {}", db.display());
     let store = Store::open(db)?;
-    let meaning = crate::embed::Meaning::when(semantic, crate::config::load()?.settings.data_dir());
+    let meaning = crate::embed::Meaning::when(semantic, face.settings()?.data_dir());
     if semantic {
         meaning
             .model()
@@ -303,13 +309,14 @@ fn bench_search(
     runs: usize,
     only: Option<&str>,
     semantic: bool,
+    face: &super::face::Face,
 ) -> Result<ExitCode> {
     anyhow::ensure!(db.exists(), "no database at {}", db.display());
     let store = Store::open(db)?;
     let count: i64 = store
         .conn
         .query_row("SELECT COUNT(*) FROM observations", [], |r| r.get(0))?;
-    let meaning = crate::embed::Meaning::when(semantic, crate::config::load()?.settings.data_dir());
+    let meaning = crate::embed::Meaning::when(semantic, face.settings()?.data_dir());
     if semantic {
         let t = Instant::now();
         let model = meaning

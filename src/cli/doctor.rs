@@ -45,9 +45,9 @@ impl Report {
     }
 }
 
-pub(crate) fn run(args: &DoctorArgs) -> Result<ExitCode> {
+pub(crate) fn run(args: &DoctorArgs, face: &super::face::Face) -> Result<ExitCode> {
     let mut r = Report { worst: Status::Ok };
-    let loaded = match config::load() {
+    let loaded = match face.loaded() {
         Ok(l) => {
             let state = if l.file_exists {
                 "valid"
@@ -59,7 +59,7 @@ pub(crate) fn run(args: &DoctorArgs) -> Result<ExitCode> {
                 "config",
                 format!("{} ({state})", l.file.display()),
             );
-            l.settings
+            l.settings.clone()
         }
         Err(e) => {
             r.line(Status::Fail, "config", format!("{e:#}"));

@@ -75,8 +75,8 @@ fn print_counts(counts: &[(&str, usize)], dry_run: bool) {
     }
 }
 
-pub(crate) fn run_forget(args: &ForgetArgs) -> Result<ExitCode> {
-    let settings = crate::config::load()?.settings;
+pub(crate) fn run_forget(args: &ForgetArgs, face: &super::face::Face) -> Result<ExitCode> {
+    let settings = face.settings()?;
     let mut sel = Selection {
         projects: args.project.clone(),
         query: args.query.clone(),
@@ -111,8 +111,8 @@ pub(crate) struct ScrubArgs {
     dry_run: bool,
 }
 
-pub(crate) fn run_scrub(args: &ScrubArgs) -> Result<ExitCode> {
-    let settings = crate::config::load()?.settings;
+pub(crate) fn run_scrub(args: &ScrubArgs, face: &super::face::Face) -> Result<ExitCode> {
+    let settings = face.settings()?;
     if args.pattern.is_empty() {
         bail!("give a non-empty PATTERN");
     }

@@ -6,6 +6,7 @@ mod config_cmd;
 mod context;
 mod dev;
 mod doctor;
+mod face;
 mod forget;
 pub mod install;
 mod jsonedit;
@@ -115,27 +116,28 @@ pub fn main() -> ExitCode {
     if !matches!(cli.command, Command::Hook { .. } | Command::Mcp) {
         pipe::quiet_on_closed_stdout();
     }
+    let face = face::Face::default();
     let result = match cli.command {
         Command::Hook { event } => crate::hook::run(&event),
         Command::Mcp => crate::mcp::serve(),
         Command::Install(args) => install::run(&args, install::Action::Install),
         Command::Uninstall(args) => install::run(&args, install::Action::Uninstall),
-        Command::Doctor(args) => doctor::run(&args),
-        Command::Context(args) => context::run(&args),
-        Command::ClaudeMd(args) => claude_md::run(&args),
-        Command::Search(args) => search::run(&args),
-        Command::Show(args) => search::show(&args),
-        Command::Model(args) => model::run(&args),
-        Command::Config(args) => config_cmd::run(&args),
-        Command::Observe(args) => observe::run(&args),
-        Command::Import(args) => transfer::import(&args),
-        Command::Export(args) => transfer::export(&args),
-        Command::Forget(args) => forget::run_forget(&args),
-        Command::Scrub(args) => forget::run_scrub(&args),
-        Command::Tui(args) => tui::run(&args),
-        Command::Demo(args) => tui::demo(&args),
-        Command::Sync(args) => sync::run(&args),
-        Command::Dev(args) => dev::run(&args),
+        Command::Doctor(args) => doctor::run(&args, &face),
+        Command::Context(args) => context::run(&args, &face),
+        Command::ClaudeMd(args) => claude_md::run(&args, &face),
+        Command::Search(args) => search::run(&args, &face),
+        Command::Show(args) => search::show(&args, &face),
+        Command::Model(args) => model::run(&args, &face),
+        Command::Config(args) => config_cmd::run(&args, &face),
+        Command::Observe(args) => observe::run(&args, &face),
+        Command::Import(args) => transfer::import(&args, &face),
+        Command::Export(args) => transfer::export(&args, &face),
+        Command::Forget(args) => forget::run_forget(&args, &face),
+        Command::Scrub(args) => forget::run_scrub(&args, &face),
+        Command::Tui(args) => tui::run(&args, &face),
+        Command::Demo(args) => tui::demo(&args, &face),
+        Command::Sync(args) => sync::run(&args, &face),
+        Command::Dev(args) => dev::run(&args, &face),
         Command::Outline(args) => code::outline(&args),
         Command::Unfold(args) => code::unfold(&args),
         Command::Symbols(args) => code::symbols(&args),

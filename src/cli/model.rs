@@ -26,11 +26,11 @@ enum ModelCommand {
     Remove,
 }
 
-pub(crate) fn run(args: &ModelArgs) -> Result<ExitCode> {
-    let settings = crate::config::load()?.settings;
+pub(crate) fn run(args: &ModelArgs, face: &super::face::Face) -> Result<ExitCode> {
+    let settings = face.settings()?;
     let installed = embed::installed_path(&settings.data_dir());
     match args.command.as_ref().unwrap_or(&ModelCommand::Status) {
-        ModelCommand::Status => status(&settings, &installed),
+        ModelCommand::Status => status(settings, &installed),
         ModelCommand::Install { dir } => {
             let packed = embed::pack::pack_dir(dir)
                 .with_context(|| format!("{} is not a usable Model2Vec model", dir.display()))?;

@@ -20,15 +20,15 @@ pub(crate) struct ObserveArgs {
     retry_quarantined: Option<Vec<i64>>,
 }
 
-pub(crate) fn run(args: &ObserveArgs) -> Result<ExitCode> {
-    let settings = crate::config::load()?.settings;
+pub(crate) fn run(args: &ObserveArgs, face: &super::face::Face) -> Result<ExitCode> {
+    let settings = face.settings()?;
     crate::logging::init(
         &settings.data_dir(),
         crate::logging::Level::parse(&settings.log_level),
         if args.external { "observer" } else { "observe" },
     );
     if args.external {
-        let report = external::run_worker(&settings)?;
+        let report = external::run_worker(settings)?;
         if report.busy {
             println!("another external observer is running for this data dir; nothing to do");
         }

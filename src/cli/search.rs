@@ -48,8 +48,8 @@ pub(crate) struct SearchArgs {
 const NOTHING_FOUND: u8 = 1;
 const FAILED: u8 = 2;
 
-pub(crate) fn run(args: &SearchArgs) -> Result<ExitCode> {
-    grep_exit(search_memory(args))
+pub(crate) fn run(args: &SearchArgs, face: &super::face::Face) -> Result<ExitCode> {
+    grep_exit(search_memory(args, face))
 }
 
 /// A failure prints as every command's does but exits `FAILED`, not 1 (which says "nothing
@@ -79,8 +79,8 @@ fn is_busy(e: &anyhow::Error) -> bool {
     })
 }
 
-fn search_memory(args: &SearchArgs) -> Result<ExitCode> {
-    let settings = crate::config::load()?.settings;
+fn search_memory(args: &SearchArgs, face: &super::face::Face) -> Result<ExitCode> {
+    let settings = face.settings()?;
     if !(1..=100).contains(&args.limit) {
         bail!("--limit {}: give a number from 1 to 100", args.limit);
     }
@@ -163,12 +163,12 @@ pub(crate) struct ShowArgs {
 /// At most this many records per run (each is cut at the agent's 6,000 bytes too).
 const SHOW_MAX: usize = 50;
 
-pub(crate) fn show(args: &ShowArgs) -> Result<ExitCode> {
-    grep_exit(show_records(args))
+pub(crate) fn show(args: &ShowArgs, face: &super::face::Face) -> Result<ExitCode> {
+    grep_exit(show_records(args, face))
 }
 
-fn show_records(args: &ShowArgs) -> Result<ExitCode> {
-    let settings = crate::config::load()?.settings;
+fn show_records(args: &ShowArgs, face: &super::face::Face) -> Result<ExitCode> {
+    let settings = face.settings()?;
     let mut ids = Vec::new();
     for text in &args.ids {
         match crate::model::Kind::parse_id(text) {

@@ -63,12 +63,12 @@ fn auto(settings: &crate::config::Settings) {
     }
 }
 
-pub(crate) fn run(args: &SyncArgs) -> Result<ExitCode> {
-    let settings = crate::config::load()?.settings;
+pub(crate) fn run(args: &SyncArgs, face: &super::face::Face) -> Result<ExitCode> {
+    let settings = face.settings()?;
     match &args.command {
-        None if args.auto => auto(&settings),
+        None if args.auto => auto(settings),
         None => {
-            let Some(r) = crate::sync::run(&settings)? else {
+            let Some(r) = crate::sync::run(settings)? else {
                 bail!(
                     "another `cmem sync` is running for {}; try again when it is done",
                     settings.data_dir().display()
@@ -130,7 +130,7 @@ pub(crate) fn run(args: &SyncArgs) -> Result<ExitCode> {
             }
         }
         Some(SyncCommand::Status { offline }) => {
-            let s = crate::sync::status(&settings, !offline)?;
+            let s = crate::sync::status(settings, !offline)?;
             println!(
                 "server:    {}",
                 s.server
@@ -195,7 +195,7 @@ pub(crate) fn run(args: &SyncArgs) -> Result<ExitCode> {
             }
         }
         Some(SyncCommand::Init) => {
-            let (server, before, after) = crate::sync::init(&settings)?;
+            let (server, before, after) = crate::sync::init(settings)?;
             if before == after {
                 println!("{server}: the cmem schema is at version {after} already");
             } else {
@@ -205,7 +205,7 @@ pub(crate) fn run(args: &SyncArgs) -> Result<ExitCode> {
             }
         }
         Some(SyncCommand::Grant { role, project }) => {
-            crate::sync::grant(&settings, role, project)?;
+            crate::sync::grant(settings, role, project)?;
             println!("{role} may now read and write the rows of project {project}");
         }
     }

@@ -77,8 +77,8 @@ fn print_report(what: &str, report: &Report, dry_run: bool) {
     }
 }
 
-pub(crate) fn import(args: &ImportArgs) -> Result<ExitCode> {
-    let settings = crate::config::load()?.settings;
+pub(crate) fn import(args: &ImportArgs, face: &super::face::Face) -> Result<ExitCode> {
+    let settings = face.settings()?;
     let now = crate::clock::now_ms();
     match &args.source {
         ImportSource::ClaudeMem { db, dry_run } => {
@@ -192,8 +192,8 @@ fn keep(args: &ExportArgs, settings: &crate::config::Settings, store: &Store) ->
     Ok(ExitCode::SUCCESS)
 }
 
-pub(crate) fn export(args: &ExportArgs) -> Result<ExitCode> {
-    let settings = crate::config::load()?.settings;
+pub(crate) fn export(args: &ExportArgs, face: &super::face::Face) -> Result<ExitCode> {
+    let settings = face.settings()?;
     let store = Store::open_existing(&settings.db_path())?;
     match args.format {
         Format::Jsonl if args.keep => bail!("--keep works with --format markdown"),
@@ -221,7 +221,7 @@ pub(crate) fn export(args: &ExportArgs) -> Result<ExitCode> {
                 parts.join(", ")
             );
         }
-        Format::Markdown if args.keep => return keep(args, &settings, &store),
+        Format::Markdown if args.keep => return keep(args, settings, &store),
         Format::Markdown => {
             let Some(dir) = &args.out else {
                 bail!("--format markdown writes a folder: give it with --out DIR");

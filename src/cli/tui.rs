@@ -45,14 +45,14 @@ fn theme_name(arg: &Option<String>, settings: &crate::config::Settings) -> Strin
     arg.clone().unwrap_or_else(|| settings.tui.theme.clone())
 }
 
-pub(crate) fn run(args: &TuiArgs) -> Result<ExitCode> {
+pub(crate) fn run(args: &TuiArgs, face: &super::face::Face) -> Result<ExitCode> {
     if args.list_themes {
         for name in tui::theme::available() {
             println!("{name}");
         }
         return Ok(ExitCode::SUCCESS);
     }
-    let loaded = crate::config::load()?;
+    let loaded = face.loaded()?;
     let keys = project::chosen(args.project.as_deref(), None)?;
     let db = loaded.settings.db_path();
     if !db.exists() {
@@ -66,14 +66,14 @@ pub(crate) fn run(args: &TuiArgs) -> Result<ExitCode> {
         project: keys.primary.clone(),
         project_keys: keys.all,
         theme: theme_name(&args.theme, &loaded.settings),
-        settings: loaded.settings,
-        config_file: loaded.file,
+        settings: loaded.settings.clone(),
+        config_file: loaded.file.clone(),
     })?;
     Ok(ExitCode::SUCCESS)
 }
 
-pub(crate) fn demo(args: &DemoArgs) -> Result<ExitCode> {
-    let loaded = crate::config::load()?;
+pub(crate) fn demo(args: &DemoArgs, face: &super::face::Face) -> Result<ExitCode> {
+    let loaded = face.loaded()?;
     let dir = crate::demo::dir();
     let db = crate::demo::ensure(&dir, crate::clock::now_ms(), args.reset)?;
     if args.no_tui {
@@ -86,8 +86,8 @@ pub(crate) fn demo(args: &DemoArgs) -> Result<ExitCode> {
         project_keys: vec![project.clone()],
         project,
         theme: theme_name(&args.theme, &loaded.settings),
-        settings: loaded.settings,
-        config_file: loaded.file,
+        settings: loaded.settings.clone(),
+        config_file: loaded.file.clone(),
     })?;
     Ok(ExitCode::SUCCESS)
 }
