@@ -252,7 +252,11 @@ fn search_timing(
     use crate::store::steps;
     anyhow::ensure!(db.exists(), "no database at {}", db.display());
     let store = Store::open(db)?;
-    let meaning = crate::embed::Meaning::when(semantic, face.settings()?.data_dir());
+    let meaning = if semantic {
+        crate::embed::Meaning::From(face.settings()?.data_dir())
+    } else {
+        crate::embed::Meaning::Off
+    };
     if semantic {
         meaning
             .model()
@@ -316,7 +320,11 @@ fn bench_search(
     let count: i64 = store
         .conn
         .query_row("SELECT COUNT(*) FROM observations", [], |r| r.get(0))?;
-    let meaning = crate::embed::Meaning::when(semantic, face.settings()?.data_dir());
+    let meaning = if semantic {
+        crate::embed::Meaning::From(face.settings()?.data_dir())
+    } else {
+        crate::embed::Meaning::Off
+    };
     if semantic {
         let t = Instant::now();
         let model = meaning

@@ -378,6 +378,9 @@ pub(crate) struct Pulled {
     /// Its place in the server's order (kept rows stored before it was known read 0).
     #[serde(default)]
     pub seq: i64,
+    /// A tombstone written before server schema v2, when any role could forge one.
+    #[serde(default)]
+    pub unproven: bool,
 }
 
 #[derive(Debug, Default, Clone, Copy)]
@@ -781,6 +784,24 @@ fn apply_one(
         } else {
             Step::Refused
         });
+    }
+    if p.deleted && p.unproven && p.device == me {
+        // A tombstone from before schema v2, which any role could forge, for a row this device
+        // still has: the row stays, and goes out again so the server takes it back
+        // (sql/004_unproven_tombstones.sql).
+        if let Some(id) = here {
+            // Not "as the server last had it" any more: the push sends it whole.
+            tx.execute(
+                "UPDATE sync_map SET hash = NULL WHERE tbl = ?1 AND local_id = ?2",
+                params![table, id],
+            )?;
+            tx.prepare_cached(
+                "INSERT INTO sync_outbox (tbl, row_id) VALUES (?1, ?2)
+                 ON CONFLICT (tbl, row_id) DO UPDATE SET gen = gen + 1",
+            )?
+            .execute(params![table, id])?;
+        }
+        return Ok(Step::Skipped);
     }
     if p.deleted {
         gone(tx, table, &p.device, p.remote_id)?;

@@ -355,7 +355,7 @@ pub(crate) struct Row {
 /// The columns `pulled` reads, from `cmem.rows r` joined with `cmem.devices d`.
 const PULLED: &str =
     "r.seq, r.device, r.tbl, r.local_id, r.project, r.deleted, r.doc::text, r.writer,
-     COALESCE(d.name, r.writer), r.written_by::text, r.rev";
+     COALESCE(d.name, r.writer), r.written_by::text, r.rev, r.unproven";
 
 fn pulled(r: &postgres::Row) -> Row {
     Row {
@@ -372,6 +372,7 @@ fn pulled(r: &postgres::Row) -> Row {
             writer_role: r.get(9),
             rev: r.get(10),
             seq: r.get(0),
+            unproven: r.get(11),
         },
     }
 }

@@ -1654,6 +1654,32 @@ fn upgrading_a_v1_server_repairs_forged_sequence_numbers_and_frozen_cursors() {
     assert!(!row.get::<_, bool>(0), "bob's row is on the server again");
     assert!(!row.get::<_, bool>(2));
     assert_eq!(row.get::<_, String>(1), project);
+
+    // A tombstone from the v1 days that bob pulls rather than meets on a push (he shared the
+    // row before it was written): his row stays, and his next push puts it back.
+    admin
+        .execute(
+            "UPDATE cmem.rows SET deleted = true, doc = NULL, hash = '', unproven = true,
+                 seq = DEFAULT, writer = 'ffff'
+             WHERE device = $1 AND tbl = 'observations' AND local_id = $2",
+            &[&bob, &private],
+        )
+        .unwrap();
+    sync(&b, &url);
+    assert_eq!(
+        b.count_where("observations", &format!("id = {private}")),
+        1,
+        "a pulled v1 tombstone deleted bob's row"
+    );
+    sync(&b, &url);
+    let deleted: bool = admin
+        .query_one(
+            "SELECT deleted FROM cmem.rows WHERE device = $1 AND tbl = 'observations' AND local_id = $2",
+            &[&bob, &private],
+        )
+        .unwrap()
+        .get(0);
+    assert!(!deleted, "bob's next push put the row back on the server");
 }
 
 /// Issue 33, attack 3: a session synced while open gets a newer `seq` when it ends, so a
