@@ -538,9 +538,7 @@ pub(crate) fn scrub_from_elsewhere(
         // Between two transactions the write lock is free: a hook waiting on it gets in now.
         std::thread::sleep(std::time::Duration::from_millis(2));
     }
-    if with != SCRUBBED && !with.is_empty() && !with.contains('\n') {
-        remember_marker(&store.conn, with)?;
-    }
+    remember_marker(&store.conn, with)?;
     if !counts.is_empty() {
         clean_up_after_elsewhere(&store.conn);
     }
@@ -662,8 +660,11 @@ fn append_only_trigger(conn: &Connection) -> Result<Option<String>> {
 }
 
 /// Sync's merge keeps a field's scrubbed parts by their replacement text: it must know every
-/// replacement this data dir used (src/sync/merge.rs).
+/// replacement this data dir used (src/sync/merge.rs) other than the default one.
 fn remember_marker(conn: &Connection, with: &str) -> Result<()> {
+    if with == SCRUBBED || with.is_empty() || with.contains('\n') {
+        return Ok(());
+    }
     conn.execute(
         "INSERT INTO sync_state (key, value) VALUES (?1, ?2)
          ON CONFLICT (key) DO UPDATE SET value = CASE
@@ -734,9 +735,7 @@ fn scrub_in(
             counts.push(("sync_pending".to_string(), "pulled".to_string(), scrubbed));
         }
         record_for_sync(tx, pattern, with)?;
-        if with != SCRUBBED && !with.is_empty() && !with.contains('\n') {
-            remember_marker(tx, with)?;
-        }
+        remember_marker(tx, with)?;
         Ok(counts)
     })
 }

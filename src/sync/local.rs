@@ -652,6 +652,16 @@ fn tally(tx: &Transaction, out: &mut Applied, p: &Pulled, step: Step) -> Result<
     Ok(())
 }
 
+/// Puts local row `id` of `table` in the outbox (again): the next push sends it.
+fn requeue(tx: &Transaction, table: &str, id: i64) -> Result<()> {
+    tx.prepare_cached(
+        "INSERT INTO sync_outbox (tbl, row_id) VALUES (?1, ?2)
+         ON CONFLICT (tbl, row_id) DO UPDATE SET gen = gen + 1",
+    )?
+    .execute(params![table, id])?;
+    Ok(())
+}
+
 /// Deletes local row `id` of `table`, forgotten elsewhere. Tool uses here that point at a
 /// forgotten observation lose the link, as those pulled after it is gone are stored without it.
 /// (Rows of a forgotten session stay as before: a prompt cannot be without its session.)
@@ -795,11 +805,7 @@ fn apply_one(
                 "UPDATE sync_map SET hash = NULL WHERE tbl = ?1 AND local_id = ?2",
                 params![table, id],
             )?;
-            tx.prepare_cached(
-                "INSERT INTO sync_outbox (tbl, row_id) VALUES (?1, ?2)
-                 ON CONFLICT (tbl, row_id) DO UPDATE SET gen = gen + 1",
-            )?
-            .execute(params![table, id])?;
+            requeue(tx, table, id)?;
         }
         return Ok(Step::Skipped);
     }
@@ -920,11 +926,7 @@ fn apply_one(
     };
     if scrubbed {
         // Stored scrubbed, unlike the server's revision: this device sends the scrubbed one.
-        tx.prepare_cached(
-            "INSERT INTO sync_outbox (tbl, row_id) VALUES (?1, ?2)
-             ON CONFLICT (tbl, row_id) DO UPDATE SET gen = gen + 1",
-        )?
-        .execute(params![table, id])?;
+        requeue(tx, table, id)?;
     }
     let base = base.as_ref().map(|d| Base {
         rev: p.rev,

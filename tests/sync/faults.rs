@@ -431,25 +431,19 @@ fn faulty_sync(
     d.tick();
     let batch = (1 + rng.below(8)).to_string();
     match rng.below(100) {
-        0..=19 => {
-            let spec = format!("push:{}", 1 + rng.below(4));
+        r @ 0..=39 => {
+            let (spec, kind) = if r < 20 {
+                (format!("push:{}", 1 + rng.below(4)), "abort-push")
+            } else {
+                (format!("pull:{}", 1 + rng.below(6)), "abort-pull")
+            };
             let out = d
                 .sync_cmd(direct)
                 .env("CMEM_SYNC_BATCH", &batch)
                 .env("CMEM_SYNC_ABORT", &spec)
                 .output()
                 .unwrap();
-            out.status.code().is_none().then_some("abort-push")
-        }
-        20..=39 => {
-            let spec = format!("pull:{}", 1 + rng.below(6));
-            let out = d
-                .sync_cmd(direct)
-                .env("CMEM_SYNC_BATCH", &batch)
-                .env("CMEM_SYNC_ABORT", &spec)
-                .output()
-                .unwrap();
-            out.status.code().is_none().then_some("abort-pull")
+            out.status.code().is_none().then_some(kind)
         }
         40..=54 => {
             let mut child = d
