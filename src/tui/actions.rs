@@ -1,12 +1,16 @@
 //! What each action does to the browser: open and close layers, move, switch scope and
 //! filters, copy, edit, delete and scrub. `app.rs` routes events here; the components
-//! (`layer`, `nav`, `change`, the overlays) hold the rules.
+//! (`layer`, `layers/*`, `nav`, `change`, the overlays) hold the rules.
 
 use super::app::{App, Effect, Focus, Input, Layer, LayerKind, Overlay, Preview, Scope};
 use super::change;
-use super::data::{ContextText, IndexQuery, Request, Target};
+use super::data::{IndexQuery, Request, Target};
+use super::layers::agent::Agent;
+use super::layers::index::Index;
+use super::layers::search::Search;
+use super::layers::work_state::WorkState;
+use super::layers::{AgentView, Component};
 use super::line_edit::LineEdit;
-use super::nav;
 use super::overlays::projects::Projects;
 use super::theme;
 use crate::model::{CONCEPTS, Kind, ObsType};
@@ -42,30 +46,19 @@ impl App {
     }
 
     pub(super) fn open_index(&mut self) {
-        let t = self.ticket();
         self.stack.clear();
-        self.stack
-            .push(Layer::new(LayerKind::Index, self.scope_label(), t));
         self.preview = None;
-        let query = self.index_query();
-        self.outbox.push((
-            t,
-            Request::IndexPage {
-                query,
-                after: None,
-                count: true,
-            },
-        ));
+        let index: Component = Index::new(self.scope_label(), self.index_query()).into();
+        let t = self.ticket();
+        self.stack.push(Layer::new(index.clone(), t));
+        self.outbox.push((t, Request::Load(index)));
     }
 
-    pub(super) fn push(&mut self, (kind, title, req): nav::Destination) {
+    /// Opens a layer of `component` on top and asks the worker to fill it.
+    pub(super) fn push(&mut self, component: Component) {
         let t = self.ticket();
-        let mut layer = Layer::new(kind, title, t);
-        if let Request::Timeline { kind, id } | Request::Detail { kind, id } = req {
-            layer.about = Some((kind, id));
-        }
-        self.stack.push(layer);
-        self.outbox.push((t, req));
+        self.stack.push(Layer::new(component.clone(), t));
+        self.outbox.push((t, Request::Load(component)));
         self.focus = Focus::List;
     }
 
@@ -87,26 +80,18 @@ impl App {
     /// Asks for the next index page when the cursor nears the end of what is loaded.
     pub(super) fn maybe_next_page(&mut self) {
         let l = self.top();
-        if l.kind != LayerKind::Index || l.loading || l.filter.is_some() {
+        if !l.component.behaviour().has_more() || l.loading || l.filter.is_some() {
             return;
         }
-        let Some(after) = l.next else { return };
         if l.cursor + 3 * self.list_height().max(20) < l.rows.len() {
             return;
         }
-        let query = self.index_query();
+        let request = Request::Load(l.component.clone());
         let t = self.ticket();
         let l = self.top_mut();
         l.loading = true;
         l.ticket = t;
-        self.outbox.push((
-            t,
-            Request::IndexPage {
-                query,
-                after: Some(after),
-                count: false,
-            },
-        ));
+        self.outbox.push((t, request));
     }
 
     pub(super) fn request_preview(&mut self) {
@@ -124,7 +109,7 @@ impl App {
             return;
         };
         let t = self.ticket();
-        self.preview = Some(Preview::new(target, t));
+        self.preview = Some(Preview::new(kind, id, t));
         self.outbox.push((t, Request::Preview { kind, id }));
     }
 
@@ -175,13 +160,7 @@ impl App {
     }
 
     pub(super) fn copy_text(&mut self) {
-        let l = self.top();
-        let text = l
-            .context
-            .as_ref()
-            .map(|c| c.text.clone())
-            .or_else(|| l.agent_text.clone());
-        match text {
+        match self.top().agent_text.clone() {
             Some(t) => {
                 let n = crate::model::utf16_len(&t);
                 self.say(format!("copied the agent text ({n} characters)"), false);
@@ -199,7 +178,7 @@ impl App {
         let top = self.top();
         let record = match top.selected_target() {
             Some(Target::Record(k, id)) => Some((*k, *id)),
-            _ => top.about,
+            _ => top.about(),
         };
         match record {
             Some((kind, id)) => {
@@ -218,7 +197,11 @@ impl App {
 
     /// Layers about a deleted record close; rows leading to it go everywhere else.
     pub(super) fn forget_rows(&mut self, kind: Kind, id: i64) {
-        if let Some(pos) = self.stack.iter().position(|l| l.about == Some((kind, id))) {
+        if let Some(pos) = self
+            .stack
+            .iter()
+            .position(|l| l.about() == Some((kind, id)))
+        {
             self.stack.truncate(pos.max(1));
         }
         let matcher = std::mem::take(&mut self.matcher);
@@ -245,14 +228,14 @@ impl App {
     /// layer; with the work state further down the stack it pops back to it.
     pub(super) fn open_work_state(&mut self) {
         self.focus = Focus::List;
-        let from_agent = self.top().kind == LayerKind::Agent && self.stack.len() > 1;
+        let from_agent = self.top().kind() == LayerKind::Agent && self.stack.len() > 1;
         if from_agent {
             self.stack.pop();
         }
         match self
             .stack
             .iter()
-            .rposition(|l| l.kind == LayerKind::WorkState)
+            .rposition(|l| l.kind() == LayerKind::WorkState)
         {
             Some(pos) if pos + 1 == self.stack.len() && !from_agent => {
                 self.pop_to(pos.saturating_sub(1))
@@ -260,8 +243,8 @@ impl App {
             Some(pos) => self.pop_to(pos),
             None => {
                 let keys = self.scope_keys();
-                let title = format!("Work state · {}", self.scope_label());
-                self.push((LayerKind::WorkState, title, Request::WorkState { keys }));
+                let label = self.scope_label();
+                self.push(WorkState { label, keys }.into());
             }
         }
         self.preview = None;
@@ -271,27 +254,25 @@ impl App {
     /// `a`: the text the agent gets for the layer: the session-start text on the index, else
     /// the reply of the MCP tool an agent calls for it (the worker's `agent_text`).
     pub(super) fn open_agent_view(&mut self) {
-        let title = LayerKind::Agent.name().to_string();
-        match self.top().kind {
-            LayerKind::Index => {
+        match self.top().component.behaviour().agent_view() {
+            AgentView::SessionStart => {
                 let keys = if self.scope == Scope::All {
                     self.project_keys.clone()
                 } else {
                     self.scope_keys()
                 };
                 let label = self.project.clone();
-                self.push((LayerKind::Agent, title, Request::Context { label, keys }));
+                self.push(Agent::session_start(label, keys).into());
             }
-            LayerKind::Agent => self.back(),
-            _ => {
+            AgentView::Leave => self.back(),
+            AgentView::OwnText => {
                 let text = self.top().agent_text.clone().unwrap_or_default();
-                let mut layer = Layer::new(LayerKind::Agent, title, self.ticket());
-                layer.show_text(ContextText {
-                    chars: crate::model::utf16_len(&text),
-                    limit: 0,
-                    steps: Vec::new(),
-                    text,
-                });
+                let agent = Agent {
+                    session_start: None,
+                    context: None,
+                };
+                let mut layer = Layer::new(agent, self.ticket());
+                layer.show_text(Agent::text(text));
                 self.stack.push(layer);
             }
         }
@@ -302,11 +283,11 @@ impl App {
         let top = self.top();
         match top.selected_target() {
             Some(target) => {
-                let to = nav::open(top.kind, target);
+                let to = top.component.behaviour().open(target);
                 self.push(to);
                 self.preview = None;
             }
-            None if !top.kind.is_list() => self.say("nothing to open on this line", false),
+            None if !top.is_list() => self.say("nothing to open on this line", false),
             None => {}
         }
     }
@@ -342,8 +323,7 @@ impl App {
             return;
         }
         let keys = self.scope_keys();
-        let title = format!("Search “{text}”");
-        self.push((LayerKind::Search, title, Request::Search { text, keys }));
+        self.push(Search { text, keys }.into());
     }
 
     pub(super) fn edit(&mut self) {

@@ -1,7 +1,8 @@
 //! The browser's state and the routing of events. Keys go to the open input or overlay, else
 //! through the keymap to an action on the layer stack; replies go to whoever waits for their
 //! ticket; mouse events go where the layout says they landed. The components own their state
-//! and keys (`layer`, `preview`, `overlays/*`, `change`); drawing (`ui.rs`) only reads.
+//! and keys (`layer`, `layers/*`, `preview`, `overlays/*`, `change`); drawing (`ui.rs`) only
+//! reads.
 
 use std::path::PathBuf;
 
@@ -24,7 +25,8 @@ use super::theme::{self, Theme};
 use crate::model::ObsType;
 use crate::view::time::Tz;
 
-pub use super::layer::{Filter, Layer, LayerKind};
+pub use super::layer::{Filter, Layer};
+pub use super::layers::{Component, LayerKind};
 pub use super::overlays::Overlay;
 pub use super::overlays::input::Input;
 pub use super::preview::Preview;
@@ -150,13 +152,8 @@ impl App {
 
     /// Where everything sits on a screen `area` (for drawing and for the mouse).
     pub(crate) fn areas(&self, area: Rect) -> Areas {
-        let top = self.top();
-        let meter = if top.kind == LayerKind::Agent {
-            pane::meter_height(top)
-        } else {
-            0
-        };
-        layout::areas(area, self.preview_visible(), meter)
+        let banner = self.top().component.behaviour().banner_height();
+        layout::areas(area, self.preview_visible(), banner)
     }
 
     pub fn handle_key(&mut self, key: KeyEvent) {
@@ -241,7 +238,7 @@ impl App {
 
     /// Wide terminals preview the selected record of a list beside it.
     pub fn preview_visible(&self) -> bool {
-        self.top().kind.previews() && layout::has_preview(self.size)
+        self.top().component.behaviour().previews() && layout::has_preview(self.size)
     }
 
     pub(crate) fn act(&mut self, a: Action) {
@@ -415,7 +412,7 @@ impl App {
                 // A document opens at its top. The row it puts the cursor on (a detail's
                 // first tool use, for Enter) keeps it only when it shares the first screen
                 // with the title; drawn further down, it would scroll the title away.
-                if !layer.kind.is_list()
+                if !layer.is_list()
                     && layer.cursor > 0
                     && !pane::fits_from_top(&self.theme, layer, list, layer.cursor)
                 {
@@ -424,10 +421,7 @@ impl App {
                 }
                 layer.scroll_into_view(height);
             }
-            Reply::Context(c) => {
-                layer.agent_text = Some(c.text.clone());
-                layer.show_text(c);
-            }
+            Reply::Context(c) => layer.show_text(c),
             Reply::Missing(m) => {
                 self.stack.remove(pos);
                 self.say(m, true);

@@ -1,6 +1,6 @@
 //! Deleting and scrubbing from the browser: the questions asked before, the status while the
 //! worker changes the database, and what each answer means for the screen. The same code as
-//! `cmem forget` and `cmem scrub` does the work (in `data.rs`, on the worker).
+//! `cmem forget` and `cmem scrub` does the work (in `worker.rs`, on the worker thread).
 
 use super::data::{Reply, Request, SCRUBBED};
 use super::overlays::confirm::Confirm;

@@ -12,7 +12,8 @@ use ratatui::buffer::Buffer;
 
 use super::app::{App, Options};
 use super::keymap::{Keymap, Press};
-use super::worker::{self, Ctx};
+use super::layers::Ctx;
+use super::worker;
 use crate::store::Store;
 use crate::view::time::Tz;
 

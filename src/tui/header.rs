@@ -7,7 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use unicode_width::UnicodeWidthStr;
 
-use super::layer::{Layer, LayerKind};
+use super::layer::Layer;
 use super::theme::Theme;
 
 /// The breadcrumb segments and their layer depth (`None` for the fixed prefix).
@@ -20,13 +20,9 @@ pub(crate) fn breadcrumbs(stack: &[Layer]) -> Vec<(String, Option<usize>)> {
     out
 }
 
-/// A layer's name in the breadcrumbs: the agent view and the work state by name only (their
-/// titles repeat the layer or scope before them, already in the trail).
+/// A layer's name in the breadcrumbs (its component may shorten its title).
 fn crumb(l: &Layer) -> String {
-    match l.kind {
-        LayerKind::Agent | LayerKind::WorkState => l.kind.name().to_string(),
-        _ => l.title.clone(),
-    }
+    l.component.behaviour().crumb(&l.title)
 }
 
 /// The layer depth of the breadcrumb at a screen position.

@@ -1,57 +1,16 @@
-//! A layer of the stack the browser steps through (push to drill down, pop to go back): its
-//! rows, where the cursor and the scroll are, the `/` filter over it, and how a worker's page
-//! lands in it. Drawing a layer is `pane.rs`'s job.
+//! A layer of the stack the browser steps through (push to drill down, pop to go back): what
+//! every kind shares — its rows, where the cursor and the scroll are, the `/` filter over it,
+//! and how a worker's page lands in it. What differs by kind is its component's
+//! (`layers/*`); drawing a layer is `pane.rs`'s job.
 
 use std::path::PathBuf;
 
 use fuzzy_matcher::skim::SkimMatcherV2;
 
-use super::data::{ContextText, Cursor, Page, Row, Target};
+use super::data::{ContextText, Page, Row, Target};
+pub use super::layers::{Component, LayerKind};
 use crate::model::Kind;
-use crate::view::{self, time::Days, time::Tz};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LayerKind {
-    Index,
-    Timeline,
-    Detail,
-    Raw,
-    WorkState,
-    WorkHistory,
-    Agent,
-    Search,
-}
-
-impl LayerKind {
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            LayerKind::Index => "Index",
-            LayerKind::Timeline => "Timeline",
-            LayerKind::Detail => "Detail",
-            LayerKind::Raw => "Raw I/O",
-            LayerKind::WorkState => "Work state",
-            LayerKind::WorkHistory => "History",
-            LayerKind::Agent => "Agent view",
-            LayerKind::Search => "Search",
-        }
-    }
-
-    /// List layers move between rows that lead somewhere; document layers move line by line.
-    pub(crate) fn is_list(self) -> bool {
-        matches!(
-            self,
-            LayerKind::Index | LayerKind::Timeline | LayerKind::Search | LayerKind::WorkState
-        )
-    }
-
-    /// Layers whose selected record is previewed beside the list on wide terminals.
-    pub(crate) fn previews(self) -> bool {
-        matches!(
-            self,
-            LayerKind::Index | LayerKind::Timeline | LayerKind::Search
-        )
-    }
-}
+use crate::view::{self, time::Tz};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Filter {
@@ -62,7 +21,8 @@ pub struct Filter {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Layer {
-    pub kind: LayerKind,
+    /// The kind of layer, with the state that kind keeps.
+    pub component: Component,
     pub title: String,
     pub rows: Vec<Row>,
     /// Position in the visible rows.
@@ -72,24 +32,20 @@ pub struct Layer {
     pub loading: bool,
     pub ticket: u64,
     pub filter: Option<Filter>,
+    /// The plain text an agent gets for this layer (`a` shows it).
     pub agent_text: Option<String>,
-    /// Agent layers: the session-start text with its length and budget steps.
-    pub context: Option<ContextText>,
-    /// Index paging: where the next page starts, the counts, the days headed so far.
-    pub next: Option<Cursor>,
-    pub total: Option<(i64, i64)>,
-    pub days: Days,
+    /// Files the layer's record touched, for `e`.
     pub files: Vec<PathBuf>,
     pub error: Option<String>,
-    /// The record a timeline or detail layer is about (deleting it closes the layer).
-    pub about: Option<(Kind, i64)>,
 }
 
 impl Layer {
-    pub(crate) fn new(kind: LayerKind, title: impl Into<String>, ticket: u64) -> Layer {
+    /// A layer of `component`, loading under `ticket`.
+    pub(crate) fn new(component: impl Into<Component>, ticket: u64) -> Layer {
+        let component = component.into();
         Layer {
-            kind,
-            title: title.into(),
+            title: component.behaviour().title(),
+            component,
             rows: Vec::new(),
             cursor: 0,
             offset: 0,
@@ -97,17 +53,30 @@ impl Layer {
             ticket,
             filter: None,
             agent_text: None,
-            context: None,
-            next: None,
-            total: None,
-            days: Days::default(),
             files: Vec::new(),
             error: None,
-            about: None,
         }
     }
 
-    /// An agent view: `text` line by line, with its length (and, from the worker, its budget).
+    pub fn kind(&self) -> LayerKind {
+        self.component.kind()
+    }
+
+    pub(crate) fn is_list(&self) -> bool {
+        self.component.behaviour().is_list()
+    }
+
+    /// The record the layer is about (deleting it closes the layer).
+    pub fn about(&self) -> Option<(Kind, i64)> {
+        self.component.behaviour().about()
+    }
+
+    /// The observations and summaries of every page, once counted (the index).
+    pub fn total(&self) -> Option<(i64, i64)> {
+        self.component.behaviour().total()
+    }
+
+    /// A budgeted text line by line (the agent view).
     pub(crate) fn show_text(&mut self, c: ContextText) {
         self.loading = false;
         self.rows = c
@@ -115,7 +84,8 @@ impl Layer {
             .lines()
             .map(|s| Row::view(view::Line::text(s)))
             .collect();
-        self.context = Some(c);
+        self.agent_text = Some(c.text.clone());
+        self.component.behaviour_mut().take_context(c);
     }
 
     pub fn visible_len(&self) -> usize {
@@ -143,7 +113,7 @@ impl Layer {
     }
 
     pub(crate) fn selectable(&self, pos: usize) -> bool {
-        !self.kind.is_list()
+        !self.is_list()
             || self
                 .visible(pos)
                 .and_then(|(i, _)| self.rows.get(i))
@@ -207,30 +177,20 @@ impl Layer {
         self.offset = self.offset.min(max_offset);
     }
 
-    pub(crate) fn apply_page(&mut self, page: Page, tz: &Tz) {
+    pub(crate) fn apply_page(&mut self, mut page: Page, tz: &Tz) {
         self.loading = false;
         self.error = None;
-        if self.kind == LayerKind::Index {
-            // Day headings are added where the day changes, also across pages.
-            for (row, at) in page.rows.into_iter().zip(page.times) {
-                if let Some(day) = self.days.heading(tz, at) {
-                    if day.follows {
-                        self.rows.push(Row::view(view::Line::blank()));
-                    }
-                    self.rows.push(Row::view(day.line));
-                }
-                self.rows.push(row);
-            }
-            self.next = page.next;
-            if page.total.is_some() {
-                self.total = page.total;
-            }
-        } else {
-            self.rows = page.rows;
-            self.agent_text = page.agent_text;
-            self.files = page.files;
+        if page.agent_text.is_some() {
+            self.agent_text = page.agent_text.take();
         }
-        if let Some(f) = page.focus {
+        if !page.files.is_empty() {
+            self.files = std::mem::take(&mut page.files);
+        }
+        let focus = page.focus;
+        self.component
+            .behaviour_mut()
+            .take_page(&mut self.rows, page, tz);
+        if let Some(f) = focus {
             self.cursor = f;
         } else if !self.selectable(self.cursor) {
             self.select_first();
@@ -247,16 +207,7 @@ impl Layer {
         if removed == 0 {
             return 0;
         }
-        if let Some((obs, sums)) = &mut self.total {
-            match kind {
-                Kind::Observation => *obs -= 1,
-                Kind::Summary => *sums -= 1,
-                Kind::Prompt => {}
-            }
-        }
-        if self.kind == LayerKind::Index {
-            self.drop_empty_days();
-        }
+        self.component.behaviour_mut().forgot(&mut self.rows, kind);
         // Refiltering starts the cursor over at the top; keep it where it was instead.
         let (cursor, offset) = (self.cursor, self.offset);
         self.refilter(matcher);
@@ -270,34 +221,6 @@ impl Layer {
             }
         }
         removed
-    }
-
-    /// Removes a day heading (and the blank line after its rows) once its last row is gone.
-    fn drop_empty_days(&mut self) {
-        let mut keep = vec![true; self.rows.len()];
-        let mut group: Vec<usize> = Vec::new();
-        let mut has_rows = true;
-        for (i, row) in self.rows.iter().enumerate() {
-            if row.target.is_some() {
-                has_rows = true;
-            } else if !row.display().trim().is_empty() {
-                if !has_rows {
-                    group.iter().for_each(|g| keep[*g] = false);
-                }
-                group = vec![i];
-                has_rows = false;
-            } else {
-                group.push(i);
-            }
-        }
-        if !has_rows {
-            group.iter().for_each(|g| keep[*g] = false);
-        }
-        let mut i = 0;
-        self.rows.retain(|_| {
-            i += 1;
-            keep[i - 1]
-        });
     }
 
     /// Filters the rows by `query` (live, as it is typed).
@@ -316,8 +239,8 @@ impl Layer {
     }
 
     pub(crate) fn refilter(&mut self, matcher: &SkimMatcherV2) {
+        let list = self.is_list();
         let Some(f) = &mut self.filter else { return };
-        let list = self.kind.is_list();
         let is_item = |row: &Row| !list || row.target.is_some();
         // Score every item first: what is good enough depends on the best match.
         let found: Vec<Option<(i64, Vec<usize>)>> = self
@@ -364,7 +287,7 @@ impl Layer {
     /// How many visible rows are items (records, tool uses, lists), not day headings or
     /// blank lines; a document layer's lines all count.
     pub(crate) fn item_count(&self) -> usize {
-        if !self.kind.is_list() {
+        if !self.is_list() {
             return self.visible_len();
         }
         (0..self.visible_len())
@@ -374,7 +297,7 @@ impl Layer {
 
     /// The 1-based number of the item under the cursor among `item_count`.
     pub fn item_number(&self) -> usize {
-        if !self.kind.is_list() {
+        if !self.is_list() {
             return self.cursor + 1;
         }
         (0..=self.cursor.min(self.visible_len().saturating_sub(1)))

@@ -15,6 +15,7 @@ pub mod header;
 pub mod highlight;
 pub mod keymap;
 pub mod layer;
+pub mod layers;
 pub mod layout;
 pub mod line_edit;
 pub mod nav;
@@ -44,7 +45,7 @@ use ratatui::backend::CrosstermBackend;
 
 use app::{App, Effect, Options};
 use data::{Reply, Request};
-use worker::Ctx;
+use layers::Ctx;
 
 /// What `cmem tui` and `cmem demo` pass in.
 pub(crate) struct Launch {

@@ -1,58 +1,20 @@
-//! Where things lead: the layer a row opens, and the layer an id typed after `:` jumps to.
+//! Where an id typed after `:` jumps to. (Where a row leads is its layer's `open`.)
 
-use super::data::{Request, Target};
-use super::layer::LayerKind;
+use super::layers::Component;
+use super::layers::detail::Detail;
+use super::layers::raw::Raw;
 use crate::model::Kind;
-use crate::view::raw::tool_use_id;
-
-/// A layer to push: its kind, its title, and the request that fills it.
-pub(crate) type Destination = (LayerKind, String, Request);
-
-/// Opening `target` on a `from` layer: a record opens its timeline from the index and its
-/// detail elsewhere, a tool use its raw I/O, a work-state list its history.
-pub(crate) fn open(from: LayerKind, target: &Target) -> Destination {
-    match target.clone() {
-        Target::Record(kind, id) if from == LayerKind::Index => (
-            LayerKind::Timeline,
-            format!("Timeline {}", kind.display_id(id)),
-            Request::Timeline { kind, id },
-        ),
-        Target::Record(kind, id) => detail(kind, id),
-        Target::ToolUse(id) => raw(id),
-        Target::WorkList(project, list) => (
-            LayerKind::WorkHistory,
-            format!("History {list}"),
-            Request::WorkHistory { project, list },
-        ),
-    }
-}
-
-fn detail(kind: Kind, id: i64) -> Destination {
-    (
-        LayerKind::Detail,
-        format!("Detail {}", kind.display_id(id)),
-        Request::Detail { kind, id },
-    )
-}
-
-fn raw(id: i64) -> Destination {
-    (
-        LayerKind::Raw,
-        format!("Raw {}", tool_use_id(id)),
-        Request::Raw { id },
-    )
-}
 
 /// `:` then an id: `123` (observation), `S12`, `P7`, `T5` (tool use); else what to type.
-pub(crate) fn jump(text: &str) -> Result<Destination, String> {
+pub(crate) fn jump(text: &str) -> Result<Component, String> {
     let t = text.trim();
     if let Some(rest) = t.strip_prefix('T').or_else(|| t.strip_prefix('t'))
         && let Ok(id) = rest.trim_start_matches('#').parse::<i64>()
     {
-        return Ok(raw(id));
+        return Ok(Raw { id }.into());
     }
     match Kind::parse_id(t) {
-        Some((kind, id)) => Ok(detail(kind, id)),
+        Some((kind, id)) => Ok(Detail::new(kind, id).into()),
         None => Err(format!(
             "{t:?} is not an id: use 123 (observation), S12 (summary), P7 (prompt) or T5 (tool use)"
         )),
@@ -62,21 +24,21 @@ pub(crate) fn jump(text: &str) -> Result<Destination, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tui::layers::page::Target;
+    use crate::tui::layers::{Behaviour, LayerKind, index::Index, open};
 
     #[test]
     fn ids_lead_to_their_layers() {
-        assert_eq!(jump(" T5 ").unwrap().0, LayerKind::Raw);
-        assert_eq!(jump("t#5").unwrap().1, "Raw T5");
+        assert_eq!(jump(" T5 ").unwrap().kind(), LayerKind::Raw);
+        assert_eq!(jump("t#5").unwrap().behaviour().title(), "Raw T5");
         assert_eq!(
-            jump("S12").unwrap().2,
-            Request::Detail {
-                kind: Kind::Summary,
-                id: 12
-            }
+            jump("S12").unwrap(),
+            Component::Detail(Detail::new(Kind::Summary, 12))
         );
         assert!(jump("hello").unwrap_err().contains("is not an id"));
         let rec = Target::Record(Kind::Observation, 7);
-        assert_eq!(open(LayerKind::Index, &rec).0, LayerKind::Timeline);
-        assert_eq!(open(LayerKind::Timeline, &rec).0, LayerKind::Detail);
+        let index = Index::new("acme".into(), Default::default());
+        assert_eq!(index.open(&rec).kind(), LayerKind::Timeline);
+        assert_eq!(open(&rec).kind(), LayerKind::Detail);
     }
 }

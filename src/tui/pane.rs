@@ -1,49 +1,22 @@
-//! Drawing a layer in a pane: its framed title, its rows from the scroll position (document
-//! layers wrap, lists cut), the selection, a scroll marker, and on agent layers the budget
-//! meter. Drawing only reads the layer.
+//! Drawing a layer in a pane: its framed title, what its component draws above the rows (the
+//! agent view's budget meter), its rows from the scroll position (document layers wrap, lists
+//! cut), the selection and a scroll marker. Drawing only reads the layer.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
-use unicode_width::UnicodeWidthStr;
 
 use super::data::RowText;
-use super::keymap::{Action, Keymap};
-use super::layer::{Layer, LayerKind};
+use super::keymap::Keymap;
+use super::layer::Layer;
 use super::render;
 use super::theme::Theme;
 use super::widgets::frame_block;
 use super::wrap::wrap_line;
-use crate::text::noun;
-use crate::view::time::thousands;
-
-/// The lines the budget meter above an agent layer's text takes.
-pub(crate) fn meter_height(l: &Layer) -> u16 {
-    match &l.context {
-        Some(c) if c.limit > 0 => 2 + c.steps.len().max(1) as u16,
-        Some(_) => 2,
-        None => 0,
-    }
-}
 
 fn title(l: &Layer) -> String {
-    let mut t = format!(" {} ", l.kind.name());
-    if l.kind == LayerKind::Index {
-        t = format!(" {} ", l.title);
-        if let Some((o, s)) = l.total {
-            t.push_str(&format!(
-                "· {} {} · {} {} ",
-                thousands(o),
-                noun(o as usize, "observation", "observations"),
-                thousands(s),
-                noun(s as usize, "summary", "summaries")
-            ));
-        }
-    } else if l.kind != LayerKind::Agent {
-        t = format!(" {} ", l.title);
-    }
+    let mut t = l.component.behaviour().frame_title(&l.title);
     if let Some(f) = &l.filter {
         t.push_str(&format!("· /{} ({} shown) ", f.query, l.item_count()));
     }
@@ -73,7 +46,7 @@ fn row_lines(theme: &Theme, layer: &Layer, pos: usize, width: usize) -> Vec<Line
             Line::from(spans)
         }
     };
-    if layer.kind.is_list() {
+    if layer.is_list() {
         vec![line]
     } else {
         wrap_line(line, width)
@@ -102,16 +75,14 @@ pub(crate) fn screen_rows(
     let lines_of = |pos: usize| row_lines(theme, layer, pos, width);
     // Start at the scroll offset, but never leave the cursor below the screen.
     let mut start = layer.offset.min(layer.cursor);
-    if layer.kind != LayerKind::Agent || layer.cursor >= start {
-        loop {
-            let used: usize = (start..=layer.cursor.min(layer.visible_len().saturating_sub(1)))
-                .map(|p| lines_of(p).len().max(1))
-                .sum();
-            if used <= height || start >= layer.cursor {
-                break;
-            }
-            start += 1;
+    loop {
+        let used: usize = (start..=layer.cursor.min(layer.visible_len().saturating_sub(1)))
+            .map(|p| lines_of(p).len().max(1))
+            .sum();
+        if used <= height || start >= layer.cursor {
+            break;
         }
+        start += 1;
     }
     let mut out = Vec::new();
     let mut used = 0;
@@ -143,13 +114,10 @@ pub(crate) fn draw(
         frame_block(theme, &title(l), focused && !under_overlay),
         outer,
     );
-    if l.kind == LayerKind::Agent {
-        draw_meter(
-            f,
-            l,
-            Rect::new(area.x, outer.y + 1, area.width, meter_height(l)),
-            theme,
-        );
+    let component = l.component.behaviour();
+    let banner = component.banner_height();
+    if banner > 0 {
+        component.draw_banner(f, Rect::new(area.x, outer.y + 1, area.width, banner), theme);
     }
     if let Some(e) = &l.error {
         f.render_widget(
@@ -161,14 +129,8 @@ pub(crate) fn draw(
     if l.rows.is_empty() {
         let text = if l.loading {
             "Loading…".to_string()
-        } else if l.kind == LayerKind::Index {
-            format!(
-                "No memory here yet. Press {} for another project, {} for all projects, or run `cmem demo` to look around.",
-                keymap.hint(Action::Projects),
-                keymap.hint(Action::Scope)
-            )
         } else {
-            "Nothing here.".into()
+            component.empty_text(keymap)
         };
         f.render_widget(
             Paragraph::new(text)
@@ -217,65 +179,4 @@ pub(crate) fn draw(
             cell,
         );
     }
-}
-
-fn draw_meter(f: &mut Frame, l: &Layer, area: Rect, theme: &Theme) {
-    let Some(c) = &l.context else { return };
-    let mut lines = Vec::new();
-    if c.limit > 0 {
-        let ratio = c.chars as f64 / c.limit as f64;
-        let style = if ratio > 1.0 {
-            theme.get("ui.meter.over")
-        } else if ratio > 0.85 {
-            theme.get("ui.meter.warn")
-        } else {
-            theme.get("ui.meter.ok")
-        };
-        let label = format!(
-            " {} / {} characters ({}%)",
-            thousands(c.chars as i64),
-            thousands(c.limit as i64),
-            (ratio * 100.0).round()
-        );
-        let bar_w = (area.width as usize)
-            .saturating_sub(label.width() + 2)
-            .clamp(4, 40);
-        let filled = ((ratio.min(1.0)) * bar_w as f64).round() as usize;
-        lines.push(Line::from(vec![
-            Span::styled("▕", theme.get("ui.muted")),
-            Span::styled("█".repeat(filled), style),
-            Span::styled("░".repeat(bar_w - filled), theme.get("ui.muted")),
-            Span::styled("▏", theme.get("ui.muted")),
-            Span::styled(label, style.add_modifier(Modifier::BOLD)),
-        ]));
-        if c.steps.is_empty() {
-            lines.push(Line::styled(
-                "Budget: everything fits, nothing dropped",
-                theme.get("ui.muted"),
-            ));
-        } else {
-            for s in &c.steps {
-                lines.push(Line::from(vec![
-                    Span::styled("Budget: ", theme.get("memory.label")),
-                    Span::styled(s.clone(), theme.get("memory.warning")),
-                ]));
-            }
-        }
-    } else {
-        lines.push(Line::from(vec![
-            Span::styled(
-                format!("{} characters", thousands(c.chars as i64)),
-                theme.get("ui.meter.ok"),
-            ),
-            Span::styled(
-                " · the plain text an agent gets for this layer",
-                theme.get("ui.muted"),
-            ),
-        ]));
-    }
-    lines.push(Line::styled(
-        "─".repeat(area.width as usize),
-        theme.get("ui.border"),
-    ));
-    f.render_widget(Paragraph::new(lines), area);
 }

@@ -7,11 +7,13 @@ use ratatui::widgets::Paragraph;
 
 use super::data::{Reply, Target};
 use super::keymap::Keymap;
-use super::layer::{Layer, LayerKind};
+use super::layer::Layer;
+use super::layers::detail::Detail;
 use super::layout::outer;
 use super::pane;
 use super::theme::Theme;
 use super::widgets::frame_block;
+use crate::model::Kind;
 use crate::view::time::Tz;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -22,12 +24,14 @@ pub struct Preview {
 }
 
 impl Preview {
-    /// A preview of `target`, loading under `ticket`.
-    pub(crate) fn new(target: Target, ticket: u64) -> Preview {
+    /// A preview of record `kind` `id`, loading under `ticket`.
+    pub(crate) fn new(kind: Kind, id: i64, ticket: u64) -> Preview {
+        let mut layer = Layer::new(Detail::new(kind, id), ticket);
+        layer.title = "Preview".into();
         Preview {
-            target,
+            target: Target::Record(kind, id),
             ticket,
-            layer: Layer::new(LayerKind::Detail, "Preview", ticket),
+            layer,
         }
     }
 

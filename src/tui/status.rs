@@ -9,7 +9,7 @@ use ratatui::widgets::Paragraph;
 use unicode_width::UnicodeWidthStr;
 
 use super::keymap::{Action, Keymap};
-use super::layer::{Layer, LayerKind};
+use super::layer::Layer;
 use super::theme::Theme;
 use crate::view::time::thousands;
 
@@ -27,11 +27,11 @@ pub(crate) fn footer_hints(top: &Layer, can_go_back: bool) -> Vec<(Action, &'sta
         hints.push((Action::Back, "back"));
     }
     hints.extend([(Action::Filter, "filter"), (Action::Search, "search")]);
-    if top.kind != LayerKind::Agent {
-        hints.push((Action::Agent, "agent"));
-    }
-    if top.kind != LayerKind::WorkState {
-        hints.push((Action::WorkState, "work"));
+    let leaving = top.component.behaviour().leaving_action();
+    for (action, label) in [(Action::Agent, "agent"), (Action::WorkState, "work")] {
+        if leaving != Some(action) {
+            hints.push((action, label));
+        }
     }
     hints.extend([
         (Action::Projects, "projects"),
@@ -52,7 +52,8 @@ pub(crate) fn draw(
 ) {
     let bar = theme.get("ui.statusline");
     f.buffer_mut().set_style(area, bar);
-    let mode = format!(" {} ", top.kind.name().to_uppercase());
+    let component = top.component.behaviour();
+    let mode = format!(" {} ", component.name().to_uppercase());
     let mut spans = vec![
         Span::styled(mode, theme.get("ui.statusline.mode")),
         Span::styled(" ", bar),
@@ -84,9 +85,9 @@ pub(crate) fn draw(
     // Items only (day headings and blank lines are not rows of the memory); an unfiltered
     // index knows its full count before every page is loaded.
     let loaded = top.item_count();
-    let (total, more) = match top.total {
+    let (total, more) = match component.total() {
         Some((o, s)) if top.filter.is_none() => ((o + s).max(loaded as i64), false),
-        _ => (loaded as i64, top.next.is_some()),
+        _ => (loaded as i64, component.has_more()),
     };
     let pos = if loaded == 0 {
         String::from("0/0 ")

@@ -4,7 +4,7 @@
 
 use crate::common;
 
-use cmem::tui::app::{Effect, Input, LayerKind, Overlay, Scope};
+use cmem::tui::app::{Component, Effect, Input, Layer, LayerKind, Overlay, Scope};
 use cmem::tui::data::Target;
 use cmem::tui::harness::{DEMO_NOW_MS, Harness};
 use cmem::tui::keymap::{ACTIONS, Action};
@@ -31,15 +31,23 @@ fn jump(h: &mut Harness, id: impl std::fmt::Display) {
     h.keys("enter").unwrap();
 }
 
+/// The text and budget an agent view shows.
+fn agent_context(l: &Layer) -> &cmem::tui::data::ContextText {
+    match &l.component {
+        Component::Agent(a) => a.context.as_ref().expect("the agent view has its text"),
+        other => panic!("not an agent view: {other:?}"),
+    }
+}
+
 fn kinds(h: &Harness) -> Vec<LayerKind> {
-    h.app.stack.iter().map(|l| l.kind).collect()
+    h.app.stack.iter().map(|l| l.kind()).collect()
 }
 
 #[test]
 fn drill_down_and_back_up() {
     let mut h = open("default", 100, 30);
     assert_eq!(kinds(&h), vec![LayerKind::Index]);
-    assert!(h.app.top().total.unwrap().0 > 20);
+    assert!(h.app.top().total().unwrap().0 > 20);
     assert!(matches!(
         h.app.top().selected_target(),
         Some(Target::Record(..))
@@ -48,7 +56,7 @@ fn drill_down_and_back_up() {
     assert_eq!(kinds(&h), vec![LayerKind::Index, LayerKind::Timeline]);
     assert!(h.screen().contains("› Timeline "));
     h.keys("enter").unwrap();
-    assert_eq!(h.app.top().kind, LayerKind::Detail);
+    assert_eq!(h.app.top().kind(), LayerKind::Detail);
     h.keys("esc esc").unwrap();
     assert_eq!(kinds(&h), vec![LayerKind::Index]);
     h.keys("backspace").unwrap();
@@ -60,10 +68,10 @@ fn detail_leads_to_highlighted_raw_io() {
     let mut h = open("default", 120, 40);
     let (tool, obs) = h.demo_code_tool_use().unwrap();
     jump(&mut h, obs);
-    assert_eq!(h.app.top().kind, LayerKind::Detail);
+    assert_eq!(h.app.top().kind(), LayerKind::Detail);
     assert_eq!(h.app.top().selected_target(), Some(&Target::ToolUse(tool)));
     h.keys("enter").unwrap();
-    assert_eq!(h.app.top().kind, LayerKind::Raw);
+    assert_eq!(h.app.top().kind(), LayerKind::Raw);
     let code_rows = h
         .app
         .top()
@@ -92,7 +100,7 @@ fn a_detail_opens_at_its_top_with_the_title_on_screen() {
     // title rather than scrolling it away to reach the tool use.
     let mut h = open("default", 80, 24);
     h.keys("j enter enter").unwrap();
-    assert_eq!(h.app.top().kind, LayerKind::Detail);
+    assert_eq!(h.app.top().kind(), LayerKind::Detail);
     let title: String = h.app.top().rows[0].display().chars().take(30).collect();
     assert!(title.starts_with('#'), "{title}");
     assert_eq!(h.app.top().cursor, 0);
@@ -100,7 +108,7 @@ fn a_detail_opens_at_its_top_with_the_title_on_screen() {
     assert!(row.starts_with(&format!("│{title}")), "{row}");
     // The tool use is still one key away.
     h.keys("G enter").unwrap();
-    assert_eq!(h.app.top().kind, LayerKind::Raw);
+    assert_eq!(h.app.top().kind(), LayerKind::Raw);
     // Where the tool use shares the first screen with the title, the cursor starts on it.
     let mut h = open("default", 140, 40);
     h.keys("j enter enter").unwrap();
@@ -165,21 +173,21 @@ fn full_text_search_opens_a_layer() {
     h.keys("s").unwrap();
     h.type_text("connection pooling");
     h.keys("enter").unwrap();
-    assert_eq!(h.app.top().kind, LayerKind::Search);
+    assert_eq!(h.app.top().kind(), LayerKind::Search);
     assert!(loaded_items(&h) > 3);
     h.keys("enter").unwrap();
-    assert_eq!(h.app.top().kind, LayerKind::Detail);
+    assert_eq!(h.app.top().kind(), LayerKind::Detail);
 }
 
 #[test]
 fn jump_to_ids_and_unknown_ones() {
     let mut h = open("default", 100, 30);
     jump(&mut h, "S3");
-    assert_eq!(h.app.top().kind, LayerKind::Detail);
+    assert_eq!(h.app.top().kind(), LayerKind::Detail);
     assert!(h.screen().contains("#S3"));
     jump(&mut h, "999999");
     assert_eq!(
-        h.app.top().kind,
+        h.app.top().kind(),
         LayerKind::Detail,
         "a missing id pushes nothing"
     );
@@ -199,14 +207,14 @@ fn jump_to_ids_and_unknown_ones() {
 fn work_state_agent_view_and_history() {
     let mut h = open("default", 100, 30);
     h.keys("w").unwrap();
-    assert_eq!(h.app.top().kind, LayerKind::WorkState);
+    assert_eq!(h.app.top().kind(), LayerKind::WorkState);
     assert!(h.screen().contains("Open lists"));
     h.keys("enter").unwrap();
-    assert_eq!(h.app.top().kind, LayerKind::WorkHistory);
+    assert_eq!(h.app.top().kind(), LayerKind::WorkHistory);
     h.keys("esc esc a").unwrap();
     let l = h.app.top();
-    assert_eq!(l.kind, LayerKind::Agent);
-    let c = l.context.clone().unwrap();
+    assert_eq!(l.kind(), LayerKind::Agent);
+    let c = agent_context(l).clone();
     assert_eq!(c.limit, 10_000);
     assert!(c.chars <= 10_000 && c.chars > 1000);
     // Exactly what the session-start hook injects for this project.
@@ -235,10 +243,10 @@ fn agent_view_of_any_layer_is_its_plain_text() {
     let mut h = open("default", 100, 30);
     h.keys("j enter enter a").unwrap();
     let l = h.app.top();
-    assert_eq!(l.kind, LayerKind::Agent);
-    let text = l.context.as_ref().unwrap().text.clone();
+    assert_eq!(l.kind(), LayerKind::Agent);
+    let text = agent_context(l).text.clone();
     assert!(text.starts_with('#'), "{text}");
-    assert_eq!(l.context.as_ref().unwrap().limit, 0);
+    assert_eq!(agent_context(l).limit, 0);
 }
 
 /// A test home whose config pins the time zone the harness uses (UTC).
@@ -286,8 +294,8 @@ fn mcp_text(env: &common::Env, tool: &str, arguments: serde_json::Value) -> Stri
 /// What the agent view shows after `script` (which must end on it).
 fn agent_text(h: &mut Harness, script: &str) -> String {
     h.script(script).unwrap();
-    assert_eq!(h.app.top().kind, LayerKind::Agent);
-    h.app.top().context.as_ref().unwrap().text.clone()
+    assert_eq!(h.app.top().kind(), LayerKind::Agent);
+    agent_context(h.app.top()).text.clone()
 }
 
 /// The lines the layer on top shows a human.
@@ -358,7 +366,7 @@ fn agent_view_of_raw_io_is_what_get_tool_uses_sends() {
 
     let mut h = Harness::open(&env.db_path(), "p", "default", (100, 30), DEMO_NOW_MS).unwrap();
     h.script(": 'T1 enter").unwrap();
-    assert_eq!(h.app.top().kind, LayerKind::Raw);
+    assert_eq!(h.app.top().kind(), LayerKind::Raw);
     let human = shown_lines(&h).join("\n");
     let shown = agent_text(&mut h, "a");
     let sent = mcp_text(&env, "get_tool_uses", serde_json::json!({"ids": ["T1"]}));
@@ -408,7 +416,7 @@ fn agent_view_of_a_detail_is_what_get_observations_sends() {
     let (env, long_id) = demo_home();
     let mut h = open_demo_home();
     jump(&mut h, long_id);
-    assert_eq!(h.app.top().kind, LayerKind::Detail);
+    assert_eq!(h.app.top().kind(), LayerKind::Detail);
     let human = shown_lines(&h).join("\n");
     let shown = agent_text(&mut h, "a");
     let sent = mcp_text(
@@ -428,7 +436,7 @@ fn agent_view_of_a_detail_is_what_get_observations_sends() {
     // A summary's and a prompt's detail too.
     for id in ["S3", "P2"] {
         jump(&mut h, id);
-        assert_eq!(h.app.top().kind, LayerKind::Detail, "{id}");
+        assert_eq!(h.app.top().kind(), LayerKind::Detail, "{id}");
         let shown = agent_text(&mut h, "a");
         let sent = mcp_text(env, "get_observations", serde_json::json!({"ids": [id]}));
         assert_eq!(shown, sent, "{id}");
@@ -445,8 +453,8 @@ fn agent_view_of_a_timeline_is_what_the_timeline_tool_sends() {
         h.keys("j").unwrap();
     }
     h.keys("enter").unwrap();
-    assert_eq!(h.app.top().kind, LayerKind::Timeline);
-    let (kind, id) = h.app.top().about.unwrap();
+    assert_eq!(h.app.top().kind(), LayerKind::Timeline);
+    let (kind, id) = h.app.top().about().unwrap();
     let human = loaded_items(&h);
     let shown = agent_text(&mut h, "a");
     let anchor = match kind {
@@ -480,7 +488,7 @@ fn agent_view_of_a_search_is_what_the_search_tool_sends() {
     h.keys("s").unwrap();
     h.type_text("connection pooling");
     h.keys("enter").unwrap();
-    assert_eq!(h.app.top().kind, LayerKind::Search);
+    assert_eq!(h.app.top().kind(), LayerKind::Search);
     assert!(loaded_items(&h) > 3);
     let shown = agent_text(&mut h, "a");
     let sent = mcp_text(
@@ -528,8 +536,13 @@ fn agent_view_of_the_work_state_is_what_the_agent_reads() {
     let (env, _) = demo_home();
     let mut h = open_demo_home();
     h.keys("w").unwrap();
-    let Some(Target::WorkList(project, list)) = h.app.top().selected_target().cloned() else {
+    let Some(Target::Layer(to)) = h.app.top().selected_target().cloned() else {
         panic!("no list selected")
+    };
+    let Component::WorkHistory(cmem::tui::layers::work_history::WorkHistory { project, list }) =
+        *to
+    else {
+        panic!("a list leads to its history, not to {to:?}")
     };
     let section = agent_text(&mut h, "a");
     let start = mcp_text(
@@ -540,7 +553,7 @@ fn agent_view_of_the_work_state_is_what_the_agent_reads() {
     assert!(start.starts_with(&format!("{section}\n\n")), "{section}");
 
     h.keys("a enter").unwrap();
-    assert_eq!(h.app.top().kind, LayerKind::WorkHistory);
+    assert_eq!(h.app.top().kind(), LayerKind::WorkHistory);
     let history = shown_lines(&h).join("\n");
     let shown = agent_text(&mut h, "a");
     let sent = mcp_text(
@@ -576,12 +589,12 @@ fn projects_scope_and_filters() {
     let all: i64 = conn
         .query_row("SELECT COUNT(*) FROM observations", [], |r| r.get(0))
         .unwrap();
-    assert_eq!(h.app.top().total.unwrap().0, all);
+    assert_eq!(h.app.top().total().unwrap().0, all);
     h.keys("f").unwrap();
     assert_eq!(h.app.obs_type.map(|t| t.id()), Some("bugfix"));
-    let bugfixes = h.app.top().total.unwrap().0;
+    let bugfixes = h.app.top().total().unwrap().0;
     assert!(bugfixes > 0 && bugfixes < all);
-    assert_eq!(h.app.top().total.unwrap().1, 0, "summaries have no type");
+    assert_eq!(h.app.top().total().unwrap().1, 0, "summaries have no type");
     h.keys("c").unwrap();
     assert_eq!(h.app.concept, Some("how-it-works"));
 }
@@ -678,7 +691,7 @@ fn delete_and_scrub_change_the_database() {
 
     // From the index: the row goes, the count drops, the cursor stays on a record.
     h.keys("g g").unwrap();
-    let total = h.app.top().total.unwrap().0;
+    let total = h.app.top().total().unwrap().0;
     let Some(Target::Record(kind, id)) = h.app.top().selected_target().cloned() else {
         panic!("the index starts on a record")
     };
@@ -692,7 +705,7 @@ fn delete_and_scrub_change_the_database() {
     };
     assert!(!leads_to(&h));
     if kind == cmem::model::Kind::Observation {
-        assert_eq!(h.app.top().total.unwrap().0, total - 1);
+        assert_eq!(h.app.top().total().unwrap().0, total - 1);
     }
     assert!(matches!(
         h.app.top().selected_target(),
@@ -853,7 +866,7 @@ fn mouse_wheel_click_and_breadcrumbs() {
     h.app
         .handle_mouse(m(MouseEventKind::Down(MouseButton::Left), 10, y));
     h.settle();
-    assert_eq!(h.app.top().kind, LayerKind::Timeline);
+    assert_eq!(h.app.top().kind(), LayerKind::Timeline);
     // Click the first breadcrumb after "cmem ›" to pop back.
     h.app
         .handle_mouse(m(MouseEventKind::Down(MouseButton::Left), 9, 0));
@@ -1007,7 +1020,7 @@ fn filter_keeps_rows_whose_words_match_not_scattered_letters_or_times() {
 #[test]
 fn counter_counts_items_not_day_headings() {
     let mut h = open("default", 100, 30);
-    let (obs, sums) = h.app.top().total.unwrap();
+    let (obs, sums) = h.app.top().total().unwrap();
     assert_eq!(counter(&mut h), format!("1/{}", obs + sums));
     h.keys("j j").unwrap();
     assert_eq!(counter(&mut h), format!("3/{}", obs + sums));
@@ -1050,12 +1063,12 @@ fn footers_offer_only_keys_that_act_here() {
     h.script(&format!(": '{obs} enter")).unwrap();
     assert!(footer(&mut h).contains("Enter open"), "the tool use opens");
     h.keys("enter").unwrap();
-    assert_eq!(h.app.top().kind, LayerKind::Raw);
+    assert_eq!(h.app.top().kind(), LayerKind::Raw);
     let raw = footer(&mut h);
     assert!(!raw.contains("open") && raw.contains("Esc back"), "{raw}");
     // Enter there does nothing indeed.
     h.keys("enter").unwrap();
-    assert_eq!(h.app.top().kind, LayerKind::Raw);
+    assert_eq!(h.app.top().kind(), LayerKind::Raw);
     h.keys("a").unwrap();
     let agent = footer(&mut h);
     assert!(
