@@ -21,15 +21,12 @@ use super::payload::Payload;
 use crate::clock;
 use crate::code::Lang;
 use crate::config::Settings;
-use crate::model::Observation;
 use crate::project;
 use crate::store::{Store, Wait, observations};
 use crate::view::file_history::{self, FileHistory};
 use crate::view::time::Tz;
 
 /// At most this many observations are fetched for a file, and this many shown.
-const FETCH_LIMIT: usize = 40;
-const SHOW_LIMIT: usize = 15;
 /// Dedupe records of sessions older than this are deleted.
 const SEEN_TTL_MS: i64 = 7 * 24 * 3_600_000;
 
@@ -186,8 +183,13 @@ pub(crate) fn decide(
         return Ok(P(Pass::NoDatabase));
     }
     let store = Store::open_with(&db, Wait::Until(deadline))?;
-    let found = observations::mentioning_file(&store.conn, &keys.all, &candidates, FETCH_LIMIT)
-        .context("cannot look up the file's observations")?;
+    let found = observations::mentioning_file(
+        &store.conn,
+        &keys.all,
+        &candidates,
+        file_history::CANDIDATES,
+    )
+    .context("cannot look up the file's observations")?;
     drop(store);
     let Some(newest) = found.first().map(|o| o.created_at) else {
         return Ok(P(Pass::NoHistory));
@@ -195,7 +197,7 @@ pub(crate) fn decide(
     if mtime_ms >= newest {
         return Ok(P(Pass::ChangedSinceObserved));
     }
-    let shown = rank(found, &candidates);
+    let shown = file_history::shown(found, &candidates);
     let tz = Tz::from_setting(&settings.context.timezone).unwrap_or_else(|_| Tz::utc());
     let display = display_path(real.as_deref(), real_cwd.as_deref(), file_path);
     let history = FileHistory {
@@ -296,39 +298,6 @@ fn display_path(real: Option<&Path>, real_cwd: Option<&Path>, given: &str) -> St
             .unwrap_or_else(|_| given.to_string()),
         _ => given.to_string(),
     }
-}
-
-/// As claude-mem's File Read Gate ranks: one observation per session (its newest), scored +2 when the file was
-/// modified, +2 when the observation names at most 3 files (+1 for 4–8); the best 15 (newest
-/// first on ties), shown oldest first.
-fn rank(found: Vec<Observation>, spellings: &[String]) -> Vec<Observation> {
-    let mut seen_sessions = Vec::new();
-    let mut scored: Vec<(i32, Observation)> = Vec::new();
-    for o in found {
-        if let Some(s) = o.session_id {
-            if seen_sessions.contains(&s) {
-                continue;
-            }
-            seen_sessions.push(s);
-        }
-        let mut score = 0;
-        if o.files_modified.iter().any(|f| spellings.contains(f)) {
-            score += 2;
-        }
-        let files = o.files_read.len() + o.files_modified.len();
-        score += match files {
-            0..=3 => 2,
-            4..=8 => 1,
-            _ => 0,
-        };
-        scored.push((score, o));
-    }
-    // Stable: observations arrive newest first, so ties stay newest first.
-    scored.sort_by_key(|(score, _)| std::cmp::Reverse(*score));
-    scored.truncate(SHOW_LIMIT);
-    let mut shown: Vec<Observation> = scored.into_iter().map(|(_, o)| o).collect();
-    shown.sort_by_key(|o| (o.created_at, o.id));
-    shown
 }
 
 /// Records that this session was shown the file's history up to `newest`; `true` when that is

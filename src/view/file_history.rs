@@ -14,6 +14,9 @@ pub(crate) const DENY_ANCHOR: &str = "Full-file Read blocked by cmem:";
 /// The MCP server is registered as `cmem`, so Claude Code names its tools like this.
 pub(crate) const TOOL_PREFIX: &str = "mcp__cmem__";
 const MAX_TITLE: usize = 160;
+/// The observations that mention a file looked at (newest first), and the most shown.
+pub(crate) const CANDIDATES: usize = 40;
+const SHOWN: usize = 15;
 
 pub(crate) struct FileHistory<'a> {
     /// The path as the agent wrote it in its Read (used in the suggested calls).
@@ -40,6 +43,39 @@ fn ids(h: &FileHistory) -> String {
         .map(|o| o.id.to_string())
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// Which of the `CANDIDATES` the history shows, as claude-mem's File Read Gate ranks them: one observation per session (its newest), scored +2 when the file was
+/// modified, +2 when the observation names at most 3 files (+1 for 4–8); the best 15 (newest
+/// first on ties), shown oldest first.
+pub(crate) fn shown(found: Vec<Observation>, spellings: &[String]) -> Vec<Observation> {
+    let mut seen_sessions = Vec::new();
+    let mut scored: Vec<(i32, Observation)> = Vec::new();
+    for o in found {
+        if let Some(s) = o.session_id {
+            if seen_sessions.contains(&s) {
+                continue;
+            }
+            seen_sessions.push(s);
+        }
+        let mut score = 0;
+        if o.files_modified.iter().any(|f| spellings.contains(f)) {
+            score += 2;
+        }
+        let files = o.files_read.len() + o.files_modified.len();
+        score += match files {
+            0..=3 => 2,
+            4..=8 => 1,
+            _ => 0,
+        };
+        scored.push((score, o));
+    }
+    // Stable: observations arrive newest first, so ties stay newest first.
+    scored.sort_by_key(|(score, _)| std::cmp::Reverse(*score));
+    scored.truncate(SHOWN);
+    let mut shown: Vec<Observation> = scored.into_iter().map(|(_, o)| o).collect();
+    shown.sort_by_key(|o| (o.created_at, o.id));
+    shown
 }
 
 fn current(h: &FileHistory) -> Line {
