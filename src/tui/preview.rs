@@ -38,7 +38,13 @@ impl Preview {
     /// The worker's answer: the record, or why there is none.
     pub(crate) fn apply(&mut self, reply: Reply, tz: &Tz) {
         match reply {
-            Reply::Page(page) => self.layer.apply_page(page, tz),
+            Reply::Page(page) => {
+                self.layer.apply_page(page, tz);
+                // A preview is read from the record's title: it has no cursor to show (the
+                // detail's first tool use would scroll the title away).
+                self.layer.cursor = 0;
+                self.layer.offset = 0;
+            }
             Reply::Missing(m) | Reply::Error(m) => {
                 self.layer.loading = false;
                 self.layer.error = Some(m);
@@ -50,8 +56,11 @@ impl Preview {
     /// Scrolls by `delta` lines.
     pub(crate) fn scroll(&mut self, delta: isize) {
         let n = self.layer.visible_len();
-        self.layer.offset =
+        let top =
             (self.layer.offset as isize + delta).clamp(0, n.saturating_sub(1) as isize) as usize;
+        // The pane draws from its cursor's screen: keep the cursor on the top line.
+        self.layer.offset = top;
+        self.layer.cursor = top;
     }
 }
 

@@ -1216,3 +1216,40 @@ fn snapshots_of_every_layer() {
         }
     }
 }
+
+/// The preview pane opens at the record's title (however far down its first tool use is) and,
+/// with the focus, scrolls line by line down to its end and back.
+#[test]
+fn the_preview_opens_at_the_title_and_scrolls() {
+    let mut h = open("default", 140, 40);
+    let preview_top = |h: &mut Harness| -> String {
+        let area = ratatui::layout::Rect::new(0, 0, 140, 40);
+        let pane = cmem::tui::ui::layout(&h.app, area).preview.unwrap();
+        let screen = h.screen();
+        let line = screen.lines().nth(pane.y as usize).unwrap_or_default();
+        line.chars()
+            .skip(pane.x as usize)
+            .take(pane.width as usize)
+            .collect::<String>()
+            .trim()
+            .to_string()
+    };
+    // Down the index to a record longer than the pane.
+    let mut long = false;
+    for _ in 0..60 {
+        h.keys("j").unwrap();
+        let p = h.app.preview.as_ref().unwrap();
+        if p.layer.rows.len() > 25 {
+            long = true;
+            break;
+        }
+    }
+    assert!(long, "the demo has a record longer than the preview pane");
+    let first = preview_top(&mut h);
+    assert!(first.starts_with('#'), "the preview starts at {first:?}\n{}", h.screen());
+    h.keys("tab j j j").unwrap();
+    let scrolled = preview_top(&mut h);
+    assert_ne!(scrolled, first);
+    h.keys("k k k").unwrap();
+    assert_eq!(preview_top(&mut h), first);
+}
