@@ -1200,6 +1200,8 @@ const LAYERS: &[(&str, &str)] = &[
     // The detail opens at its top where its tool uses are below the first screen: from its
     // last row, the first of its three tool uses.
     ("raw", ": '{code} enter G k k enter"),
+    // Eight lines up from the last: the file under "Files modified".
+    ("file", ": '{code} enter G k k k k k k k k enter"),
     ("work_state", "w"),
     ("agent", "a"),
     ("search", "s 'pooling enter"),
@@ -1215,6 +1217,74 @@ fn snapshots_of_every_layer() {
             }
         }
     }
+}
+
+/// Enter on a file of an observation's detail opens the file's history: the observations of
+/// its project that read or modified it, the agent view being what the read gate adds to a
+/// Read of it; `e` there opens the file.
+#[test]
+fn a_file_of_a_detail_opens_its_history() {
+    let mut h = open("default", 120, 40);
+    let (_, obs) = h.demo_code_tool_use().unwrap();
+    jump(&mut h, obs);
+    h.keys("g g").unwrap();
+    for _ in 0..h.app.top().rows.len() {
+        if matches!(h.app.top().selected_target(), Some(Target::Layer(_))) {
+            break;
+        }
+        h.keys("j").unwrap();
+    }
+    let top = h.app.top();
+    let file = top.rows[top.visible(top.cursor).unwrap().0].display();
+    let path = file.trim().strip_prefix("- ").unwrap().to_string();
+    h.keys("enter").unwrap();
+    assert_eq!(h.app.top().kind(), LayerKind::File);
+    assert!(h.screen().contains(&format!("› File {path}")));
+    let shown = shown_lines(&h);
+    assert_eq!(shown[0], path);
+    assert!(
+        h.app
+            .top()
+            .rows
+            .iter()
+            .any(|r| r.target == Some(Target::Record(cmem::model::Kind::Observation, obs))),
+        "{shown:#?}"
+    );
+    // Every row leads to an observation that names the file.
+    let ids: Vec<i64> = h
+        .app
+        .top()
+        .rows
+        .iter()
+        .filter_map(|r| match r.target {
+            Some(Target::Record(_, id)) => Some(id),
+            _ => None,
+        })
+        .collect();
+    let store = cmem::store::Store::open(demo_db()).unwrap();
+    for id in &ids {
+        let (read, modified): (String, String) = store
+            .conn
+            .query_row(
+                "SELECT files_read, files_modified FROM observations WHERE id = ?1",
+                [id],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .unwrap();
+        assert!(read.contains(&path) || modified.contains(&path), "#{id}");
+    }
+    h.keys("e").unwrap();
+    assert!(
+        matches!(h.app.effects.last(), Some(Effect::Edit(p)) if p.ends_with(&path)),
+        "{:?}",
+        h.app.effects
+    );
+    let agent = agent_text(&mut h, "a");
+    assert!(agent.starts_with("Current: "), "{agent}");
+    assert!(agent.contains(&format!("cmem has prior observations of {path}")));
+    assert!(agent.contains("get_observations(ids=["), "{agent}");
+    h.keys("esc enter").unwrap();
+    assert_eq!(h.app.top().kind(), LayerKind::Detail);
 }
 
 /// The preview pane opens at the record's title (however far down its first tool use is) and,
@@ -1246,7 +1316,11 @@ fn the_preview_opens_at_the_title_and_scrolls() {
     }
     assert!(long, "the demo has a record longer than the preview pane");
     let first = preview_top(&mut h);
-    assert!(first.starts_with('#'), "the preview starts at {first:?}\n{}", h.screen());
+    assert!(
+        first.starts_with('#'),
+        "the preview starts at {first:?}\n{}",
+        h.screen()
+    );
     h.keys("tab j j j").unwrap();
     let scrolled = preview_top(&mut h);
     assert_ne!(scrolled, first);

@@ -1,9 +1,11 @@
-//! A record's detail: an observation with its facts, files and tool uses (Enter on a tool use
-//! opens its raw I/O), a summary, or a prompt. The preview pane shows the same page.
+//! A record's detail: an observation with its facts, files and tool uses (Enter on a file
+//! opens its history, on a tool use its raw I/O), a summary, or a prompt. The preview pane
+//! shows the same page.
 
 use anyhow::Result;
 use rusqlite::Connection;
 
+use super::file::File;
 use super::page::{Page, Reply, Target};
 use super::{Behaviour, Ctx};
 use crate::model::Kind;
@@ -83,14 +85,35 @@ pub(crate) fn page(conn: &Connection, ctx: &Ctx, kind: Kind, id: i64) -> Result<
                     .iter()
                     .position(|r| matches!(r.target, Some(Target::ToolUse(_))));
                 let cwd = uses.iter().find_map(|t| t.cwd.clone());
+                let on_disk = |f: &String| match &cwd {
+                    Some(dir) if !f.starts_with('/') => std::path::Path::new(dir).join(f),
+                    _ => std::path::PathBuf::from(f),
+                };
+                // Each `- path` line under "Files read" or "Files modified" opens the file's
+                // history.
+                let mut pending: Vec<&String> = Vec::new();
+                for r in page.rows.iter_mut() {
+                    match r.display().as_str() {
+                        "Files read" => pending = o.files_read.iter().rev().collect(),
+                        "Files modified" => pending = o.files_modified.iter().rev().collect(),
+                        t if t.starts_with("- ") => {
+                            if let Some(f) = pending.pop() {
+                                let file = File {
+                                    path: f.clone(),
+                                    absolute: Some(on_disk(f)).filter(|p| p.is_absolute()),
+                                    project: o.project.clone(),
+                                };
+                                r.target = Some(Target::Layer(Box::new(file.into())));
+                            }
+                        }
+                        _ => pending.clear(),
+                    }
+                }
                 page.files = o
                     .files_modified
                     .iter()
                     .chain(&o.files_read)
-                    .map(|f| match &cwd {
-                        Some(dir) if !f.starts_with('/') => std::path::Path::new(dir).join(f),
-                        _ => std::path::PathBuf::from(f),
-                    })
+                    .map(on_disk)
                     .collect();
                 Some(page)
             }

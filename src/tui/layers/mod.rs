@@ -9,6 +9,7 @@
 
 pub mod agent;
 pub mod detail;
+pub mod file;
 pub mod index;
 pub mod page;
 pub mod raw;
@@ -205,4 +206,5 @@ kinds! {
     WorkHistory(work_history::WorkHistory),
     Agent(agent::Agent),
     Search(search::Search),
+    File(file::File),
 }
