@@ -13,6 +13,8 @@ use crate::code::outline::{Available, Unfold, near_names};
 use crate::code::request::{self, Reach, ToolError};
 use crate::view;
 
+use super::PARSE_BUDGET;
+
 #[derive(Args)]
 pub(crate) struct OutlineArgs {
     /// A source file
@@ -62,9 +64,9 @@ pub(crate) fn outline(args: &OutlineArgs) -> Result<ExitCode> {
     crate::code::leave_big_trees_to_exit();
     let args = json!({"file_path": args.file});
     print(
-        match request::outline_file(&workspace()?, &args, Reach::Anywhere) {
+        match request::outline_file(&workspace()?, &args, Reach::Anywhere, PARSE_BUDGET) {
             Ok((_, Some(o))) => Ok(view::code::outline_reply(&o)),
-            Ok((display, None)) => Err(ToolError(view::code::parse_failure(&display).to_plain())),
+            Ok((display, None)) => Err(parse_failure(&display)),
             Err(e) => Err(e),
         },
     )
@@ -76,9 +78,9 @@ pub(crate) fn unfold(args: &UnfoldArgs) -> Result<ExitCode> {
     crate::code::leave_big_trees_to_exit();
     let args = json!({"file_path": args.file, "symbol_name": args.symbol});
     print(
-        match request::unfold_symbol(&workspace()?, &args, Reach::Anywhere) {
+        match request::unfold_symbol(&workspace()?, &args, Reach::Anywhere, PARSE_BUDGET) {
             Err(e) => Err(e),
-            Ok((display, None)) => Err(ToolError(view::code::parse_failure(&display).to_plain())),
+            Ok((display, None)) => Err(parse_failure(&display)),
             Ok((
                 _,
                 Some(Unfold::NotFound {
@@ -90,6 +92,10 @@ pub(crate) fn unfold(args: &UnfoldArgs) -> Result<ExitCode> {
             Ok((_, Some(u))) => Ok(view::code::unfold_reply(&u)),
         },
     )
+}
+
+fn parse_failure(display: &str) -> ToolError {
+    ToolError(view::code::parse_failure(display, PARSE_BUDGET).to_plain())
 }
 
 fn not_found(path: &str, symbol: &str, available: &[Available]) -> String {
@@ -123,7 +129,7 @@ pub(crate) fn symbols(args: &SymbolsArgs) -> Result<ExitCode> {
         call["file_pattern"] = json!(p);
     }
     print(
-        request::search_symbols(&workspace()?, &call, Reach::Anywhere)
+        request::search_symbols(&workspace()?, &call, Reach::Anywhere, PARSE_BUDGET)
             .map(|r| view::code::search_reply(&r)),
     )
 }

@@ -11,6 +11,8 @@ use crate::code;
 use crate::store::Store;
 use crate::synth::{self, Plan};
 
+use super::PARSE_BUDGET;
+
 #[derive(Args)]
 pub(crate) struct DevArgs {
     #[command(subcommand)]
@@ -117,7 +119,7 @@ pub(crate) fn run(args: &DevArgs, face: &super::face::Face) -> Result<ExitCode> 
             Ok(ExitCode::SUCCESS)
         }
         DevCommand::SyntaxTree { file } => {
-            print!("{}", crate::code::syntax_tree(file)?);
+            print!("{}", crate::code::syntax_tree(file, PARSE_BUDGET)?);
             Ok(ExitCode::SUCCESS)
         }
         DevCommand::Generate {
@@ -380,7 +382,7 @@ fn outline_timing(path: &Path) -> Result<String> {
     let source =
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
     let t1 = Instant::now();
-    let tree = code::parse::parse(lang, &source)
+    let tree = code::parse::parse(lang, &source, PARSE_BUDGET)
         .with_context(|| format!("cannot parse {}", path.display()))?;
     let t2 = Instant::now();
     let file = code::symbols::extract(lang, &source, &tree);
@@ -402,7 +404,7 @@ fn outline_timing(path: &Path) -> Result<String> {
         .unwrap_or(0);
     let edited = format!("{}\n{}", &source[..cut], &source[cut..]);
     let t6 = Instant::now();
-    let changed = code::changed_symbols(path, &source, &edited);
+    let changed = code::changed_symbols(path, &source, &edited, PARSE_BUDGET);
     let t7 = Instant::now();
     Ok(format!(
         "read {:?}, parse {:?}, symbols {:?} ({} symbols), render {:?} ({} bytes), drop tree {:?}; changed_symbols {:?} ({} changed)\n",

@@ -21,8 +21,13 @@ mod transfer;
 mod tui;
 
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::{Parser, Subcommand};
+
+/// How long one tree-sitter parse may take in a command (`cmem outline`, `cmem observe`, …):
+/// a person waits for the answer, so the default; only hooks allow less.
+const PARSE_BUDGET: Duration = crate::code::parse::DEFAULT_BUDGET;
 
 /// The version, and whether this build obeys the test knobs (`test-faults` in Cargo.toml): the
 /// hook suites, run against any binary, skip what needs them where it does not.

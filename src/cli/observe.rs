@@ -43,9 +43,14 @@ pub(crate) fn run(args: &ObserveArgs, face: &super::face::Face) -> Result<ExitCo
         let released = store.write(|tx| quarantine::release(tx, only))?;
         println!("released {released} quarantined turn(s); trying them again");
     }
+    let limits = observe::Limits {
+        max_turns: usize::MAX,
+        until: None,
+        parse_budget: super::PARSE_BUDGET,
+    };
     let r = observe::observe_pending(
         &mut store,
-        observe::Limits::unlimited(),
+        limits,
         &crate::view::context::active_mode(&settings.context),
         crate::clock::now_ms(),
     )?;

@@ -9,6 +9,7 @@
 //! file is broken), the caller parses the real text.
 
 use std::ops::Range as Span;
+use std::time::Duration;
 
 use tree_sitter::{Range, Tree};
 
@@ -18,8 +19,13 @@ use super::Lang;
 /// the language has no body scan or the result is not to be trusted: a syntax error, or a
 /// blanked body that does not follow the brace of a function block, a field or variant list
 /// or a macro's token tree (an attribute saying `fn x` before an `impl` would otherwise hide
-/// the impl's methods, and that parses without error).
-pub(crate) fn parse_declarations(lang: Lang, source: &str, range: Range) -> Option<Tree> {
+/// the impl's methods, and that parses without error). The parse may take `budget`.
+pub(crate) fn parse_declarations(
+    lang: Lang,
+    source: &str,
+    range: Range,
+    budget: Duration,
+) -> Option<Tree> {
     if lang != Lang::Rust {
         return None;
     }
@@ -28,7 +34,7 @@ pub(crate) fn parse_declarations(lang: Lang, source: &str, range: Range) -> Opti
         .filter(|b| b.start >= range.start_byte && b.end <= range.end_byte)
         .collect();
     let blanked = blank(source, &bodies);
-    let tree = super::parse::parse_ranges(lang, &blanked, &[range])?;
+    let tree = super::parse::parse_ranges(lang, &blanked, &[range], budget)?;
     let trusted = !tree.root_node().has_error() && blanked_after_bodies(&tree, &bodies);
     trusted.then_some(tree)
 }
@@ -297,6 +303,7 @@ fn char_literal_end(source: &str, start: usize) -> Option<usize> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::parse::DEFAULT_BUDGET;
     use super::*;
 
     fn bodies(src: &str) -> Vec<&str> {
@@ -355,7 +362,7 @@ mod tests {
     fn an_attribute_saying_fn_does_not_hide_an_impl() {
         let src = "#[my_attr(fn hook)]\nimpl S {\n    pub fn a() {}\n}\n";
         assert_eq!(bodies(src), [""]);
-        let symbols = super::super::file_symbols(Lang::Rust, src).expect("symbols");
+        let symbols = super::super::file_symbols(Lang::Rust, src, DEFAULT_BUDGET).expect("symbols");
         assert_eq!(
             symbols
                 .all()
@@ -367,7 +374,8 @@ mod tests {
         // Should the scan be fooled all the same, the blanked impl body is noticed.
         let impl_body = src.find("{\n").unwrap() + 1..src.rfind('}').unwrap();
         let blanked = blank(src, std::slice::from_ref(&impl_body));
-        let tree = super::super::parse::parse(Lang::Rust, &blanked).expect("parses");
+        let tree =
+            super::super::parse::parse(Lang::Rust, &blanked, DEFAULT_BUDGET).expect("parses");
         assert!(!tree.root_node().has_error());
         assert!(!blanked_after_bodies(&tree, &[impl_body]));
     }
@@ -377,9 +385,12 @@ mod tests {
         // `if` lost its `}`; a stray `}` at the end balances the count.
         let src = "fn a() {\n    if x {\n        1\n}\n\nfn b() {}\n\npub struct C;\n}\n";
         assert_eq!(bodies(src), Vec::<&str>::new());
-        let whole = super::super::parse::parse(Lang::Rust, src).expect("parses");
+        let whole = super::super::parse::parse(Lang::Rust, src, DEFAULT_BUDGET).expect("parses");
         let expected = crate::code::symbols::extract(Lang::Rust, src, &whole);
-        assert_eq!(super::super::file_symbols(Lang::Rust, src), Some(expected));
+        assert_eq!(
+            super::super::file_symbols(Lang::Rust, src, DEFAULT_BUDGET),
+            Some(expected)
+        );
     }
 
     #[test]
@@ -408,11 +419,12 @@ mod tests {
         let (mut accepted, mut bodies_left_out) = (0, 0);
         for path in &files {
             let source = std::fs::read_to_string(path).expect("utf-8");
-            let whole = super::super::parse::parse(Lang::Rust, &source).expect("parses");
+            let whole =
+                super::super::parse::parse(Lang::Rust, &source, DEFAULT_BUDGET).expect("parses");
             let expected = crate::code::symbols::extract(Lang::Rust, &source, &whole);
             bodies_left_out += rust_bodies(&source).expect("balanced").len();
             let range = super::super::parse::range_of(&source, 0..source.len());
-            let Some(tree) = parse_declarations(Lang::Rust, &source, range) else {
+            let Some(tree) = parse_declarations(Lang::Rust, &source, range, DEFAULT_BUDGET) else {
                 assert!(whole.root_node().has_error(), "{} refused", path.display());
                 continue;
             };

@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 use std::path::Path;
+use std::time::Duration;
 
 use super::symbols::{FileSymbols, Kind, Symbol};
 use super::{Lang, file_symbols};
@@ -64,14 +65,14 @@ fn text<'s>(src: &'s str, sym: &Symbol) -> &'s str {
     src.get(sym.start_byte..sym.end_byte).unwrap_or("")
 }
 
-pub(crate) fn changed_symbols(path: &Path, old: &str, new: &str) -> Vec<String> {
+pub(crate) fn changed_symbols(path: &Path, old: &str, new: &str, budget: Duration) -> Vec<String> {
     let Some(lang) = Lang::from_path(path) else {
         return Vec::new();
     };
     if old == new {
         return Vec::new();
     }
-    let Some((old_tree, new_tree)) = super::parse::parse_pair(lang, old, new) else {
+    let Some((old_tree, new_tree)) = super::parse::parse_pair(lang, old, new, budget) else {
         return Vec::new();
     };
     let old_file = super::symbols::extract(lang, old, &old_tree);
@@ -136,11 +137,11 @@ pub(crate) fn changed_symbols(path: &Path, old: &str, new: &str) -> Vec<String> 
     out
 }
 
-pub(crate) fn defined_symbols(path: &Path, source: &str) -> Vec<String> {
+pub(crate) fn defined_symbols(path: &Path, source: &str, budget: Duration) -> Vec<String> {
     let Some(lang) = Lang::from_path(path) else {
         return Vec::new();
     };
-    let Some(file) = file_symbols(lang, source) else {
+    let Some(file) = file_symbols(lang, source, budget) else {
         return Vec::new();
     };
     let mut out: Vec<String> = Vec::new();
@@ -157,10 +158,15 @@ pub(crate) fn defined_symbols(path: &Path, source: &str) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::parse::DEFAULT_BUDGET;
     use super::*;
 
     fn changed(path: &str, old: &str, new: &str) -> Vec<String> {
-        changed_symbols(Path::new(path), old, new)
+        changed_symbols(Path::new(path), old, new, DEFAULT_BUDGET)
+    }
+
+    fn defined(path: &str, source: &str) -> Vec<String> {
+        defined_symbols(Path::new(path), source, DEFAULT_BUDGET)
     }
 
     const RUST: &str = r#"use std::fmt;
@@ -328,21 +334,12 @@ func helper() int {
     #[test]
     fn unknown_language_and_defined_symbols() {
         assert!(changed("notes.txt", "a", "b").is_empty());
+        assert_eq!(defined("src/store.rs", RUST), vec!["Store", "helper"]);
+        assert_eq!(defined("cache.py", PYTHON), vec!["LIMIT", "Cache", "main"]);
         assert_eq!(
-            defined_symbols(Path::new("src/store.rs"), RUST),
-            vec!["Store", "helper"]
-        );
-        assert_eq!(
-            defined_symbols(Path::new("cache.py"), PYTHON),
-            vec!["LIMIT", "Cache", "main"]
-        );
-        assert_eq!(
-            defined_symbols(Path::new("users.ts"), TYPESCRIPT),
+            defined("users.ts", TYPESCRIPT),
             vec!["User", "UserService", "toId"]
         );
-        assert_eq!(
-            defined_symbols(Path::new("server.go"), GO),
-            vec!["Server", "Start", "helper"]
-        );
+        assert_eq!(defined("server.go", GO), vec!["Server", "Start", "helper"]);
     }
 }

@@ -10,6 +10,8 @@
 //! parsed the ordinary way. `tests` checks, for every cut each fixture allows, that the halves
 //! give exactly the symbols of one whole parse.
 
+use std::time::Duration;
+
 use tree_sitter::{Range, Tree};
 
 use super::Lang;
@@ -118,19 +120,25 @@ fn is_cut(lang: Lang, source: &str, at: usize) -> bool {
 }
 
 /// The symbols of `source` from two halves cut at `cut`, parsed at the same time; `None` when
-/// either half does not parse cleanly on its own (the caller then parses the whole file).
-pub(crate) fn symbols_in_halves(lang: Lang, source: &str, cut: usize) -> Option<FileSymbols> {
+/// either half does not parse cleanly on its own within `budget` (the caller then parses the
+/// whole file).
+pub(crate) fn symbols_in_halves(
+    lang: Lang,
+    source: &str,
+    cut: usize,
+    budget: Duration,
+) -> Option<FileSymbols> {
     let first = range_of(source, 0..cut);
     let second = range_of(source, cut..source.len());
     let (a, b) = std::thread::scope(|scope| {
         let later = std::thread::Builder::new()
             .name("cmem-parse".into())
-            .spawn_scoped(scope, || half(lang, source, second, false));
-        let a = half(lang, source, first, true);
+            .spawn_scoped(scope, || half(lang, source, second, false, budget));
+        let a = half(lang, source, first, true, budget);
         let b = match later {
             Ok(handle) => handle.join().ok().flatten(),
             // No second thread to be had: parse the second half here.
-            Err(_) => half(lang, source, second, false),
+            Err(_) => half(lang, source, second, false, budget),
         };
         (a, b)
     });
@@ -140,8 +148,14 @@ pub(crate) fn symbols_in_halves(lang: Lang, source: &str, cut: usize) -> Option<
     Some(a)
 }
 
-fn half(lang: Lang, source: &str, range: Range, is_first: bool) -> Option<FileSymbols> {
-    let tree = super::outline_tree(lang, source, range)?;
+fn half(
+    lang: Lang,
+    source: &str,
+    range: Range,
+    is_first: bool,
+    budget: Duration,
+) -> Option<FileSymbols> {
+    let tree = super::outline_tree(lang, source, range, budget)?;
     let clean = !tree.root_node().has_error() && (!is_first || ends_cleanly(&tree, source, range));
     let symbols = clean.then(|| symbols::extract(lang, source, &tree));
     super::drop_in_background(tree);
@@ -171,6 +185,7 @@ fn ends_cleanly(tree: &Tree, source: &str, range: Range) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use super::super::parse::DEFAULT_BUDGET;
     use super::*;
 
     /// Languages whose fixtures hold declarations at the top level (`cargo test halves --
@@ -193,7 +208,7 @@ mod tests {
     ];
 
     fn whole(lang: Lang, source: &str) -> FileSymbols {
-        let tree = super::super::parse::parse(lang, source).expect("parses");
+        let tree = super::super::parse::parse(lang, source, DEFAULT_BUDGET).expect("parses");
         symbols::extract(lang, source, &tree)
     }
 
@@ -222,10 +237,11 @@ mod tests {
         let source: String = (0..1200).map(item).collect();
         assert!(source.len() > 2 * MIN_BYTES);
         let cut = cut_point(Lang::Rust, &source).expect("a cut");
-        let halves = symbols_in_halves(Lang::Rust, &source, cut).expect("both halves parse");
+        let halves =
+            symbols_in_halves(Lang::Rust, &source, cut, DEFAULT_BUDGET).expect("both halves parse");
         assert_eq!(halves, whole(Lang::Rust, &source));
         assert_eq!(
-            super::super::file_symbols(Lang::Rust, &source),
+            super::super::file_symbols(Lang::Rust, &source, DEFAULT_BUDGET),
             Some(halves)
         );
     }
@@ -241,7 +257,7 @@ mod tests {
         assert!(cuts[0].starts_with("fn d"));
         // Whatever the shape of the text says, a cut inside a body is refused by the parse.
         assert_eq!(
-            symbols_in_halves(Lang::Rust, src, src.find("let x").unwrap()),
+            symbols_in_halves(Lang::Rust, src, src.find("let x").unwrap(), DEFAULT_BUDGET),
             None
         );
     }
@@ -280,7 +296,7 @@ mod tests {
             let source = std::fs::read_to_string(&path).expect("utf-8 fixture");
             let expected = whole(lang, &source);
             for cut in candidates(lang, &source) {
-                if let Some(got) = symbols_in_halves(lang, &source, cut) {
+                if let Some(got) = symbols_in_halves(lang, &source, cut, DEFAULT_BUDGET) {
                     assert_eq!(got, expected, "{} cut at byte {cut}", path.display());
                     *accepted.entry(lang.name()).or_insert(0) += 1;
                 }
@@ -309,7 +325,7 @@ mod tests {
             let src = format!("{body}{open}\ntext\n\nfn hidden() {{}}\n\ntext\n{close}\n{body}");
             let cut = src.find("fn hidden").unwrap();
             assert!(is_cut(Lang::Rust, &src, cut));
-            let got = symbols_in_halves(Lang::Rust, &src, cut);
+            let got = symbols_in_halves(Lang::Rust, &src, cut, DEFAULT_BUDGET);
             assert!(got.is_none(), "{open}: {got:?}");
         }
     }

@@ -15,6 +15,7 @@ pub mod symbols;
 
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 use anyhow::{Context, Result};
 
@@ -24,24 +25,26 @@ pub(crate) use symbols::{FileSymbols, Kind};
 /// Names of the symbols (functions, methods, classes, structs, …) whose source text differs between
 /// `old` and `new` versions of the file at `path` (language from the extension), innermost-most-specific
 /// names first in source order, deduplicated; symbols added or removed count as changed. Empty when the
-/// language is unknown or either side fails to parse. Must be fast (a few ms for a 2,000-line file).
-pub(crate) fn changed_symbols(path: &Path, old: &str, new: &str) -> Vec<String> {
-    changes::changed_symbols(path, old, new)
+/// language is unknown or either side fails to parse (within `budget` each: see `parse`). Must be
+/// fast (a few ms for a 2,000-line file).
+pub(crate) fn changed_symbols(path: &Path, old: &str, new: &str, budget: Duration) -> Vec<String> {
+    changes::changed_symbols(path, old, new, budget)
 }
 
 /// Top-level symbol names defined in `source` (for a newly written file).
-pub(crate) fn defined_symbols(path: &Path, source: &str) -> Vec<String> {
-    changes::defined_symbols(path, source)
+pub(crate) fn defined_symbols(path: &Path, source: &str, budget: Duration) -> Vec<String> {
+    changes::defined_symbols(path, source, budget)
 }
 
-/// The symbols of a source text in a language.
-pub(crate) fn file_symbols(lang: Lang, source: &str) -> Option<FileSymbols> {
+/// The symbols of a source text in a language; `None` when it cannot be parsed within `budget`.
+pub(crate) fn file_symbols(lang: Lang, source: &str, budget: Duration) -> Option<FileSymbols> {
     if let Some(cut) = halves::cut_point(lang, source)
-        && let Some(symbols) = halves::symbols_in_halves(lang, source, cut)
+        && let Some(symbols) = halves::symbols_in_halves(lang, source, cut, budget)
     {
         return Some(symbols);
     }
-    let tree = outline_tree(lang, source, parse::range_of(source, 0..source.len()))?;
+    let range = parse::range_of(source, 0..source.len());
+    let tree = outline_tree(lang, source, range, budget)?;
     let symbols = symbols::extract(lang, source, &tree);
     if source.len() >= halves::MIN_BYTES {
         drop_in_background(tree);
@@ -51,9 +54,14 @@ pub(crate) fn file_symbols(lang: Lang, source: &str) -> Option<FileSymbols> {
 
 /// The tree an outline reads of `range`: declarations only (bodies blanked) where that can be
 /// trusted, otherwise everything.
-fn outline_tree(lang: Lang, source: &str, range: tree_sitter::Range) -> Option<tree_sitter::Tree> {
-    bodies::parse_declarations(lang, source, range)
-        .or_else(|| parse::parse_ranges(lang, source, &[range]))
+fn outline_tree(
+    lang: Lang,
+    source: &str,
+    range: tree_sitter::Range,
+    budget: Duration,
+) -> Option<tree_sitter::Tree> {
+    bodies::parse_declarations(lang, source, range, budget)
+        .or_else(|| parse::parse_ranges(lang, source, &[range], budget))
 }
 
 static TREES_LEFT_TO_EXIT: AtomicBool = AtomicBool::new(false);
@@ -80,13 +88,13 @@ fn drop_in_background(tree: tree_sitter::Tree) {
 
 /// The named-node tree of a file, one node per line with its field name and line range
 /// (`cmem dev syntax-tree`).
-pub(crate) fn syntax_tree(path: &Path) -> Result<String> {
+pub(crate) fn syntax_tree(path: &Path, budget: Duration) -> Result<String> {
     let lang = Lang::from_path(path)
         .with_context(|| format!("{}: no grammar for this file extension", path.display()))?;
     let source =
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let tree =
-        parse::parse(lang, &source).with_context(|| format!("cannot parse {}", path.display()))?;
+    let tree = parse::parse(lang, &source, budget)
+        .with_context(|| format!("cannot parse {}", path.display()))?;
     let mut out = String::new();
     let mut cursor = tree.walk();
     let mut depth = 0usize;

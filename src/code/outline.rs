@@ -1,5 +1,7 @@
 //! A file's outline and the source of one symbol (unfold).
 
+use std::time::Duration;
+
 use super::symbols::{FileSymbols, Kind, Symbol};
 use super::{Lang, file_symbols};
 
@@ -13,13 +15,13 @@ pub(crate) struct Outline {
     pub file: FileSymbols,
 }
 
-/// The outline of `source`; `None` when it cannot be parsed.
-pub(crate) fn outline(path: &str, lang: Lang, source: &str) -> Option<Outline> {
+/// The outline of `source`; `None` when it cannot be parsed within `budget`.
+pub(crate) fn outline(path: &str, lang: Lang, source: &str, budget: Duration) -> Option<Outline> {
     Some(Outline {
         path: path.to_string(),
         lang,
         line_count: line_count(source),
-        file: file_symbols(lang, source)?,
+        file: file_symbols(lang, source, budget)?,
     })
 }
 

@@ -1,27 +1,19 @@
 //! Parsing a source text with its language's grammar, within limits: a time budget (error
 //! recovery on some inputs takes minutes) and the known limits of the grammars' C scanners.
+//!
+//! The budget is a value every parse is given: the face that runs the parse decides it (a hook
+//! allows a fraction of a second, the CLI and the MCP server `DEFAULT_BUDGET`) and hands it down.
 
 use std::ops::ControlFlow;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use tree_sitter::{ParseOptions, ParseState, Parser, Tree};
 
 use super::Lang;
 
-/// How long one parse may take before it is given up (as "cannot parse").
+/// How long one parse may take before it is given up (as "cannot parse") where a person or an
+/// agent waits for the answer: the CLI, the MCP server, the demo. Hooks pass far less.
 pub(crate) const DEFAULT_BUDGET: Duration = Duration::from_secs(5);
-static BUDGET_MS: AtomicU64 = AtomicU64::new(DEFAULT_BUDGET.as_millis() as u64);
-
-/// Sets the time one parse may take in this process (hooks allow far less than the CLI).
-pub(crate) fn set_budget(budget: Duration) {
-    BUDGET_MS.store(budget.as_millis() as u64, Ordering::Relaxed);
-}
-
-/// The time one parse may take.
-pub(crate) fn budget() -> Duration {
-    Duration::from_millis(BUDGET_MS.load(Ordering::Relaxed))
-}
 
 /// Whether a text stays inside what `lang`'s grammar can parse without aborting the process.
 /// The YAML scanner keeps its indentation stack in tree-sitter's 1 KiB state buffer and
@@ -42,12 +34,18 @@ pub(crate) fn within_grammar_limits(lang: Lang, source: &str) -> bool {
 /// See `within_grammar_limits`: with room to spare below the scanner's 253 levels.
 const MAX_YAML_BLOCK_COLUMN: usize = 200;
 
-/// Runs a parse within the budget and the grammar's limits; `None` when either stops it.
-fn run(parser: &mut Parser, lang: Lang, source: &str, old: Option<&Tree>) -> Option<Tree> {
+/// Runs a parse within `budget` and the grammar's limits; `None` when either stops it.
+fn run(
+    parser: &mut Parser,
+    lang: Lang,
+    source: &str,
+    old: Option<&Tree>,
+    budget: Duration,
+) -> Option<Tree> {
     if !within_grammar_limits(lang, source) {
         return None;
     }
-    let deadline = Instant::now() + budget();
+    let deadline = Instant::now() + budget;
     let mut give_up = |_: &ParseState| {
         if Instant::now() >= deadline {
             ControlFlow::Break(())
@@ -64,13 +62,13 @@ fn run(parser: &mut Parser, lang: Lang, source: &str, old: Option<&Tree>) -> Opt
     )
 }
 
-/// Parses `source`; `None` when the grammar cannot be loaded or the parse is given up (time
-/// budget, grammar limits). Syntax errors do not fail: tree-sitter recovers and the outline
+/// Parses `source`; `None` when the grammar cannot be loaded or the parse is given up (past
+/// `budget`, grammar limits). Syntax errors do not fail: tree-sitter recovers and the outline
 /// shows what it found.
-pub(crate) fn parse(lang: Lang, source: &str) -> Option<Tree> {
+pub(crate) fn parse(lang: Lang, source: &str, budget: Duration) -> Option<Tree> {
     let mut parser = Parser::new();
     parser.set_language(&lang.grammar()).ok()?;
-    run(&mut parser, lang, source, None)
+    run(&mut parser, lang, source, None, budget)
 }
 
 /// The included range of `span` in `source`, with its rows and columns.
@@ -89,19 +87,26 @@ pub(crate) fn parse_ranges(
     lang: Lang,
     source: &str,
     ranges: &[tree_sitter::Range],
+    budget: Duration,
 ) -> Option<Tree> {
     let mut parser = Parser::new();
     parser.set_language(&lang.grammar()).ok()?;
     parser.set_included_ranges(ranges).ok()?;
-    run(&mut parser, lang, source, None)
+    run(&mut parser, lang, source, None, budget)
 }
 
 /// Parses `old`, then `new` incrementally from it (tree-sitter reuses every subtree outside
 /// the changed span), so the second parse of an edited file costs a fraction of the first.
-pub(crate) fn parse_pair(lang: Lang, old: &str, new: &str) -> Option<(Tree, Tree)> {
+/// Each of the two parses may take `budget`.
+pub(crate) fn parse_pair(
+    lang: Lang,
+    old: &str,
+    new: &str,
+    budget: Duration,
+) -> Option<(Tree, Tree)> {
     let mut parser = Parser::new();
     parser.set_language(&lang.grammar()).ok()?;
-    let old_tree = run(&mut parser, lang, old, None)?;
+    let old_tree = run(&mut parser, lang, old, None, budget)?;
     let (a, b) = (old.as_bytes(), new.as_bytes());
     let (prefix, suffix) = crate::text::common_ends(a, b, |x, y| x == y);
     let mut edited = old_tree.clone();
@@ -113,7 +118,7 @@ pub(crate) fn parse_pair(lang: Lang, old: &str, new: &str) -> Option<(Tree, Tree
         old_end_position: point(a, a.len() - suffix),
         new_end_position: point(b, b.len() - suffix),
     });
-    let new_tree = run(&mut parser, lang, new, Some(&edited))?;
+    let new_tree = run(&mut parser, lang, new, Some(&edited), budget)?;
     Some((old_tree, new_tree))
 }
 
@@ -145,8 +150,8 @@ mod tests {
             String::new(),
         ];
         for new in edits {
-            let (_, tree) = parse_pair(Lang::Rust, old, &new).unwrap();
-            let fresh = parse(Lang::Rust, &new).unwrap();
+            let (_, tree) = parse_pair(Lang::Rust, old, &new, DEFAULT_BUDGET).unwrap();
+            let fresh = parse(Lang::Rust, &new, DEFAULT_BUDGET).unwrap();
             assert_eq!(
                 tree.root_node().to_sexp(),
                 fresh.root_node().to_sexp(),

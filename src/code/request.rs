@@ -5,6 +5,7 @@
 
 use std::fmt;
 use std::path::Path;
+use std::time::Duration;
 
 use serde_json::{Map, Value};
 
@@ -103,38 +104,43 @@ fn read_source(
 }
 
 /// The file `args.file_path` names, parsed: its display path and its outline (`None` when it
-/// cannot be parsed).
+/// cannot be parsed within `budget`).
 pub(crate) fn outline_file(
     root: &Path,
     args: &Value,
     reach: Reach,
+    budget: Duration,
 ) -> Result<(String, Option<Outline>), ToolError> {
     let map = object(args, &["file_path"])?;
     let (display, lang, source) = read_source(root, required_str(map, "file_path")?, reach)?;
-    let parsed = outline(&display, lang, &source);
+    let parsed = outline(&display, lang, &source, budget);
     Ok((display, parsed))
 }
 
 /// The symbol `args.symbol_name` of the file `args.file_path`: its display path and the
-/// unfolded source or the symbols there are (`None` when the file cannot be parsed).
+/// unfolded source or the symbols there are (`None` when the file cannot be parsed within
+/// `budget`).
 pub(crate) fn unfold_symbol(
     root: &Path,
     args: &Value,
     reach: Reach,
+    budget: Duration,
 ) -> Result<(String, Option<Unfold>), ToolError> {
     let map = object(args, &["file_path", "symbol_name"])?;
     let file_path = required_str(map, "file_path")?;
     let symbol = required_str(map, "symbol_name")?;
     let (display, lang, source) = read_source(root, file_path, reach)?;
-    let parsed = outline(&display, lang, &source).map(|o| unfold(&o, &source, symbol));
+    let parsed = outline(&display, lang, &source, budget).map(|o| unfold(&o, &source, symbol));
     Ok((display, parsed))
 }
 
-/// The symbols matching `args.query` under `args.path` (default: `root`).
+/// The symbols matching `args.query` under `args.path` (default: `root`), each file's parse
+/// within `budget`.
 pub(crate) fn search_symbols(
     root: &Path,
     args: &Value,
     reach: Reach,
+    budget: Duration,
 ) -> Result<SearchResult, ToolError> {
     let map = object(args, &["query", "path", "max_results", "file_pattern"])?;
     let query = required_str(map, "query")?;
@@ -159,6 +165,7 @@ pub(crate) fn search_symbols(
             max_results,
             file_pattern: optional_str(map, "file_pattern")?.map(String::from),
         },
+        budget,
     ))
 }
 
@@ -166,22 +173,24 @@ pub(crate) fn search_symbols(
 mod tests {
     use serde_json::json;
 
+    use super::super::parse::DEFAULT_BUDGET;
     use super::*;
 
     #[test]
     fn validation_messages() {
         let root = tempfile::tempdir().unwrap();
         let ws = Reach::Workspace;
-        let err = outline_file(root.path(), &json!({}), ws).unwrap_err();
+        let outline = |args| outline_file(root.path(), &args, ws, DEFAULT_BUDGET).unwrap_err();
+        let err = outline(json!({}));
         assert_eq!(err.0, "Missing required argument \"file_path\".");
-        let err = outline_file(root.path(), &json!({"file_path": 3}), ws).unwrap_err();
+        let err = outline(json!({"file_path": 3}));
         assert!(err.0.contains("must be a string"), "{err}");
-        let err = outline_file(root.path(), &json!({"file_path": "a.rs", "x": 1}), ws).unwrap_err();
+        let err = outline(json!({"file_path": "a.rs", "x": 1}));
         assert!(err.0.contains("Unknown argument \"x\""), "{err}");
-        let err =
-            search_symbols(root.path(), &json!({"query": "a", "max_results": 0}), ws).unwrap_err();
+        let args = json!({"query": "a", "max_results": 0});
+        let err = search_symbols(root.path(), &args, ws, DEFAULT_BUDGET).unwrap_err();
         assert!(err.0.contains("max_results"), "{err}");
-        let err = outline_file(root.path(), &json!("a.rs"), ws).unwrap_err();
+        let err = outline(json!("a.rs"));
         assert!(err.0.contains("JSON object"), "{err}");
     }
 }

@@ -2,6 +2,7 @@
 //! directories skipped) and rank the symbols whose names match the query.
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use super::Lang;
 use super::outline::{Outline, outline};
@@ -63,8 +64,9 @@ pub(crate) struct SearchResult {
     pub truncated: bool,
 }
 
-/// Searches `dir` (a real, confined path; `display` is how it is shown) for `query`.
-pub(crate) fn search(dir: &Path, display: &str, query: &Query) -> SearchResult {
+/// Searches `dir` (a real, confined path; `display` is how it is shown) for `query`; each file's
+/// parse may take `budget`.
+pub(crate) fn search(dir: &Path, display: &str, query: &Query, budget: Duration) -> SearchResult {
     let terms: Vec<String> = query
         .text
         .split_whitespace()
@@ -105,7 +107,7 @@ pub(crate) fn search(dir: &Path, display: &str, query: &Query) -> SearchResult {
         };
         scanned += 1;
         let shown = join_display(display, &rel, dir.is_file());
-        let Some(o) = outline(&shown, lang, &source) else {
+        let Some(o) = outline(&shown, lang, &source, budget) else {
             continue;
         };
         let before = matches.len();

@@ -85,6 +85,7 @@ pub(crate) fn build(db: &Path, end_ms: i64) -> Result<()> {
             now_ms: e.at_ms,
             deadline: Instant::now() + Duration::from_secs(60),
             observe_budget: Duration::from_secs(60),
+            parse_budget: crate::code::parse::DEFAULT_BUDGET,
         };
         let bytes = serde_json::to_vec(&e.payload)?;
         hook::handle(event, &bytes, &settings, &call)

@@ -37,7 +37,9 @@ const HARD_DEADLINE: Duration = Duration::from_millis(1850);
 /// The busy handler gives up at least this long before the hard deadline, so a write that
 /// could not get the lock is spooled by the main thread, not raced by the signal.
 const BUSY_MARGIN: Duration = Duration::from_millis(150);
-/// How long one parse may take in a hook (the CLI and the MCP server allow seconds).
+/// How long one parse may take in a hook (the CLI and the MCP server allow seconds): a file
+/// whose parse takes longer must not take the hook's deadline with it; the observer then names
+/// no symbols for it.
 const HOOK_PARSE_BUDGET: Duration = Duration::from_millis(250);
 /// How long a hook may spend starting to observe closed turns.
 const OBSERVE_BUDGET: Duration = Duration::from_millis(200);
@@ -93,9 +95,6 @@ pub(crate) fn run(event_arg: &str) -> ! {
     let hard = hard_deadline();
     deadline::arm(hard, event.map_or("{}", HookEvent::noop_json));
     deadline::guard_fatal_signals();
-    // A file whose parse takes seconds must not take the hook's deadline with it: the observer
-    // then names no symbols for it.
-    crate::code::parse::set_budget(HOOK_PARSE_BUDGET);
     crate::store::configure_for_one_shot_process();
     std::panic::set_hook(Box::new(|info| {
         logging::error(format!("internal error (panic): {info}"));
@@ -131,6 +130,7 @@ pub(crate) fn run(event_arg: &str) -> ! {
                 now_ms: clock::now_ms(),
                 deadline: busy_deadline,
                 observe_budget: OBSERVE_BUDGET,
+                parse_budget: HOOK_PARSE_BUDGET,
             };
             handle(event, &bytes, &settings, &call)
         }) {
@@ -174,6 +174,8 @@ pub(crate) struct Call {
     pub deadline: Instant,
     /// How long observing the turns this event closes may take.
     pub observe_budget: Duration,
+    /// How long one parse of a file may take while observing them (`code::parse`).
+    pub parse_budget: Duration,
 }
 
 /// Handles one event's payload (the bytes a hook reads from stdin) as `cmem hook <event>`
@@ -232,6 +234,7 @@ fn observe_closed_turns(mut store: Store, settings: &Settings, call: &Call) {
     let limits = crate::observe::Limits {
         max_turns: 8,
         until: Some(call.deadline.min(Instant::now() + call.observe_budget)),
+        parse_budget: call.parse_budget,
     };
     let mode = crate::view::context::active_mode(&settings.context);
     match crate::observe::observe_pending(&mut store, limits, &mode, call.now_ms) {

@@ -22,7 +22,7 @@ pub mod words;
 pub mod xml;
 
 use std::path::PathBuf;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::Result;
 use rusqlite::Connection;
@@ -46,15 +46,9 @@ pub(crate) struct Limits {
     pub max_turns: usize,
     /// Stop starting new turns after this instant (hooks answer within their deadline).
     pub until: Option<Instant>,
-}
-
-impl Limits {
-    pub(crate) fn unlimited() -> Limits {
-        Limits {
-            max_turns: usize::MAX,
-            until: None,
-        }
-    }
+    /// How long one parse of an edited or read file may take (`code::parse`); past it, the
+    /// file's observation names no symbols.
+    pub parse_budget: Duration,
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -121,8 +115,13 @@ fn open_items(conn: &Connection, turn: &TurnRow) -> Result<(Vec<String>, Vec<Str
     Ok((described, this_turn))
 }
 
-/// Reads a turn's tool uses and runs the rules over them.
-pub(crate) fn analyze(conn: &Connection, turn: &TurnRow) -> Result<Analysis> {
+/// Reads a turn's tool uses and runs the rules over them, each parse of a file within
+/// `parse_budget`.
+pub(crate) fn analyze(
+    conn: &Connection,
+    turn: &TurnRow,
+    parse_budget: Duration,
+) -> Result<Analysis> {
     let tools = turns::tool_uses(conn, turn)?;
     let place = place_of(turn, &tools);
     let events = event::parse_all(&tools, &place);
@@ -130,6 +129,7 @@ pub(crate) fn analyze(conn: &Connection, turn: &TurnRow) -> Result<Analysis> {
         prompt: &turn.prompt_text,
         events: &events,
         tools: &tools,
+        parse_budget,
     });
     let (open, planned) = open_items(conn, turn)?;
     if let Some(plan) = rules::plan::plan(&turn.prompt_text, &drafts, &planned) {
@@ -214,10 +214,11 @@ pub(crate) fn observe_turn(
     conn: &Connection,
     turn: &TurnRow,
     mode: &Mode,
+    parse_budget: Duration,
     now_ms: i64,
 ) -> Result<(usize, usize)> {
     test_fault(turn);
-    let a = analyze(conn, turn)?;
+    let a = analyze(conn, turn, parse_budget)?;
     let mut stored = 0;
     for d in &a.drafts {
         let mut body = d.body();
@@ -270,7 +271,7 @@ pub(crate) fn observe_pending(
                 if !turns::is_unobserved(tx, turn.id)? {
                     return Ok(None);
                 }
-                observe_turn(tx, &turn, mode, now_ms).map(Some)
+                observe_turn(tx, &turn, mode, limits.parse_budget, now_ms).map(Some)
             })
         }));
         let done = match result {

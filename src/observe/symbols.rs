@@ -9,21 +9,24 @@
 //! both versions, so no symbol outside it can have changed.
 
 use std::path::Path;
+use std::time::Duration;
 
 /// Past this many bytes a file's definitions are read from its start only.
 pub(crate) const MAX_DEFINED_BYTES: usize = 12 * 1024;
 
-/// Symbols whose text differs between `old` and `new` (both whole files), in file order.
-pub(crate) fn changed(path: &str, old: &str, new: &str) -> Vec<String> {
+/// Symbols whose text differs between `old` and `new` (both whole files), in file order; none
+/// when a parse takes longer than `budget`.
+pub(crate) fn changed(path: &str, old: &str, new: &str, budget: Duration) -> Vec<String> {
     match changed_span(old, new) {
-        Some((o, n)) => crate::code::changed_symbols(Path::new(path), o, n),
+        Some((o, n)) => crate::code::changed_symbols(Path::new(path), o, n, budget),
         None => Vec::new(),
     }
 }
 
-/// Symbols a file defines, in file order (the first `MAX_DEFINED_BYTES` of it).
-pub(crate) fn defined(path: &str, source: &str) -> Vec<String> {
-    crate::code::defined_symbols(Path::new(path), head(source, MAX_DEFINED_BYTES))
+/// Symbols a file defines, in file order (the first `MAX_DEFINED_BYTES` of it); none when its
+/// parse takes longer than `budget`.
+pub(crate) fn defined(path: &str, source: &str, budget: Duration) -> Vec<String> {
+    crate::code::defined_symbols(Path::new(path), head(source, MAX_DEFINED_BYTES), budget)
 }
 
 /// The start of `text`, at most `max` bytes, ending at a line end.
@@ -123,6 +126,8 @@ pub(crate) fn changed_span<'a>(old: &'a str, new: &'a str) -> Option<(&'a str, &
 mod tests {
     use super::*;
 
+    const BUDGET: Duration = crate::code::parse::DEFAULT_BUDGET;
+
     const OLD: &str = "//! Demo.\n\nuse std::fmt;\n\npub fn a() -> u32 {\n    1\n}\n\nimpl S {\n    fn b(&self) {\n        let x = 2;\n    }\n\n    fn c(&self) {}\n}\n\nfn d() {}\n";
 
     #[test]
@@ -157,18 +162,19 @@ mod tests {
         ] {
             let new = OLD.replace(from, to);
             assert_eq!(
-                changed("lib.rs", OLD, &new),
-                crate::code::changed_symbols(Path::new("lib.rs"), OLD, &new),
+                changed("lib.rs", OLD, &new, BUDGET),
+                crate::code::changed_symbols(Path::new("lib.rs"), OLD, &new, BUDGET),
                 "{from} → {to}"
             );
         }
-        assert!(!changed("lib.rs", OLD, &OLD.replace("let x = 2;", "let x = 3;")).is_empty());
+        let new = OLD.replace("let x = 2;", "let x = 3;");
+        assert!(!changed("lib.rs", OLD, &new, BUDGET).is_empty());
     }
 
     #[test]
     fn defined_reads_from_the_start_of_big_files() {
         let big = format!("fn first() {{}}\n{}", "// filler line\n".repeat(2000));
-        assert_eq!(defined("big.rs", &big), vec!["first"]);
+        assert_eq!(defined("big.rs", &big, BUDGET), vec!["first"]);
         assert!(head(&big, MAX_DEFINED_BYTES).len() <= MAX_DEFINED_BYTES);
     }
 }

@@ -151,6 +151,10 @@ pub(crate) fn newest_per_project<T>(
 /// of lookaside slots and the page cache a bulk block up front, both threaded into free lists
 /// (so every page of them is faulted in), and memory statistics put a global mutex around
 /// every allocation. Must run before SQLite is first used; later it changes nothing.
+///
+/// It stays a process-wide call, not a value a face hands down (as the parse budget is):
+/// `sqlite3_config` sets SQLite's own global state, which every connection of the process
+/// shares and no connection can carry, so the hook calls it first thing (`hook::run`).
 pub(crate) fn configure_for_one_shot_process() {
     use rusqlite::ffi::{
         SQLITE_CONFIG_LOOKASIDE, SQLITE_CONFIG_MEMSTATUS, SQLITE_CONFIG_PAGECACHE, sqlite3_config,

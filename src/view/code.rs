@@ -1,6 +1,8 @@
 //! Code views: a file's outline, an unfolded symbol, a missing symbol, and symbol search
 //! (claude-mem's layouts, with BMP glyphs instead of its emoji).
 
+use std::time::Duration;
+
 use super::MAX_REPLY_BYTES;
 use super::doc::{Block, BlockKind, Doc, Line, Role};
 use crate::code::Lang;
@@ -450,12 +452,12 @@ fn range_always(start: usize, end: usize) -> String {
     format!("L{start}-{end}")
 }
 
-/// The text when a file cannot be parsed.
-pub(crate) fn parse_failure(path: &str) -> Doc {
+/// The text when a file cannot be parsed; `budget` is the time its parse was given.
+pub(crate) fn parse_failure(path: &str, budget: Duration) -> Doc {
     let mut doc = Doc::default();
     doc.push(Block::new(BlockKind::Other).line(Line::text(format!(
         "Could not parse {path}: its grammar gave up on it (a text it cannot read, nesting deeper than it handles, or more than {} s of parsing). Read it with offset and limit instead.",
-        crate::code::parse::budget().as_secs()
+        budget.as_secs()
     ))));
     doc
 }
@@ -642,7 +644,8 @@ mod tests {
     use super::*;
 
     fn outline_of(source: &str) -> Outline {
-        crate::code::outline::outline("s.rs", Lang::Rust, source).unwrap()
+        let budget = crate::code::parse::DEFAULT_BUDGET;
+        crate::code::outline::outline("s.rs", Lang::Rust, source, budget).unwrap()
     }
 
     #[test]

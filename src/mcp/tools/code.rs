@@ -4,6 +4,7 @@
 //! `cmem outline`, `cmem unfold` and `cmem symbols` use.
 
 use std::path::Path;
+use std::time::Duration;
 
 use anyhow::Result;
 use serde_json::{Map, Value, json};
@@ -14,6 +15,10 @@ use crate::code::request::{
     DEFAULT_MAX_RESULTS, MAX_MAX_RESULTS, Reach, outline_file, search_symbols, unfold_symbol,
 };
 use crate::view;
+
+/// How long one parse may take in the code tools: the agent waits for the answer, and a file
+/// that takes longer is better read in parts.
+const PARSE_BUDGET: Duration = crate::code::parse::DEFAULT_BUDGET;
 
 /// One code tool: what `tools/list` shows and the call behind it (`Ok(text)` is the tool
 /// result, `Err(e)` a tool error, `isError: true`, whose message says what to fix).
@@ -92,21 +97,23 @@ pub(crate) fn smart_search_schema() -> Value {
 }
 
 pub fn smart_outline(root: &Path, args: &Value) -> Result<String, ToolError> {
-    Ok(match outline_file(root, args, Reach::Workspace)? {
+    let outlined = outline_file(root, args, Reach::Workspace, PARSE_BUDGET)?;
+    Ok(match outlined {
         (_, Some(o)) => view::code::outline_reply(&o),
-        (display, None) => view::code::parse_failure(&display).to_plain(),
+        (display, None) => view::code::parse_failure(&display, PARSE_BUDGET).to_plain(),
     })
 }
 
 pub fn smart_unfold(root: &Path, args: &Value) -> Result<String, ToolError> {
-    Ok(match unfold_symbol(root, args, Reach::Workspace)? {
+    let unfolded = unfold_symbol(root, args, Reach::Workspace, PARSE_BUDGET)?;
+    Ok(match unfolded {
         (_, Some(u)) => view::code::unfold_reply(&u),
-        (display, None) => view::code::parse_failure(&display).to_plain(),
+        (display, None) => view::code::parse_failure(&display, PARSE_BUDGET).to_plain(),
     })
 }
 
 pub(crate) fn smart_search(root: &Path, args: &Value) -> Result<String, ToolError> {
-    search_symbols(root, args, Reach::Workspace).map(|r| view::code::search_reply(&r))
+    search_symbols(root, args, Reach::Workspace, PARSE_BUDGET).map(|r| view::code::search_reply(&r))
 }
 
 /// The registry handler of `TOOLS[I]`: the tool runs in the server's working directory.

@@ -3,6 +3,7 @@
 
 use std::collections::HashSet;
 use std::sync::LazyLock;
+use std::time::Duration;
 
 use super::super::ascii::AsciiRegex;
 
@@ -98,8 +99,9 @@ impl FileChange {
     }
 }
 
-/// Summarises the edits of one file (in the order they happened).
-pub(crate) fn file_change(edits: &[&FileEdit]) -> FileChange {
+/// Summarises the edits of one file (in the order they happened); each parse that finds the
+/// symbols they touched may take `parse_budget`.
+pub(crate) fn file_change(edits: &[&FileEdit], parse_budget: Duration) -> FileChange {
     let Some(first) = edits.first() else {
         return FileChange::default();
     };
@@ -108,19 +110,19 @@ pub(crate) fn file_change(edits: &[&FileEdit]) -> FileChange {
     let created = first.created;
     let symbols = if created {
         let text = last.after.as_deref().unwrap_or(&last.new_snippet);
-        symbols::defined(&path, text)
+        symbols::defined(&path, text, parse_budget)
     } else if let (Some(before), Some(after)) = (first.before.as_deref(), last.after.as_deref())
         && edits
             .iter()
             .all(|e| e.before.is_some() && e.after.is_some())
     {
-        symbols::changed(&path, before, after)
+        symbols::changed(&path, before, after, parse_budget)
     } else {
         let mut out: Vec<String> = Vec::new();
         for e in edits {
             let found = match (e.before.as_deref(), e.after.as_deref()) {
-                (Some(b), Some(a)) => symbols::changed(&path, b, a),
-                _ => symbols::defined(&path, &e.new_snippet),
+                (Some(b), Some(a)) => symbols::changed(&path, b, a, parse_budget),
+                _ => symbols::defined(&path, &e.new_snippet, parse_budget),
             };
             for s in found {
                 push_unique(&mut out, &s);
@@ -480,7 +482,7 @@ pub(crate) fn edits(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
     let mut out = Vec::new();
     for (path, events) in groups {
         let file_edits: Vec<&FileEdit> = events.iter().filter_map(|e| edit_of(e)).collect();
-        let change = file_change(&file_edits);
+        let change = file_change(&file_edits, input.parse_budget);
         let mut d = if change.created {
             let lines = plural(change.lines_total.unwrap_or(change.added), "line", "lines");
             // Fewer symbols before none: a list is never cut open inside its parentheses.
@@ -560,7 +562,7 @@ pub(crate) fn reads(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
     let mut looked: Vec<(String, Option<String>)> = Vec::new();
     let mut facts: Vec<String> = Vec::new();
     let mut tools = Vec::new();
-    let mut parse_budget = READ_PARSE_BUDGET;
+    let mut bytes_to_parse = READ_PARSE_BUDGET;
     for e in input.events {
         if !claims.is_free(e.idx) {
             continue;
@@ -592,9 +594,9 @@ pub(crate) fn reads(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
                     .as_deref()
                     .map_or(0, |c| c.len().min(symbols::MAX_DEFINED_BYTES));
                 let defines = match content.as_deref() {
-                    Some(c) if cost <= parse_budget => {
-                        parse_budget -= cost;
-                        symbols::defined(path, c)
+                    Some(c) if cost <= bytes_to_parse => {
+                        bytes_to_parse -= cost;
+                        symbols::defined(path, c, input.parse_budget)
                     }
                     _ => Vec::new(),
                 };

@@ -11,15 +11,18 @@ mod security;
 mod shell;
 mod web;
 
+use std::time::Duration;
+
 use super::draft::Draft;
 use super::event::{Event, Kind};
 use crate::store::turns::ToolRow;
 
-/// What the rules see of a turn.
+/// What the rules see of a turn, and how long one parse of a file may take for them.
 pub(crate) struct TurnInput<'a> {
     pub prompt: &'a str,
     pub events: &'a [Event],
     pub tools: &'a [ToolRow],
+    pub parse_budget: Duration,
 }
 
 /// Which events a rule has already turned into an observation.

@@ -123,7 +123,7 @@ pub(crate) fn fixes(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
             .iter()
             .map(|(_, evs)| {
                 let edits: Vec<_> = evs.iter().filter_map(|e| edit_of(e)).collect();
-                file_change(&edits)
+                file_change(&edits, input.parse_budget)
             })
             .collect();
         let fixers: Vec<&Event> = between
