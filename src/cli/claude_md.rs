@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result, bail};
 use clap::Args;
 
-use super::context::{dir_keys, open_if_exists};
+use super::context::dir_keys;
 use super::jsonfile::{unified_diff, write_atomic};
 
 pub(crate) const START: &str = "<cmem-context>";
@@ -72,7 +72,7 @@ pub(crate) fn splice(existing: Option<&str>, section: &str) -> Result<String> {
 pub(crate) fn run(args: &ClaudeMdArgs, face: &super::face::Face) -> Result<ExitCode> {
     let settings = face.settings()?;
     crate::model::mode::resolve(&settings.context.mode)?;
-    let store = open_if_exists(settings)?;
+    let store = face.store_if_any()?;
     let limit = args.limit.unwrap_or(settings.context.observations);
     for dir in &args.dirs {
         let (keys, rel) = dir_keys(dir, args.project.as_deref())?;

@@ -7,9 +7,7 @@ use anyhow::{Context, Result};
 use clap::Args;
 use serde_json::json;
 
-use crate::config::Settings;
 use crate::project::{self, ProjectKeys};
-use crate::store::Wait;
 use crate::view::context;
 
 #[derive(Args)]
@@ -38,14 +36,20 @@ pub(crate) struct ContextArgs {
 pub(crate) fn run(args: &ContextArgs, face: &super::face::Face) -> Result<ExitCode> {
     let settings = face.settings()?;
     if let Some(dir) = &args.by_file {
-        return by_file(args, dir.as_deref(), settings);
+        return by_file(args, dir.as_deref(), face);
     }
     let keys = project::chosen(args.project.as_deref(), args.cwd.as_deref())?;
     // A mode that cannot load stops here with the reason; hooks fall back to `code` instead.
     crate::model::mode::resolve(&settings.context.mode)?;
-    let now = crate::clock::now_ms();
-    let db = settings.db_path();
-    let ctx = context::from_db(&db, Wait::Normal, &keys, &settings.context, now, args.full)?;
+    let store = face.store_if_any()?;
+    let ctx = context::load_or_empty(
+        store.as_ref().map(|s| &s.conn),
+        &keys.primary,
+        &keys.all,
+        &settings.context,
+        face.now_ms(),
+        args.full,
+    )?;
     if args.json {
         let out = json!({
             "project": keys.primary,
@@ -75,8 +79,9 @@ pub(crate) fn run(args: &ContextArgs, face: &super::face::Face) -> Result<ExitCo
 fn by_file(
     args: &ContextArgs,
     dir: Option<&std::path::Path>,
-    settings: &Settings,
+    face: &super::face::Face,
 ) -> Result<ExitCode> {
+    let settings = face.settings()?;
     crate::model::mode::resolve(&settings.context.mode)?;
     let (keys, rel) = if let Some(dir) = dir {
         dir_keys(dir, args.project.as_deref())?
@@ -84,7 +89,7 @@ fn by_file(
         let keys = project::chosen(args.project.as_deref(), args.cwd.as_deref())?;
         (keys, String::new())
     };
-    let store = open_if_exists(settings)?;
+    let store = face.store_if_any()?;
     let limit = args.limit.unwrap_or(settings.context.observations);
     let text = crate::view::by_file::load(
         store.as_ref().map(|s| &s.conn),
@@ -128,13 +133,4 @@ pub(crate) fn dir_keys(
         None => resolved,
     };
     Ok((keys, rel))
-}
-
-/// The store, or `None` when there is no database yet (an empty memory, not an error).
-pub(crate) fn open_if_exists(settings: &Settings) -> Result<Option<crate::store::Store>> {
-    let db = settings.db_path();
-    if !db.exists() {
-        return Ok(None);
-    }
-    Ok(Some(crate::store::Store::open_with(&db, Wait::Normal)?))
 }

@@ -6,7 +6,6 @@ use std::process::ExitCode;
 use anyhow::{Context, Result, bail};
 use clap::Args;
 
-use crate::store::Store;
 use crate::store::forget::{self, Pattern, Selection};
 use crate::text::plural;
 
@@ -76,21 +75,20 @@ fn print_counts(counts: &[(&str, usize)], dry_run: bool) {
 }
 
 pub(crate) fn run_forget(args: &ForgetArgs, face: &super::face::Face) -> Result<ExitCode> {
-    let settings = face.settings()?;
     let mut sel = Selection {
         projects: args.project.clone(),
         query: args.query.clone(),
         before_ms: args
             .older_than
             .as_deref()
-            .map(|t| cutoff(t, crate::clock::now_ms()))
+            .map(|t| cutoff(t, face.now_ms()))
             .transpose()?,
         ..Selection::default()
     };
     for id in &args.ids {
         sel.add_id(id)?;
     }
-    let mut store = Store::open_existing(&settings.db_path())?;
+    let mut store = face.existing_store()?;
     let counts = forget::forget(&mut store, &sel, args.dry_run)?;
     print_counts(&counts, args.dry_run);
     Ok(ExitCode::SUCCESS)
@@ -121,7 +119,7 @@ pub(crate) fn run_scrub(args: &ScrubArgs, face: &super::face::Face) -> Result<Ex
     } else {
         Pattern::Literal(args.pattern.clone())
     };
-    let mut store = Store::open_existing(&settings.db_path())?;
+    let mut store = face.existing_store()?;
     let report = forget::scrub_everywhere(
         &mut store,
         &settings.data_dir(),

@@ -30,7 +30,7 @@ pub(crate) fn run(args: &ModelArgs, face: &super::face::Face) -> Result<ExitCode
     let settings = face.settings()?;
     let installed = embed::installed_path(&settings.data_dir());
     match args.command.as_ref().unwrap_or(&ModelCommand::Status) {
-        ModelCommand::Status => status(settings, &installed),
+        ModelCommand::Status => status(face, &installed),
         ModelCommand::Install { dir } => {
             let packed = embed::pack::pack_dir(dir)
                 .with_context(|| format!("{} is not a usable Model2Vec model", dir.display()))?;
@@ -74,7 +74,8 @@ pub(crate) fn run(args: &ModelArgs, face: &super::face::Face) -> Result<ExitCode
     }
 }
 
-fn status(settings: &crate::config::Settings, installed: &std::path::Path) -> Result<ExitCode> {
+fn status(face: &super::face::Face, installed: &std::path::Path) -> Result<ExitCode> {
+    let settings = face.settings()?;
     let model = embed::load(&settings.data_dir()).context(
         "the embedding model does not load (the log says why); `cmem model remove` returns to the built-in one",
     )?;
@@ -101,9 +102,7 @@ fn status(settings: &crate::config::Settings, installed: &std::path::Path) -> Re
             "lexical only (search.semantic = false)"
         }
     );
-    let db = settings.db_path();
-    if db.exists() {
-        let store = crate::store::Store::open_existing(&db)?;
+    if let Some(store) = face.store_if_any()? {
         let (with, all) = crate::store::vectors::coverage(&store.conn, model.id())?;
         println!("vectors:  {with} of {all} records (the rest are embedded at the next search)");
     }

@@ -6,7 +6,7 @@ use anyhow::Result;
 use clap::Args;
 
 use crate::observe::{self, external};
-use crate::store::{Store, quarantine};
+use crate::store::quarantine;
 
 #[derive(Args)]
 pub(crate) struct ObserveArgs {
@@ -37,7 +37,7 @@ pub(crate) fn run(args: &ObserveArgs, face: &super::face::Face) -> Result<ExitCo
         }
         return Ok(ExitCode::SUCCESS);
     }
-    let mut store = Store::open(&settings.db_path())?;
+    let mut store = face.store()?;
     if let Some(ids) = &args.retry_quarantined {
         let only = (!ids.is_empty()).then_some(ids.as_slice());
         let released = store.write(|tx| quarantine::release(tx, only))?;
@@ -52,7 +52,7 @@ pub(crate) fn run(args: &ObserveArgs, face: &super::face::Face) -> Result<ExitCo
         &mut store,
         limits,
         &crate::view::context::active_mode(&settings.context),
-        crate::clock::now_ms(),
+        face.now_ms(),
     )?;
     store.checkpoint()?;
     println!(

@@ -11,10 +11,8 @@ use clap::Args;
 
 use crate::model::IndexRow;
 use crate::project;
-use crate::store::Store;
 use crate::store::search::{self, Query};
 use crate::view::replies::{self, NO_MEMORY, RecordOrder, SEARCH_LIMIT};
-use crate::view::time::Tz;
 
 #[derive(Args)]
 pub(crate) struct SearchArgs {
@@ -117,18 +115,16 @@ fn search_memory(args: &SearchArgs, face: &super::face::Face) -> Result<ExitCode
         settings.search.semantic && !args.lexical,
         settings.data_dir(),
     );
-    let db = settings.db_path();
-    if !db.exists() {
+    let Some(store) = face.store_if_any()? else {
         eprintln!("{NO_MEMORY}");
         return Ok(ExitCode::from(NOTHING_FOUND));
-    }
+    };
     // A search may embed records, and says in the log when it could not.
     crate::logging::init(
         &settings.data_dir(),
         crate::logging::Level::parse(&settings.log_level),
         "search",
     );
-    let store = Store::open(&db).with_context(|| format!("cannot open {}", db.display()))?;
     let rows: Vec<IndexRow> = search::search(&store.conn, &query)?
         .into_iter()
         .map(|h| h.row)
@@ -139,11 +135,10 @@ fn search_memory(args: &SearchArgs, face: &super::face::Face) -> Result<ExitCode
             serde_json::to_string_pretty(&replies::rows_json(&rows))?
         );
     } else {
-        let tz = Tz::from_setting(&settings.context.timezone)?;
         let semantic = query.meaning.model().is_some();
         println!(
             "{}",
-            replies::search_for_a_person(&query, &rows, semantic, &tz)
+            replies::search_for_a_person(&query, &rows, semantic, face.tz()?)
         );
     }
     Ok(if rows.is_empty() {
@@ -168,7 +163,6 @@ pub(crate) fn show(args: &ShowArgs, face: &super::face::Face) -> Result<ExitCode
 }
 
 fn show_records(args: &ShowArgs, face: &super::face::Face) -> Result<ExitCode> {
-    let settings = face.settings()?;
     let mut ids = Vec::new();
     for text in &args.ids {
         match crate::model::Kind::parse_id(text) {
@@ -182,20 +176,17 @@ fn show_records(args: &ShowArgs, face: &super::face::Face) -> Result<ExitCode> {
     if ids.len() > SHOW_MAX {
         bail!("{} ids: give at most {SHOW_MAX} at a time", ids.len());
     }
-    let db = settings.db_path();
-    if !db.exists() {
+    let Some(store) = face.store_if_any()? else {
         eprintln!("{NO_MEMORY}");
         return Ok(ExitCode::from(NOTHING_FOUND));
-    }
-    let store = Store::open(&db).with_context(|| format!("cannot open {}", db.display()))?;
-    let tz = Tz::from_setting(&settings.context.timezone)?;
+    };
     let (text, missing) = replies::records_and_missing(
         &store.conn,
         &ids,
         ids.len(),
         None,
         RecordOrder::AsGiven,
-        &tz,
+        face.tz()?,
     )?;
     println!("{text}");
     Ok(if missing.is_empty() {

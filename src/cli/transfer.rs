@@ -78,14 +78,13 @@ fn print_report(what: &str, report: &Report, dry_run: bool) {
 }
 
 pub(crate) fn import(args: &ImportArgs, face: &super::face::Face) -> Result<ExitCode> {
-    let settings = face.settings()?;
-    let now = crate::clock::now_ms();
+    let now = face.now_ms();
     match &args.source {
         ImportSource::ClaudeMem { db, dry_run } => {
             let path = db.clone().unwrap_or_else(claude_mem::default_path);
             // A source that cannot be read fails before cmem's own database is created.
             drop(claude_mem::open_source(&path)?);
-            let mut store = Store::open(&settings.db_path())?;
+            let mut store = face.store()?;
             let report = claude_mem::import(&mut store, &path, *dry_run, now)?;
             if !dry_run {
                 store.checkpoint()?;
@@ -119,7 +118,7 @@ pub(crate) fn import(args: &ImportArgs, face: &super::face::Face) -> Result<Exit
                     jsonl::FORMAT
                 );
             }
-            let mut store = Store::open(&settings.db_path())?;
+            let mut store = face.store()?;
             let mut input = std::io::Cursor::new(header).chain(input);
             let report = jsonl::import(&mut store, &mut input, *dry_run)?;
             if !dry_run {
@@ -163,7 +162,12 @@ pub(crate) struct ExportArgs {
 
 /// `--format markdown --keep`: one project, into its auto-memory folder, registered for
 /// refreshing at session end.
-fn keep(args: &ExportArgs, settings: &crate::config::Settings, store: &Store) -> Result<ExitCode> {
+fn keep(
+    args: &ExportArgs,
+    settings: &crate::config::Settings,
+    store: &Store,
+    tz: &crate::view::time::Tz,
+) -> Result<ExitCode> {
     if args.project.len() > 1 {
         bail!("--keep keeps one project's folder: give at most one --project");
     }
@@ -177,10 +181,9 @@ fn keep(args: &ExportArgs, settings: &crate::config::Settings, store: &Store) ->
         None if args.project.is_empty() => super::keep_memory::default_folder(&here.root),
         None => bail!("--keep with --project needs --out DIR (the folder to keep current)"),
     };
-    let tz = crate::view::time::Tz::from_setting(&settings.context.timezone)?;
     let obs = observations::recent(&store.conn, &keys.all, usize::MAX >> 1)?;
     let sums = summaries::recent(&store.conn, &keys.all, usize::MAX >> 1)?;
-    let kept = super::keep_memory::write(&folder, &keys.primary, &obs, &sums, &tz)?;
+    let kept = super::keep_memory::write(&folder, &keys.primary, &obs, &sums, tz)?;
     crate::store::kept::register(&settings.data_dir(), &keys.primary, &folder)?;
     println!(
         "{}: MEMORY.md (cmem section) + {}; {} changed, {} removed; refreshed at every session end",
@@ -194,7 +197,7 @@ fn keep(args: &ExportArgs, settings: &crate::config::Settings, store: &Store) ->
 
 pub(crate) fn export(args: &ExportArgs, face: &super::face::Face) -> Result<ExitCode> {
     let settings = face.settings()?;
-    let store = Store::open_existing(&settings.db_path())?;
+    let store = face.existing_store()?;
     match args.format {
         Format::Jsonl if args.keep => bail!("--keep works with --format markdown"),
         Format::Jsonl => {
@@ -221,12 +224,12 @@ pub(crate) fn export(args: &ExportArgs, face: &super::face::Face) -> Result<Exit
                 parts.join(", ")
             );
         }
-        Format::Markdown if args.keep => return keep(args, settings, &store),
+        Format::Markdown if args.keep => return keep(args, settings, &store, face.tz()?),
         Format::Markdown => {
             let Some(dir) = &args.out else {
                 bail!("--format markdown writes a folder: give it with --out DIR");
             };
-            let tz = crate::view::time::Tz::from_setting(&settings.context.timezone)?;
+            let tz = face.tz()?;
             let projects = if args.project.is_empty() {
                 let mut stmt = store
                     .conn
@@ -243,7 +246,7 @@ pub(crate) fn export(args: &ExportArgs, face: &super::face::Face) -> Result<Exit
                 let folder = dir.join(memory_md::folder_name(&project));
                 std::fs::create_dir_all(&folder)
                     .with_context(|| format!("cannot create {}", folder.display()))?;
-                let files = memory_md::render(&project, &obs, &sums, &tz);
+                let files = memory_md::render(&project, &obs, &sums, tz);
                 for f in &files {
                     std::fs::write(folder.join(&f.name), &f.text).with_context(|| {
                         format!("cannot write {}", folder.join(&f.name).display())

@@ -75,7 +75,7 @@ pub(crate) fn run(args: &TuiArgs, face: &super::face::Face) -> Result<ExitCode> 
 pub(crate) fn demo(args: &DemoArgs, face: &super::face::Face) -> Result<ExitCode> {
     let loaded = face.loaded()?;
     let dir = crate::demo::dir();
-    let db = crate::demo::ensure(&dir, crate::clock::now_ms(), args.reset)?;
+    let db = crate::demo::ensure(&dir, face.now_ms(), args.reset)?;
     if args.no_tui {
         println!("{}", db.display());
         return Ok(ExitCode::SUCCESS);

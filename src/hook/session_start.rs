@@ -9,7 +9,7 @@ use super::capture;
 use super::payload::Payload;
 use crate::config::Settings;
 use crate::project;
-use crate::store::Wait;
+use crate::store::{Store, Wait};
 use crate::view::context;
 
 pub(crate) fn answer(
@@ -32,8 +32,20 @@ pub(crate) fn answer(
         data_dir.display()
     );
     let db = settings.db_path();
-    let wait = Wait::Until(deadline);
-    let ctx = context::from_db(&db, wait, &keys, &settings.context, now, false)?;
+    // The hook's one connection, waiting for a busy database no longer than the deadline.
+    let store = match db.exists() {
+        true => Some(Store::open_with(&db, Wait::Until(deadline))?),
+        false => None,
+    };
+    let conn = store.as_ref().map(|s| &s.conn);
+    let ctx = context::load_or_empty(
+        conn,
+        &keys.primary,
+        &keys.all,
+        &settings.context,
+        now,
+        false,
+    )?;
     if ctx.over_budget {
         crate::logging::warn(format!(
             "context is over its limit ({} > {})",

@@ -643,6 +643,9 @@ fn fused_score(lexical: Option<usize>, semantic: Option<usize>) -> f64 {
 /// some nearest neighbour, and a query of unknown words must still find nothing.
 const MIN_COSINE: f64 = 0.3;
 
+/// Whether this process's first hybrid search ran `embed_missing`'s full pass (every record
+/// looked at); later searches of the process look only at newer records. Per process because
+/// what it caches is the process's own work: a new process starts with the full pass.
 static FULL_EMBED_PASS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// The lexical and the semantic ranking fused by reciprocal rank.

@@ -206,25 +206,6 @@ pub(crate) fn load_or_empty(
     }
 }
 
-/// The context of a checkout from the database at `db` (waiting for a busy one as `wait` says),
-/// or the empty one when there is no database yet.
-pub(crate) fn from_db(
-    db: &std::path::Path,
-    wait: crate::store::Wait,
-    keys: &crate::project::ProjectKeys,
-    settings: &crate::config::ContextSettings,
-    now_ms: i64,
-    full: bool,
-) -> anyhow::Result<SessionStart> {
-    let store = if db.exists() {
-        Some(crate::store::Store::open_with(db, wait)?)
-    } else {
-        None
-    };
-    let conn = store.as_ref().map(|s| &s.conn);
-    load_or_empty(conn, &keys.primary, &keys.all, settings, now_ms, full)
-}
-
 /// The empty context (no database yet): same header, nothing remembered.
 fn empty(
     project_label: &str,
