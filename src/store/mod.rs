@@ -6,11 +6,13 @@
 //! their own write transaction so concurrent first runs are safe.
 
 pub mod browse;
+mod cjk;
 pub mod claude_mem;
 pub mod content_hash;
 pub mod dropped;
 pub mod fingerprint;
 pub mod forget;
+mod fts5;
 pub mod ingest;
 pub mod jsonl;
 pub mod kept;
@@ -29,6 +31,7 @@ pub mod sync_origin;
 pub mod test_rows;
 pub mod timeline;
 pub mod todos;
+mod tokenizer;
 pub mod tool_uses;
 pub mod transfer;
 pub mod turns;
@@ -202,6 +205,13 @@ fn deadline_busy_handler(_attempt: i32) -> bool {
     }
 }
 
+/// Makes cmem's ranking functions and tokenizer available on a connection opened elsewhere
+/// (tests, tools): without them the full-text tables can be read, but not searched or written.
+pub fn register_extensions(conn: &Connection) -> Result<()> {
+    rank::register(conn)?;
+    tokenizer::register(conn)
+}
+
 impl Store {
     /// Opens (creating the file and its directory if needed) and migrates.
     pub fn open(path: &Path) -> Result<Store> {
@@ -299,7 +309,7 @@ impl Store {
             .execute_batch("PRAGMA wal_autocheckpoint=0")
             .context("cannot configure checkpoints")?;
         // Once per connection: FTS5 keeps every registration, so per query would grow a list.
-        rank::register(&self.conn)?;
+        register_extensions(&self.conn)?;
         Ok(())
     }
 

@@ -5,6 +5,9 @@
 //! query ("why did we …", "is there a …") are dropped unless nothing else is left; identifiers
 //! (`retry_after_ms`, `OrderService::cancel`, `src/api/upload.ts`, `E0502`) are kept whole, as
 //! one phrase of their parts in order, never split into independent words or dropped.
+//! Chinese, Japanese and Korean runs are asked for as the bigrams the index holds (`cjk.rs`).
+
+use super::cjk;
 
 /// Words that carry no meaning in a memory query: function words, the filler of questions,
 /// and words about memory itself ("how did we fix the pool" = "fix pool").
@@ -208,25 +211,61 @@ pub(crate) fn is_identifier(chunk: &str) -> bool {
     inner_capital || (letters && digits)
 }
 
-/// Analyses a query. Function words are dropped unless nothing else is left.
+/// The terms of a chunk of a query written without CJK characters.
+fn latin_terms(chunk: &str, all: &mut Vec<(Term, bool)>) {
+    let ps = parts(chunk);
+    if ps.is_empty() {
+        return;
+    }
+    if is_identifier(chunk) {
+        let term = if ps.len() == 1 {
+            Term::Word(ps[0].clone())
+        } else {
+            Term::Phrase(ps)
+        };
+        all.push((term, false));
+    } else {
+        for p in ps {
+            let stop = STOP_WORDS.contains(&p.as_str());
+            all.push((Term::Word(p), stop));
+        }
+    }
+}
+
+/// The terms of a run of CJK characters: the bigrams of its meaningful pieces (the index holds
+/// the same, `cjk.rs`). A lone character, or a run of filler only, counts like a stop word.
+fn cjk_terms(run: &str, all: &mut Vec<(Term, bool)>) {
+    let pieces = cjk::meaningful_pieces(run);
+    let (pieces, weak) = if pieces.is_empty() {
+        (vec![run.to_string()], true)
+    } else {
+        (pieces, false)
+    };
+    for piece in pieces {
+        let grams = cjk::bigrams(&piece);
+        let lone = grams.len() == 1 && piece.chars().count() == 1;
+        for g in grams {
+            if let Some(gram) = piece.get(g) {
+                all.push((Term::Word(gram.to_string()), weak || lone));
+            }
+        }
+    }
+}
+
+/// Analyses a query. Function words are dropped unless nothing else is left. Runs of Chinese,
+/// Japanese or Korean characters are split from the letters and digits beside them
+/// (`pgvector做向量搜索` → `pgvector` and the bigrams of `做向量搜索`).
 pub(crate) fn analyse(text: &str) -> Terms {
     let mut all: Vec<(Term, bool)> = Vec::new(); // (term, is a stop word)
     for chunk in text.split_whitespace() {
-        let ps = parts(chunk);
-        if ps.is_empty() {
-            continue;
-        }
-        if is_identifier(chunk) {
-            let term = if ps.len() == 1 {
-                Term::Word(ps[0].clone())
-            } else {
-                Term::Phrase(ps)
+        for (is_cjk, run) in cjk::runs(chunk) {
+            let Some(piece) = chunk.get(run) else {
+                continue;
             };
-            all.push((term, false));
-        } else {
-            for p in ps {
-                let stop = STOP_WORDS.contains(&p.as_str());
-                all.push((Term::Word(p), stop));
+            if is_cjk {
+                cjk_terms(piece, &mut all);
+            } else {
+                latin_terms(piece, &mut all);
             }
         }
     }
@@ -239,7 +278,8 @@ pub(crate) fn analyse(text: &str) -> Terms {
     }
     let ends_in_word = text.chars().last().is_some_and(|c| c.is_alphanumeric());
     let last_may_be_partial = ends_in_word
-        && matches!(terms.last(), Some(Term::Word(w)) if parts(text).last() == Some(w));
+        && matches!(terms.last(), Some(Term::Word(w))
+            if parts(text).last() == Some(w) && !w.chars().any(cjk::is_cjk));
     Terms {
         terms,
         last_may_be_partial,
@@ -297,6 +337,31 @@ mod tests {
     }
 
     #[test]
+    fn cjk_runs_are_asked_for_as_bigrams_without_filler() {
+        assert_eq!(
+            words(&analyse("连接池为什么会耗尽")),
+            vec!["连接", "接池", "会耗", "耗尽"]
+        );
+        assert_eq!(
+            words(&analyse("pgvector做向量搜索")),
+            vec!["pgvector", "做向", "向量", "量搜", "搜索"]
+        );
+        let t = analyse("重跑gen-itgc后");
+        assert_eq!(
+            t.terms,
+            vec![
+                Term::Word("重跑".into()),
+                Term::Phrase(vec!["gen".into(), "itgc".into()]),
+            ]
+        );
+        assert_eq!(words(&analyse("幂等")), vec!["幂等"]);
+        // A lone character is weak, like a stop word: kept when nothing else is left.
+        assert_eq!(words(&analyse("池")), vec!["池"]);
+        assert_eq!(words(&analyse("什么吗")), vec!["什么", "么吗"]);
+        assert!(!analyse("pool 连接").last_may_be_partial);
+    }
+
+    #[test]
     fn only_a_last_word_typed_to_the_end_may_be_partial() {
         assert!(analyse("pool lea").last_may_be_partial);
         assert!(!analyse("pool lea ").last_may_be_partial);
@@ -314,6 +379,6 @@ mod tests {
             let inner = &f[1..f.len() - 2];
             assert!(!inner.replace("\"\"", "").contains('"'), "{f}");
         }
-        assert!(words(&t).contains(&"连接池".to_string()));
+        assert!(words(&t).contains(&"连接".to_string()));
     }
 }

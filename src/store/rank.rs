@@ -16,7 +16,7 @@
 //! the table's column count and N the number of terms (FTS5 phrases) in the MATCH; missing or
 //! non-numeric weights and IDFs are 1.0. `cmem_cover` takes the same arguments.
 
-use std::ffi::{c_int, c_void};
+use std::ffi::c_int;
 use std::ptr;
 
 use anyhow::{Result, bail};
@@ -31,34 +31,9 @@ const B: f64 = 0.75;
 /// Makes `cmem_rank` available on `conn` (a few microseconds; `Store` calls it when it opens a
 /// connection). Registering again adds a newer copy that shadows the old one.
 pub(crate) fn register(conn: &Connection) -> Result<()> {
-    // SAFETY: `handle` is the live connection `conn` owns; the statement is finalized before
-    // returning; `api` is written by SQLite during the step and used only while `conn` lives.
+    let api = super::fts5::api(conn)?;
+    // SAFETY: `api` is the live FTS5 API of `conn` (see `fts5::api`).
     unsafe {
-        let db = conn.handle();
-        let mut stmt: *mut ffi::sqlite3_stmt = ptr::null_mut();
-        let rc = ffi::sqlite3_prepare_v2(
-            db,
-            c"SELECT fts5(?1)".as_ptr(),
-            -1,
-            &mut stmt,
-            ptr::null_mut(),
-        );
-        if rc != ffi::SQLITE_OK {
-            bail!("this SQLite has no FTS5 (cannot prepare SELECT fts5(?1): code {rc})");
-        }
-        let mut api: *mut ffi::fts5_api = ptr::null_mut();
-        ffi::sqlite3_bind_pointer(
-            stmt,
-            1,
-            (&mut api as *mut *mut ffi::fts5_api).cast::<c_void>(),
-            c"fts5_api_ptr".as_ptr(),
-            None,
-        );
-        ffi::sqlite3_step(stmt);
-        ffi::sqlite3_finalize(stmt);
-        if api.is_null() {
-            bail!("this SQLite has no FTS5 API pointer");
-        }
         let Some(create) = (*api).xCreateFunction else {
             bail!("this SQLite's FTS5 cannot register functions");
         };

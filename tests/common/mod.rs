@@ -140,7 +140,9 @@ impl Env {
     }
 
     pub fn db(&self) -> rusqlite::Connection {
-        rusqlite::Connection::open(self.db_path()).expect("open db")
+        let conn = rusqlite::Connection::open(self.db_path()).expect("open db");
+        cmem::store::register_extensions(&conn).expect("cmem's tokenizer");
+        conn
     }
 
     /// Every row `sql` selects, each made into a value by `row`.

@@ -221,3 +221,34 @@ fn searches_while_another_process_holds_the_write_lock() {
     let missing = without_vector(&writer);
     assert_eq!(missing, 0);
 }
+
+/// A session written in Chinese, captured by the hooks as Claude Code sends it, is found by
+/// words from inside its unspaced sentences (two-character words too), by a Chinese question
+/// around them, and an identifier next to Chinese characters stays a word of its own.
+#[test]
+fn a_chinese_session_is_found_by_words_from_inside_its_text() {
+    let env = Env::new();
+    let prompt = "高峰期下单接口经常 502，日志里是连接池耗尽。帮我看看 src/pool.py，把连接池调大并确保错误分支也会归还连接。";
+    let mut p = env.payload("zh1", serde_json::json!({ "prompt": prompt }));
+    p["prompt_id"] = serde_json::json!("zh1-1");
+    env.hook("user-prompt-submit", &p);
+    let mut stop = env.real_for("Stop", "zh1", "zh1-1", "toolu_zh1_0");
+    stop["last_assistant_message"] = serde_json::json!(
+        "已把 POOL_SIZE 从 5 调到 20，错误分支现在也会归还连接；选用pgvector做向量搜索的方案先不动。"
+    );
+    env.hook("stop", &stop);
+    for query in [
+        "耗尽",
+        "连接池",
+        "归还",
+        "为什么连接池会耗尽",
+        "向量搜索",
+        "pgvector",
+        "POOL_SIZE",
+    ] {
+        let rows = json_rows(&env, &[query]);
+        assert!(!rows.is_empty(), "{query:?} finds nothing");
+    }
+    // Characters that occur, but never side by side, are not a match.
+    assert_eq!(search(&env, &["池漏"]).status.code(), Some(1));
+}

@@ -651,6 +651,7 @@ fn delete_and_scrub_change_the_database() {
     let dir = tempfile::tempdir().unwrap();
     let db = cmem::demo::ensure(dir.path(), DEMO_NOW_MS, false).unwrap();
     let sql = rusqlite::Connection::open(&db).unwrap();
+    cmem::store::register_extensions(&sql).unwrap();
     let count = |q: &str, id: i64| -> i64 { sql.query_row(q, [id], |r| r.get(0)).unwrap() };
     let mut h = Harness::open(&db, cmem::demo::PROJECT, "default", (120, 40), DEMO_NOW_MS).unwrap();
 

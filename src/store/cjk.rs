@@ -1,0 +1,185 @@
+//! Words in scripts written without spaces: Chinese, Japanese and Korean runs are cut into
+//! overlapping two-character pieces (bigrams), which the index stores and the queries ask for.
+//!
+//! A two-character word (幂等, 限流) is one bigram; a longer one (连接池) the bigrams it is made
+//! of, adjacent. No dictionary decides where words end: a query's bigrams match wherever the
+//! same characters stand side by side, and BM25 weighs rare pairs over common ones. Latin letters
+//! and digits next to CJK characters (`pgvector做向量搜索`) are a run of their own, so an
+//! identifier stays whole.
+
+use std::ops::Range;
+
+/// Whether `c` belongs to a script written without spaces between words: Han ideographs (with
+/// their extensions and compatibility forms), kana, Hangul, bopomofo, CJK radicals.
+pub(crate) fn is_cjk(c: char) -> bool {
+    matches!(c as u32,
+        0x2E80..=0x2FDF      // CJK and Kangxi radicals
+        | 0x3040..=0x30FF    // hiragana, katakana
+        | 0x3100..=0x312F    // bopomofo
+        | 0x3131..=0x318F    // Hangul compatibility jamo
+        | 0x31A0..=0x31BF    // bopomofo extended
+        | 0x31F0..=0x31FF    // katakana phonetic extensions
+        | 0x3400..=0x4DBF    // Han extension A
+        | 0x4E00..=0x9FFF    // Han
+        | 0xA960..=0xA97F    // Hangul jamo extended A
+        | 0xAC00..=0xD7AF    // Hangul syllables
+        | 0xF900..=0xFAFF    // Han compatibility ideographs
+        | 0xFF66..=0xFF9F    // half-width katakana
+        | 0x20000..=0x3134F  // Han extensions B to G, compatibility supplement
+    )
+}
+
+/// The byte ranges of `text` split where it changes between CJK and anything else, each with
+/// whether it is CJK.
+pub(crate) fn runs(text: &str) -> Vec<(bool, Range<usize>)> {
+    let mut out: Vec<(bool, Range<usize>)> = Vec::new();
+    for (i, c) in text.char_indices() {
+        let cjk = is_cjk(c);
+        let end = i + c.len_utf8();
+        match out.last_mut() {
+            Some((was, range)) if *was == cjk => range.end = end,
+            _ => out.push((cjk, i..end)),
+        }
+    }
+    out
+}
+
+/// The byte ranges of the overlapping character pairs of a CJK run (one range for a run of one
+/// character).
+pub(crate) fn bigrams(run: &str) -> Vec<Range<usize>> {
+    let starts: Vec<usize> = run.char_indices().map(|(i, _)| i).collect();
+    match starts.len() {
+        0 => Vec::new(),
+        1 => std::iter::once(0..run.len()).collect(),
+        n => (0..n - 1)
+            .map(|k| starts[k]..starts.get(k + 2).copied().unwrap_or(run.len()))
+            .collect(),
+    }
+}
+
+/// Words that carry no meaning in a query, dropped wherever they stand in a run: question
+/// words, pronouns, "that time", "remember". Longest first, so `怎么办` goes before `怎么`.
+const QUERY_FILLER: &[&str] = &[
+    "为什么",
+    "怎么办",
+    "怎么样",
+    "有没有",
+    "是不是",
+    "能不能",
+    "会不会",
+    "要不要",
+    "还记得",
+    "什么",
+    "怎么",
+    "怎样",
+    "如何",
+    "为何",
+    "哪里",
+    "哪个",
+    "哪些",
+    "请问",
+    "帮我",
+    "我们",
+    "你们",
+    "他们",
+    "咱们",
+    "之前",
+    "上次",
+    "那次",
+    "时候",
+    "当时",
+    "记得",
+    "一下",
+    "这个",
+    "那个",
+    "这些",
+    "那些",
+    "这里",
+    "那里",
+    "吗",
+    "呢",
+    "吧",
+    "啊",
+    "呀",
+    "嘛",
+];
+
+/// Characters that end a sentence's thought and are dropped at the end of a piece (`修复了`).
+const TRAILING_PARTICLES: &[char] = &['了', '的', '么'];
+
+/// The pieces of a query's CJK run that carry its meaning: the run without its filler words,
+/// cut where they stood, trailing particles dropped.
+pub(crate) fn meaningful_pieces(run: &str) -> Vec<String> {
+    let mut pieces = vec![run.to_string()];
+    for filler in QUERY_FILLER {
+        pieces = pieces
+            .iter()
+            .flat_map(|p| p.split(filler).map(str::to_string).collect::<Vec<_>>())
+            .filter(|p| !p.is_empty())
+            .collect();
+    }
+    pieces
+        .into_iter()
+        .map(|p| {
+            let trimmed = p.trim_end_matches(TRAILING_PARTICLES);
+            if trimmed.is_empty() {
+                p
+            } else {
+                trimmed.to_string()
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pieces<'a>(text: &'a str, ranges: &[Range<usize>]) -> Vec<&'a str> {
+        ranges.iter().map(|r| &text[r.clone()]).collect()
+    }
+
+    #[test]
+    fn runs_split_at_the_script_boundary() {
+        let t = "pgvector做向量搜索, 重跑gen-itgc后";
+        let got: Vec<(bool, &str)> = runs(t).into_iter().map(|(c, r)| (c, &t[r])).collect();
+        assert_eq!(
+            got,
+            vec![
+                (false, "pgvector"),
+                (true, "做向量搜索"),
+                (false, ", "),
+                (true, "重跑"),
+                (false, "gen-itgc"),
+                (true, "后"),
+            ]
+        );
+        assert!(is_cjk('幂') && is_cjk('か') && is_cjk('カ') && is_cjk('한'));
+        assert!(!is_cjk('，') && !is_cjk('a') && !is_cjk('5') && !is_cjk('é'));
+    }
+
+    #[test]
+    fn a_run_becomes_its_overlapping_pairs() {
+        assert_eq!(pieces("连接池", &bigrams("连接池")), vec!["连接", "接池"]);
+        assert_eq!(pieces("幂等", &bigrams("幂等")), vec!["幂等"]);
+        assert_eq!(pieces("池", &bigrams("池")), vec!["池"]);
+        assert!(bigrams("").is_empty());
+    }
+
+    #[test]
+    fn query_filler_goes_and_splits_the_run() {
+        assert_eq!(
+            meaningful_pieces("连接池为什么会耗尽"),
+            vec!["连接池", "会耗尽"]
+        );
+        assert_eq!(meaningful_pieces("上次怎么修复的"), vec!["修复"]);
+        assert_eq!(
+            meaningful_pieces("幂等键有没有过期时间吗"),
+            vec!["幂等键", "过期时间"]
+        );
+        // Only filler: nothing meaningful is left.
+        assert!(meaningful_pieces("什么吗").is_empty());
+        // Words that merely contain a particle character stay whole.
+        assert_eq!(meaningful_pieces("会话过期"), vec!["会话过期"]);
+    }
+}
