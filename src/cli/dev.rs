@@ -185,11 +185,12 @@ pub(crate) fn run(args: &DevArgs, face: &super::face::Face) -> Result<ExitCode> 
 
 /// The evaluation sets in the repository: held out (never tuned on: two sets, written apart),
 /// development (written apart from the code, tuned on since its first unread run) and tuning.
-const EVAL_SETS: [&str; 4] = [
+const EVAL_SETS: [&str; 5] = [
     "tests/fixtures/search-heldout",
     "tests/fixtures/search-heldout2",
     "tests/fixtures/search-dev",
     "tests/fixtures/search-tuning",
+    "tests/fixtures/search-tuning-zh",
 ];
 /// Held-out sets live in directories named so, however their path is written (a file of one
 /// included).

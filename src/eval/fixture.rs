@@ -47,13 +47,20 @@ pub(crate) struct Summary {
     pub next_steps: Option<String>,
 }
 
-/// The five kinds of query every set covers.
-pub(crate) const QUERY_KINDS: [&str; 5] = [
+/// The kinds of query a set may hold, in the order reports list them: the five of the English
+/// sets, then the four of the Chinese and cross-lingual ones (a Chinese keyword inside unspaced
+/// text, a Chinese paraphrase, an English query for a Chinese record, a Chinese query for an
+/// English one).
+pub(crate) const QUERY_KINDS: [&str; 9] = [
     "keyword",
     "paraphrase",
     "question",
     "multi-word",
     "identifier",
+    "keyword-zh",
+    "paraphrase-zh",
+    "en-to-zh",
+    "zh-to-en",
 ];
 
 #[derive(Debug, Clone, Deserialize)]
@@ -238,6 +245,14 @@ pub(crate) fn load(conn: &rusqlite::Connection, sets: &[Project]) -> Result<Load
     let mut cases = Vec::new();
     for p in sets {
         for q in &p.queries {
+            anyhow::ensure!(
+                QUERY_KINDS.contains(&q.kind.as_str()),
+                "{}: query {:?} is of an unknown kind {:?} (one of {})",
+                p.project,
+                q.query,
+                q.kind,
+                QUERY_KINDS.join(", ")
+            );
             let expect = q
                 .expect
                 .iter()

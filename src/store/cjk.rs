@@ -131,6 +131,31 @@ pub(crate) fn meaningful_pieces(run: &str) -> Vec<String> {
         .collect()
 }
 
+/// Whether a Chinese query is shaped as a question: a full-width question mark, a question
+/// particle at its end, or a question word anywhere (Chinese asks in place, not up front).
+pub(crate) fn asks_a_question(text: &str) -> bool {
+    const ASKING: &[&str] = &[
+        "为什么",
+        "为何",
+        "怎么",
+        "怎样",
+        "如何",
+        "是否",
+        "有没有",
+        "是不是",
+        "能不能",
+        "会不会",
+        "哪里",
+        "哪个",
+        "什么",
+    ];
+    let text = text.trim_end();
+    text.ends_with('？')
+        || text.ends_with('吗')
+        || text.ends_with('呢')
+        || ASKING.iter().any(|w| text.contains(w))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -164,6 +189,14 @@ mod tests {
         assert_eq!(pieces("幂等", &bigrams("幂等")), vec!["幂等"]);
         assert_eq!(pieces("池", &bigrams("池")), vec!["池"]);
         assert!(bigrams("").is_empty());
+    }
+
+    #[test]
+    fn chinese_questions_are_told_by_their_form() {
+        assert!(asks_a_question("连接池为什么会耗尽"));
+        assert!(asks_a_question("重复提交会扣两次钱吗"));
+        assert!(asks_a_question("幂等键过期时间是多久？"));
+        assert!(!asks_a_question("连接池耗尽"));
     }
 
     #[test]

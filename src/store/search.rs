@@ -584,7 +584,8 @@ fn with_session_summaries(mut hits: Vec<Hit>) -> Vec<Hit> {
 const ANSWER_WEIGHT: f64 = 1.15;
 
 /// Whether a query is shaped as a question (asked by its form, not by what it is about): it
-/// ends with a question mark or opens with an interrogative or an auxiliary verb.
+/// ends with a question mark or opens with an interrogative or an auxiliary verb (or is a
+/// Chinese question, `cjk::asks_a_question`).
 pub(crate) fn asks_a_question(text: &str) -> bool {
     const OPENERS: &[&str] = &[
         "why", "how", "what", "when", "where", "which", "who", "whose", "is", "are", "was", "were",
@@ -598,7 +599,9 @@ pub(crate) fn asks_a_question(text: &str) -> bool {
                 .to_lowercase()
         })
         .unwrap_or_default();
-    text.trim_end().ends_with('?') || OPENERS.contains(&first.as_str())
+    text.trim_end().ends_with('?')
+        || OPENERS.contains(&first.as_str())
+        || super::cjk::asks_a_question(text)
 }
 
 /// A question's ranking: the records that answer count `ANSWER_WEIGHT` times as much.
