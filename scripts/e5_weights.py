@@ -167,7 +167,8 @@ SAMPLES = [
 ]
 
 
-# Texts the Rust implementation must embed as the engine does: both prefixes, English,
+# Texts the Rust implementation must embed as the engine does (each names its prefix, which the
+# engine adds itself): both prefixes, English,
 # Chinese, mixed scripts, full-width forms, control characters, an unknown character, and a
 # text longer than one 512-token window.
 GOLDEN_TEXTS = SAMPLES + [
@@ -192,6 +193,7 @@ class Engine:
         lib.e5_dim.restype = ctypes.c_int
         lib.e5_dim.argtypes = [ctypes.c_void_p]
         lib.e5_embed.restype = ctypes.c_int
+        # The engine adds the prefix itself: its third argument says which (1: `query: `).
         lib.e5_embed.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int, ctypes.POINTER(ctypes.c_float)]
         lib.e5_token_count.restype = ctypes.c_int
         lib.e5_token_count.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int]
@@ -205,11 +207,13 @@ class Engine:
         dim = lib.e5_dim(m)
         out = []
         for text in texts:
-            raw = text.encode("utf-8")
+            is_query = text.startswith("query: ")
+            body = text.split(": ", 1)[1]
+            raw = body.encode("utf-8")
             v = (ctypes.c_float * dim)()
-            if lib.e5_embed(m, raw, len(raw), v) < 0:
+            if lib.e5_embed(m, raw, int(is_query), v) < 0:
                 fail(f"the engine cannot embed {text!r}")
-            out.append((lib.e5_token_count(m, raw, len(raw)), list(v)))
+            out.append((lib.e5_token_count(m, raw, int(is_query)), list(v)))
         return out
 
 

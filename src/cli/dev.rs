@@ -88,6 +88,12 @@ enum DevCommand {
     SyntaxTree { file: PathBuf },
     /// Time the steps of `cmem outline FILE` inside the process (parse, symbols, render)
     OutlineTiming { file: PathBuf },
+    /// Time the multilingual model (load, a short query, a 60-word record, a long record):
+    /// median milliseconds and tokens a second
+    EmbedTiming {
+        #[arg(long, default_value_t = 20)]
+        runs: usize,
+    },
     /// Time the steps of mem_search step 1 inside the process (median of each over the
     /// bench-search queries)
     SearchTiming {
@@ -116,6 +122,10 @@ pub(crate) fn run(args: &DevArgs, face: &super::face::Face) -> Result<ExitCode> 
             lexical,
         } => {
             print!("{}", search_timing(db, project, *runs, !*lexical, face)?);
+            Ok(ExitCode::SUCCESS)
+        }
+        DevCommand::EmbedTiming { runs } => {
+            print!("{}", embed_timing(*runs)?);
             Ok(ExitCode::SUCCESS)
         }
         DevCommand::SyntaxTree { file } => {
@@ -377,6 +387,66 @@ fn bench_search(
 }
 
 /// How long each step of an outline takes in this process (`cmem dev outline-timing`).
+/// Texts of the three sizes a search meets: what a person types, an observation, a summary.
+const EMBED_SAMPLES: [(&str, crate::embed::e5::Role, &str); 3] = [
+    (
+        "query (6 words)",
+        crate::embed::e5::Role::Query,
+        "连接池耗尽 after deploy",
+    ),
+    (
+        "record (60 words)",
+        crate::embed::e5::Role::Passage,
+        "POOL_SIZE in src/db/pool.py: 5 → 20 — peak-hour checkout requests failed with 502 \
+         because the connection pool ran dry. 高峰期下单接口经常 502，日志里是连接池耗尽。The error \
+         branch of run_query now returns its connection in a finally block, and \
+         tests/test_pool.py::test_error_returns_connection passes (3 passed). Raised the pool \
+         from 5 to 20 and documented the setting in README.",
+    ),
+    (
+        "summary (180 words)",
+        crate::embed::e5::Role::Passage,
+        "Request: make the checkout service survive peak traffic. Investigated: the gateway logs \
+         showed 502 responses clustered at 12:00 and 18:00; the database pool metrics showed all \
+         five connections busy while requests waited; run_query leaked its connection whenever \
+         the query raised. Completed: the pool size comes from POOL_SIZE (default 20), the error \
+         branch returns the connection, a regression test covers the leak, the load test at 300 \
+         requests a second passes with p99 180 ms. Learned: the ORM's session.close() does not \
+         return a connection taken with engine.raw_connection(); always use the context \
+         manager. 经验：连接池的大小要和数据库的 max_connections 一起调整，否则扩容后数据库会拒绝连接。\
+         Next steps: alert on pool wait time above 50 ms, move the retry policy into the client \
+         library, and review the other services that call raw_connection directly. Notes: the \
+         staging database allows 100 connections; production allows 400 across 12 pods, so 20 a \
+         pod leaves headroom for migrations and the admin console.",
+    ),
+];
+
+fn embed_timing(runs: usize) -> Result<String> {
+    use std::fmt::Write as _;
+    let started = std::time::Instant::now();
+    let model = crate::embed::e5::E5::built_in()?;
+    let mut out = format!("load: {:.0} ms\n", started.elapsed().as_secs_f64() * 1000.0);
+    for (label, role, text) in EMBED_SAMPLES {
+        let tokens = model.token_count(role, text);
+        let mut times: Vec<f64> = (0..runs.max(1))
+            .map(|_| {
+                let t = std::time::Instant::now();
+                std::hint::black_box(model.embed(role, text));
+                t.elapsed().as_secs_f64() * 1000.0
+            })
+            .collect();
+        times.sort_by(f64::total_cmp);
+        let median = times[times.len() / 2];
+        let _ = writeln!(
+            out,
+            "{label}: {tokens} tokens, median {median:.1} ms, p90 {:.1} ms, {:.0} tokens/s",
+            times[times.len() * 9 / 10],
+            tokens as f64 / median * 1000.0
+        );
+    }
+    Ok(out)
+}
+
 fn outline_timing(path: &Path) -> Result<String> {
     let lang = code::Lang::from_path(path)
         .with_context(|| format!("{}: no grammar for this file extension", path.display()))?;
