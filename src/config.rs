@@ -82,11 +82,17 @@ impl Default for SyncSettings {
 pub(crate) struct SearchSettings {
     /// Rank by meaning too (the embedding model compiled into cmem), not by words alone.
     pub semantic: bool,
+    /// Embed new records in a background process started after each turn (lowest priority,
+    /// one core); off, records wait for `cmem model backfill`.
+    pub background_embedding: bool,
 }
 
 impl Default for SearchSettings {
     fn default() -> Self {
-        SearchSettings { semantic: true }
+        SearchSettings {
+            semantic: true,
+            background_embedding: true,
+        }
     }
 }
 
@@ -374,6 +380,7 @@ env_keys! {
     "CMEM_GATE_DENY_MIN_BYTES" => "gate.deny_min_bytes" => gate.deny_min_bytes;
     "CMEM_GATE_CONTEXT_MIN_BYTES" => "gate.context_min_bytes" => gate.context_min_bytes;
     "CMEM_SEARCH_SEMANTIC" => "search.semantic" => search.semantic;
+    "CMEM_SEARCH_BACKGROUND_EMBEDDING" => "search.background_embedding" => search.background_embedding;
     "CMEM_SYNC_URL" => "sync.url" => sync.url;
     "CMEM_SYNC_PROJECTS" => "sync.projects" => sync.projects;
     "CMEM_SYNC_RAW_TOOL_IO" => "sync.raw_tool_io" => sync.raw_tool_io;

@@ -75,8 +75,9 @@ enum DevCommand {
         #[arg(long, value_name = "FILE")]
         dump: Option<PathBuf>,
     },
-    /// Print the token ids the embedding model reads for each line of stdin (one JSON array
-    /// per line), to check the tokenizer against the reference implementation
+    /// Print the token ids the multilingual model reads for each line of stdin (one JSON
+    /// array per line, no prefix, no `<s>`/`</s>`), to check the tokenizer against the
+    /// reference implementation
     Tokens,
     /// Draw the browser on the demo data set into SVG files (scripts/screenshots.sh)
     Screenshots {
@@ -182,9 +183,7 @@ pub(crate) fn run(args: &DevArgs, face: &super::face::Face) -> Result<ExitCode> 
             eval_search(sets, *misses, dump.as_deref())
         }
         DevCommand::Tokens => {
-            let data_dir = face.settings()?.data_dir();
-            let model =
-                crate::embed::load(&data_dir).context("the embedding model did not load")?;
+            let model = crate::embed::e5::E5::built_in()?;
             for line in std::io::stdin().lines() {
                 println!("{}", serde_json::json!(model.token_ids(&line?)));
             }

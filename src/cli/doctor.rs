@@ -268,28 +268,45 @@ fn check_search(r: &mut Report, store: &Store, semantic: bool, data_dir: &std::p
         );
         return r.hint("the log says why; reinstall cmem (scripts/install.sh)");
     };
-    let vectors = match store::vectors::coverage(&store.conn, model.id()) {
-        Ok((with, all)) => format!(
+    let (with, all) = match store::vectors::coverage(&store.conn, model.id()) {
+        Ok(c) => c,
+        Err(e) => {
+            return r.line(
+                Status::Warn,
+                "search",
+                format!("cannot count vectors: {e:#}"),
+            );
+        }
+    };
+    let thousands = crate::view::time::thousands;
+    let vectors = if with >= all {
+        format!("every record has its vector ({})", thousands(all))
+    } else if model.inline() {
+        format!(
             "{} of {} records have vectors; the MCP server and `cmem tui` embed the rest at their next search",
-            crate::view::time::thousands(with),
-            crate::view::time::thousands(all)
-        ),
-        Err(e) => format!("cannot count vectors: {e:#}"),
+            thousands(with),
+            thousands(all)
+        )
+    } else {
+        format!(
+            "{} of {} records wait for their vector (found by their words until then)",
+            thousands(all - with),
+            thousands(all)
+        )
     };
     r.line(
         Status::Ok,
         "search",
         format!(
-            "semantic + lexical, model {} ({} dimensions, {}, offline); {vectors}",
-            model.id(),
+            "{}semantic + lexical: {}, {} dimensions, offline; {vectors}",
+            if model.inline() { "" } else { "multilingual " },
+            model.describe(),
             model.dims(),
-            if model.id() == crate::embed::BUILT_IN_ID {
-                "built in"
-            } else {
-                "installed with `cmem model install`"
-            }
         ),
     );
+    if with < all && !model.inline() {
+        r.hint("`cmem model backfill` embeds them now, with a progress line; the hooks start it in the background after each turn");
+    }
 }
 
 /// Turns an observer died on: they are skipped until the user asks for another try.

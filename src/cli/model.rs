@@ -1,5 +1,6 @@
-//! `cmem model`: which sentence-embedding model semantic search uses, and replacing it with
-//! another Model2Vec model from a local directory (nothing is ever downloaded).
+//! `cmem model`: which sentence-embedding model semantic search uses, embedding the records
+//! that wait for a vector (`backfill`), and replacing the model with a Model2Vec model from a
+//! local directory (nothing is ever downloaded).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -19,8 +20,17 @@ pub(crate) struct ModelArgs {
 enum ModelCommand {
     /// Which model runs, its size and provenance, and how many records have vectors (default)
     Status,
+    /// Embed every record that waits for a vector, newest first, with a progress line; can be
+    /// interrupted and run again to go on. The hooks start it in the background after a turn
+    Backfill {
+        /// Run as the hooks' background worker: lowest CPU priority, one core, quietly, and
+        /// not at all while another backfill runs
+        #[arg(long)]
+        background: bool,
+    },
     /// Use a Model2Vec model from a local directory (model.safetensors + a BERT WordPiece
-    /// tokenizer.json) instead of the built-in one; vectors are rebuilt at the next search
+    /// tokenizer.json) instead of the built-in one; being a table lookup, it embeds records
+    /// at the next search
     Install { dir: PathBuf },
     /// Go back to the built-in model
     Remove,
@@ -31,6 +41,14 @@ pub(crate) fn run(args: &ModelArgs, face: &super::face::Face) -> Result<ExitCode
     let installed = embed::installed_path(&settings.data_dir());
     match args.command.as_ref().unwrap_or(&ModelCommand::Status) {
         ModelCommand::Status => status(face, &installed),
+        ModelCommand::Backfill { background } => {
+            if *background {
+                crate::hook::embed_worker::run(settings);
+                Ok(ExitCode::SUCCESS)
+            } else {
+                backfill(face)
+            }
+        }
         ModelCommand::Install { dir } => {
             let packed = embed::pack::pack_dir(dir)
                 .with_context(|| format!("{} is not a usable Model2Vec model", dir.display()))?;
@@ -79,21 +97,12 @@ fn status(face: &super::face::Face, installed: &std::path::Path) -> Result<ExitC
     let model = embed::load(&settings.data_dir()).context(
         "the embedding model does not load (the log says why); `cmem model remove` returns to the built-in one",
     )?;
-    let source = if model.id() == embed::BUILT_IN_ID {
-        format!(
-            "built into this binary ({} bytes; potion-base-8M by MinishLab, MIT, see assets/model/PROVENANCE.md)",
-            embed::BUILT_IN.len()
-        )
-    } else {
-        format!("installed at {}", installed.display())
-    };
     println!("model:    {}", model.id());
-    println!("source:   {source}");
-    println!(
-        "shape:    {} tokens x {} dimensions",
-        model.vocabulary(),
-        model.dims()
-    );
+    println!("about:    {}", model.describe());
+    if !embed::uses_built_in(&settings.data_dir()) {
+        println!("file:     {}", installed.display());
+    }
+    println!("shape:    {} dimensions", model.dims());
     println!(
         "search:   {}",
         if settings.search.semantic {
@@ -104,7 +113,134 @@ fn status(face: &super::face::Face, installed: &std::path::Path) -> Result<ExitC
     );
     if let Some(store) = face.store_if_any()? {
         let (with, all) = crate::store::vectors::coverage(&store.conn, model.id())?;
-        println!("vectors:  {with} of {all} records (the rest are embedded at the next search)");
+        let rest = if with >= all {
+            String::new()
+        } else if model.inline() {
+            " (the rest are embedded at the next search)".to_string()
+        } else {
+            format!(
+                " ({} wait: `cmem model backfill` embeds them now; until then they are found by their words)",
+                thousands(all - with)
+            )
+        };
+        println!(
+            "vectors:  {} of {} records{rest}",
+            thousands(with),
+            thousands(all)
+        );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `45 s`, `3 min 20 s`, `2 h 5 min`.
+fn clock_words(d: std::time::Duration) -> String {
+    let s = d.as_secs();
+    match s {
+        0..60 => format!("{s} s"),
+        60..3600 => format!("{} min {} s", s / 60, s % 60),
+        _ => format!("{} h {} min", s / 3600, s % 3600 / 60),
+    }
+}
+
+fn thousands(n: i64) -> String {
+    crate::view::time::thousands(n)
+}
+
+/// `cmem model backfill` in the foreground: every waiting record, a progress line on stderr.
+fn backfill(face: &super::face::Face) -> Result<ExitCode> {
+    let settings = face.settings()?;
+    let model = embed::load(&settings.data_dir()).context(
+        "the embedding model does not load (the log says why); `cmem model remove` returns to the built-in one",
+    )?;
+    let Some(store) = face.store_if_any()? else {
+        println!("no memory yet: nothing to embed");
+        return Ok(ExitCode::SUCCESS);
+    };
+    // One backfill at a time: a second would embed the same records.
+    let _lock = match crate::hook::embed_worker::lock(&settings.data_dir())? {
+        Some(lock) => lock,
+        None => {
+            println!(
+                "another backfill is running (the hooks' background one, or another terminal's); it goes on by itself"
+            );
+            return Ok(ExitCode::SUCCESS);
+        }
+    };
+    let total = crate::store::vectors::waiting(&store.conn, model.id())?;
+    if total == 0 {
+        println!("every record has its vector ({})", model.id());
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut bar = Progress::new(total);
+    let done = crate::store::vectors::backfill(&store.conn, model, embed::threads(), &mut |n| {
+        bar.show(n);
+        true
+    })?;
+    bar.finish();
+    let secs = bar.started.elapsed().as_secs_f64();
+    println!(
+        "embedded {} records in {} ({:.1} a second) with {}",
+        thousands(done as i64),
+        clock_words(bar.started.elapsed()),
+        done as f64 / secs.max(0.001),
+        model.id()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A progress line: redrawn in place on a terminal, a line every few seconds otherwise.
+struct Progress {
+    total: i64,
+    started: std::time::Instant,
+    last: std::time::Instant,
+    terminal: bool,
+}
+
+impl Progress {
+    fn new(total: i64) -> Progress {
+        use std::io::IsTerminal;
+        let now = std::time::Instant::now();
+        Progress {
+            total,
+            started: now,
+            last: now,
+            terminal: std::io::stderr().is_terminal(),
+        }
+    }
+
+    fn show(&mut self, done: usize) {
+        let every = if self.terminal {
+            std::time::Duration::from_millis(100)
+        } else {
+            std::time::Duration::from_secs(5)
+        };
+        if self.last.elapsed() < every && (done as i64) < self.total {
+            return;
+        }
+        self.last = std::time::Instant::now();
+        let elapsed = self.started.elapsed().as_secs_f64();
+        let rate = done as f64 / elapsed.max(0.001);
+        let left = (self.total - done as i64).max(0) as f64 / rate.max(0.001);
+        let width = 24usize;
+        let filled = (done as f64 / self.total.max(1) as f64 * width as f64).round() as usize;
+        let line = format!(
+            "embedding [{}{}] {}/{} records · {rate:.1}/s · {} left",
+            "#".repeat(filled.min(width)),
+            "-".repeat(width - filled.min(width)),
+            thousands(done as i64),
+            thousands(self.total),
+            clock_words(std::time::Duration::from_secs_f64(left))
+        );
+        if self.terminal {
+            eprint!("\r\x1b[2K{line}");
+        } else {
+            eprintln!("{line}");
+        }
+    }
+
+    fn finish(&self) {
+        if self.terminal {
+            eprintln!();
+        }
+    }
 }

@@ -67,10 +67,12 @@ pub(crate) fn build(db: &Path, end_ms: i64) -> Result<()> {
         .parent()
         .context("the demo database path has no directory")?;
     // Defaults, not the user's config: the demo must not depend on the machine it is built on.
-    let settings = Settings {
+    let mut settings = Settings {
         data_dir: Some(dir.to_string_lossy().into_owned()),
         ..Settings::default()
     };
+    // Built in one go: no embedding process per replayed turn (`cmem demo` embeds after).
+    settings.search.background_embedding = false;
     let mut events = Vec::new();
     for project in projects() {
         events.extend(project.payloads(end_ms)?);

@@ -1,8 +1,15 @@
 //! Sentence embeddings for semantic search, in the binary and offline.
 //!
-//! The model is potion-base-8M (Model2Vec, MIT; provenance in assets/model/PROVENANCE.md),
-//! quantised to int8 and compiled in, so every install has it and nothing is fetched at run
-//! time. It is parsed on first use (~0.1 s) and only by processes that live long enough to
+//! The built-in model is multilingual-e5-small (intfloat, MIT; provenance in
+//! assets/model/PROVENANCE-e5.md), 4-bit, compiled in, so every install has it and nothing is
+//! fetched at run time. It reads English and Chinese alike and was trained for retrieval, but a
+//! record costs tens of milliseconds: records are embedded in the background (`cmem model
+//! backfill`, which the hooks start detached when a turn closes) and never while a search
+//! waits; a record without its vector yet is found by its words. A Model2Vec model installed
+//! with `cmem model install` replaces it; being a table lookup, it embeds missing records
+//! inside the search as before.
+//!
+//! The model is parsed on first use (~60 ms) and only by processes that live long enough to
 //! pay for it: the MCP server, the TUI and search commands hand a [`Meaning`] down with their
 //! queries; hooks never do, and without it search is lexical only.
 
@@ -17,17 +24,76 @@ use std::sync::OnceLock;
 pub(crate) use model::Model;
 pub(crate) use vector::Vector;
 
-/// The built-in model's identity as stored beside every vector: a different model re-embeds.
-pub(crate) const BUILT_IN_ID: &str = "potion-base-8M/int8";
-
-/// The built-in model (see assets/model/PROVENANCE.md).
-pub(crate) static BUILT_IN: &[u8] = include_bytes!("../../assets/model/potion-base-8M.int8.m2v");
-
 /// Where `cmem model install` puts a model that replaces the built-in one.
 pub(crate) fn installed_path(data_dir: &std::path::Path) -> std::path::PathBuf {
     data_dir.join("model").join("model.m2v")
 }
-static MODEL: OnceLock<Option<Model>> = OnceLock::new();
+
+/// The model semantic search runs: the built-in multilingual encoder, or a static (Model2Vec)
+/// model the user installed.
+pub(crate) enum Encoder {
+    E5(e5::E5),
+    Static(Model),
+}
+
+impl Encoder {
+    pub(crate) fn id(&self) -> &str {
+        match self {
+            Encoder::E5(_) => e5::ID,
+            Encoder::Static(m) => m.id(),
+        }
+    }
+
+    pub(crate) fn dims(&self) -> usize {
+        match self {
+            Encoder::E5(m) => m.dims(),
+            Encoder::Static(m) => m.dims(),
+        }
+    }
+
+    /// Whether embedding a record is cheap enough to do inside a search (a table lookup);
+    /// otherwise records wait for `cmem model backfill`.
+    pub(crate) fn inline(&self) -> bool {
+        matches!(self, Encoder::Static(_))
+    }
+
+    /// The unit vector of what a person asks; `None` when the model reads nothing in it.
+    pub(crate) fn query(&self, text: &str) -> Option<Vec<f32>> {
+        match self {
+            Encoder::E5(m) => Some(m.embed(e5::Role::Query, text)),
+            Encoder::Static(m) => m.embed(text),
+        }
+    }
+
+    /// The unit vector of a stored record's text.
+    pub(crate) fn passage(&self, text: &str) -> Option<Vec<f32>> {
+        match self {
+            Encoder::E5(m) => Some(m.embed_opening(e5::Role::Passage, text)),
+            Encoder::Static(m) => m.embed(text),
+        }
+    }
+
+    /// What the user sees of the model: name, size, licence.
+    pub(crate) fn describe(&self) -> String {
+        match self {
+            Encoder::E5(_) => format!(
+                "multilingual-e5-small by intfloat (MIT), 4-bit, English and Chinese vocabulary, built into this binary ({} MB)",
+                e5::BUILT_IN_BYTES / 1_000_000
+            ),
+            Encoder::Static(m) => format!(
+                "a Model2Vec model installed with `cmem model install` ({} tokens)",
+                m.vocabulary()
+            ),
+        }
+    }
+}
+
+/// How many records a foreground embedding works on at once: one per core.
+pub(crate) fn threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+static MODEL: OnceLock<Option<Encoder>> = OnceLock::new();
 
 /// Whether a search may rank by meaning, and where the model is read from. A face that lives long
 /// enough to pay for loading the model (the MCP server, the browser, search commands) makes one
@@ -52,7 +118,7 @@ impl Meaning {
     }
 
     /// The model, loaded on first use, when ranking by meaning is on and it loads.
-    pub(crate) fn model(&self) -> Option<&'static Model> {
+    pub(crate) fn model(&self) -> Option<&'static Encoder> {
         match self {
             Meaning::Off => None,
             Meaning::From(data_dir) => load(data_dir),
@@ -63,7 +129,7 @@ impl Meaning {
 /// The model installed in `data_dir`, else the built-in one, loaded once per process (one
 /// process serves one data dir). For commands about the model itself (`cmem doctor`, `cmem
 /// model`, the evaluation) and, through [`Meaning`], for searches.
-pub(crate) fn load(data_dir: &std::path::Path) -> Option<&'static Model> {
+pub(crate) fn load(data_dir: &std::path::Path) -> Option<&'static Encoder> {
     MODEL
         .get_or_init(|| match open(data_dir) {
             Ok(m) => Some(m),
@@ -75,24 +141,30 @@ pub(crate) fn load(data_dir: &std::path::Path) -> Option<&'static Model> {
         .as_ref()
 }
 
+/// Whether `data_dir` uses the built-in model (nothing installed), told without loading it:
+/// for hooks deciding whether records will wait for a background embedding.
+pub(crate) fn uses_built_in(data_dir: &std::path::Path) -> bool {
+    !installed_path(data_dir).exists()
+}
+
 /// The installed model when there is one, else the built-in one.
-fn open(data_dir: &std::path::Path) -> anyhow::Result<Model> {
+fn open(data_dir: &std::path::Path) -> anyhow::Result<Encoder> {
     let path = installed_path(data_dir);
     match std::fs::read(&path) {
         Ok(bytes) => {
             let id = installed_id(&bytes);
             // Lives as long as the process, like the built-in table.
             let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
-            Model::from_packed(&id, bytes).map_err(|e| {
-                e.context(format!(
-                    "the installed model {} is unusable",
-                    path.display()
-                ))
-            })
+            Model::from_packed(&id, bytes)
+                .map(Encoder::Static)
+                .map_err(|e| {
+                    e.context(format!(
+                        "the installed model {} is unusable",
+                        path.display()
+                    ))
+                })
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            Model::from_packed(BUILT_IN_ID, BUILT_IN)
-        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => e5::E5::built_in().map(Encoder::E5),
         Err(e) => Err(anyhow::Error::new(e).context(format!("cannot read {}", path.display()))),
     }
 }

@@ -93,11 +93,6 @@ impl Model {
         })
     }
 
-    /// The token ids the model reads for `text` (for checking against the reference tokenizer).
-    pub(crate) fn token_ids(&self, text: &str) -> Vec<u32> {
-        self.tokenizer.encode(text, MAX_TOKENS)
-    }
-
     pub(crate) fn id(&self) -> &str {
         &self.id
     }

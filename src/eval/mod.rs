@@ -44,14 +44,31 @@ pub struct Report {
 
 /// Loads the set(s) at `path` into a throw-away store and scores every system on them.
 /// With `dump`, every record and every query's rankings are also written there as JSON lines.
-pub fn run(path: &Path, mut dump: Option<&mut dyn std::io::Write>) -> Result<Report> {
+pub fn run(path: &Path, dump: Option<&mut dyn std::io::Write>) -> Result<Report> {
+    run_with(path, dump, true)
+}
+
+/// `run` by words alone (`by_meaning` false): `cmem auto` as with `search.semantic = false`, and
+/// `cmem semantic` ranks nothing. For quick checks of the lexical ranking, which need no model.
+pub fn run_with(
+    path: &Path,
+    mut dump: Option<&mut dyn std::io::Write>,
+    by_meaning: bool,
+) -> Result<Report> {
     let sets = fixture::read(path)?;
     let dir = ScratchDir::new()?;
     // mem_search as the MCP server runs it, with the model compiled in (the scratch data dir
     // has none installed): figures do not depend on what this machine installed.
-    let meaning = crate::embed::Meaning::From(dir.0.clone());
+    let meaning = crate::embed::Meaning::when(by_meaning, dir.0.clone());
     let store = Store::open(&dir.0.join("eval.db"))?;
     let loaded = fixture::load(&store.conn, &sets)?;
+    // Every record with its vector, as after `cmem model backfill`: the figures are those of a
+    // store whose background embedding has caught up.
+    if let Some(model) = meaning.model() {
+        crate::store::vectors::backfill(&store.conn, model, crate::embed::threads(), &mut |_| {
+            true
+        })?;
+    }
     let plain = Baseline::build(&loaded.docs, "unicode61")?;
     let porter = Baseline::build(&loaded.docs, "porter unicode61")?;
     // Substrings of three characters: what SQLite offers for text without spaces.
@@ -208,22 +225,23 @@ fn semantic(
     case: &Case,
     depth: usize,
 ) -> Result<Vec<(Kind, i64)>> {
-    let model = meaning
-        .model()
-        .context("the embedding model did not load")?;
-    crate::store::vectors::embed_missing(&store.conn, model, false)?;
-    let Some(v) = model.embed(&case.query) else {
+    let model = match meaning {
+        crate::embed::Meaning::Off => return Ok(Vec::new()),
+        on => on.model().context("the embedding model did not load")?,
+    };
+    let Some(v) = model.query(&case.query) else {
         return Ok(Vec::new());
     };
     let near = crate::store::vectors::nearest(
         &store.conn,
         model,
         &v,
+        crate::store::cjk::mostly_cjk(&case.query),
         std::slice::from_ref(&case.project),
         &[Kind::Observation, Kind::Summary, Kind::Prompt],
         depth,
     )?;
-    Ok(near.into_iter().map(|(k, id, _)| (k, id)).collect())
+    Ok(near.into_iter().map(|n| (n.kind, n.id)).collect())
 }
 
 /// `search::search`, the ranking the legacy tool, the TUI and step 1 share.

@@ -9,6 +9,7 @@
 mod auto_sync;
 pub mod capture;
 pub(crate) mod deadline;
+pub(crate) mod embed_worker;
 pub mod event;
 pub mod fields;
 mod kept;
@@ -251,6 +252,7 @@ fn observe_closed_turns(mut store: Store, settings: &Settings, call: &Call) {
             if external && let Err(e) = crate::observe::external::spawn_worker(settings) {
                 logging::warn(format!("{e:#}"));
             }
+            embed_worker::maybe_spawn(settings);
         }
         Ok(_) => {}
         Err(e) => logging::warn(format!(

@@ -29,6 +29,22 @@ pub(crate) fn is_cjk(c: char) -> bool {
     )
 }
 
+/// Whether `text` is mostly written in a CJK script: a CJK character carries about as much as
+/// three Latin letters (a word of two characters against an English word of six), so a Chinese
+/// sentence with English identifiers in it is Chinese, and an English one quoting a Chinese
+/// word is not.
+pub(crate) fn mostly_cjk(text: &str) -> bool {
+    let (mut cjk, mut letters) = (0usize, 0usize);
+    for c in text.chars() {
+        if is_cjk(c) {
+            cjk += 1;
+        } else if c.is_alphabetic() {
+            letters += 1;
+        }
+    }
+    cjk > 0 && cjk * 3 >= letters
+}
+
 /// The byte ranges of `text` split where it changes between CJK and anything else, each with
 /// whether it is CJK.
 pub(crate) fn runs(text: &str) -> Vec<(bool, Range<usize>)> {
@@ -159,6 +175,17 @@ pub(crate) fn asks_a_question(text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_text_is_mostly_cjk_by_weight_of_what_it_says() {
+        assert!(mostly_cjk("修复连接池泄漏导致的 5xx in src/pool.py"));
+        assert!(mostly_cjk("选用 pgvector 做向量搜索"));
+        assert!(!mostly_cjk(
+            "Fixed the pool leak (连接池) in src/db/pool.rs by returning connections"
+        ));
+        assert!(!mostly_cjk("cargo test passes"));
+        assert!(!mostly_cjk("12 34 -- !!"));
+    }
 
     fn pieces<'a>(text: &'a str, ranges: &[Range<usize>]) -> Vec<&'a str> {
         ranges.iter().map(|r| &text[r.clone()]).collect()

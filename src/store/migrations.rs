@@ -15,6 +15,7 @@ const STEPS: &[&str] = &[
     include_str!("sql/006_sync_authority.sql"),
     include_str!("sql/007_sync_merge.sql"),
     include_str!("sql/008_cjk_words.sql"),
+    include_str!("sql/009_vector_script.sql"),
 ];
 
 pub const SCHEMA_VERSION: i64 = STEPS.len() as i64;

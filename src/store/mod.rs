@@ -6,7 +6,7 @@
 //! their own write transaction so concurrent first runs are safe.
 
 pub mod browse;
-mod cjk;
+pub(crate) mod cjk;
 pub mod claude_mem;
 pub mod content_hash;
 pub mod dropped;

@@ -513,7 +513,7 @@ pub(crate) fn search(conn: &Connection, q: &Query) -> Result<Vec<Hit>> {
 pub(crate) fn search_with(
     conn: &Connection,
     q: &Query,
-    model: Option<&crate::embed::Model>,
+    model: Option<&crate::embed::Encoder>,
 ) -> Result<Vec<Hit>> {
     let Some(text) = q.text.as_deref().filter(|t| !t.trim().is_empty()) else {
         return run(conn, q, None);
@@ -626,25 +626,34 @@ const FUSION_POOL: usize = 50;
 /// Reciprocal rank fusion's constant: how fast a candidate's weight falls with its rank. Small:
 /// the first few ranks of each list matter most (tuned on tests/fixtures/search-tuning only).
 const FUSION_K: f64 = 5.0;
-/// The weight of the lexical and of the semantic ranking in the fusion. A static embedding
-/// model finds related words but rarely ranks the right record first, so it mostly adds
-/// candidates the words miss: its first record counts as the lexical seventh. Weighed more,
-/// multi-word queries start to lose their exact matches (`cmem dev eval-search`; the sweep is
-/// in docs/search-ranking.md).
+/// The weight of the lexical and of the semantic ranking in the fusion. The multilingual
+/// encoder ranks the right record first often enough to lead where the words find only decoys,
+/// but a query's exact words still say more than its nearest meaning: its first record counts
+/// a little less than the lexical first (the sweep is in docs/search-ranking.md).
 const LEXICAL_WEIGHT: f64 = 1.0;
-const SEMANTIC_WEIGHT: f64 = 0.5;
+const SEMANTIC_WEIGHT: f64 = 0.8;
+/// The semantic weight of a record in another script than the query's: the words cannot find
+/// it at all (a Chinese question shares no word with the English record that answers it), so
+/// its meaning speaks for it alone.
+const OTHER_SCRIPT_WEIGHT: f64 = 1.5;
 
 /// A record's share of the fusion from its place (from 0) in the lexical and the semantic
 /// ranking, when it is in them.
-fn fused_score(lexical: Option<usize>, semantic: Option<usize>) -> f64 {
+fn fused_score(lexical: Option<usize>, semantic: Option<usize>, other_script: bool) -> f64 {
     let share = |weight: f64, rank: Option<usize>| {
         rank.map_or(0.0, |r| weight / (FUSION_K + r as f64 + 1.0))
     };
-    share(LEXICAL_WEIGHT, lexical) + share(SEMANTIC_WEIGHT, semantic)
+    let semantic_weight = if other_script {
+        OTHER_SCRIPT_WEIGHT
+    } else {
+        SEMANTIC_WEIGHT
+    };
+    share(LEXICAL_WEIGHT, lexical) + share(semantic_weight, semantic)
 }
-/// Records less similar than this to the query are no semantic candidates: every text has
-/// some nearest neighbour, and a query of unknown words must still find nothing.
-const MIN_COSINE: f64 = 0.3;
+/// Records whose centred cosine (`vectors::nearest`) is below this are no semantic candidates:
+/// every text has some nearest neighbour, and a query of unknown words must still find
+/// nothing. 0 is a record of average likeness to the query.
+const MIN_SIMILARITY: f64 = 0.2;
 
 /// Whether this process's first hybrid search ran `embed_missing`'s full pass (every record
 /// looked at); later searches of the process look only at newer records. Per process because
@@ -656,14 +665,18 @@ fn hybrid(
     conn: &Connection,
     q: &Query,
     plan: &Plan,
-    model: &crate::embed::Model,
+    model: &crate::embed::Encoder,
     text: &str,
 ) -> Result<Vec<Hit>> {
     let pool = q.limit;
     let lexical = run(conn, q, Some(plan))?;
     steps::mark("lexical search");
-    let full = !FULL_EMBED_PASS.swap(true, std::sync::atomic::Ordering::Relaxed);
-    if let Err(e) = super::vectors::embed_missing(conn, model, full) {
+    // A table-lookup model embeds what is missing here; the multilingual encoder leaves that to
+    // `cmem model backfill`, and a record without its vector yet is found by its words.
+    let full = model.inline() && !FULL_EMBED_PASS.swap(true, std::sync::atomic::Ordering::Relaxed);
+    if model.inline()
+        && let Err(e) = super::vectors::embed_missing(conn, model, full)
+    {
         // Vectors are derived data: a search that cannot write them (another process holds
         // the write lock past the busy wait) ranks with the vectors there are, and a later
         // search embeds the rest, with the full pass again if this was it.
@@ -679,13 +692,21 @@ fn hybrid(
         .into_iter()
         .filter(|k| wants(q, *k))
         .collect();
-    let embedded = model.embed(text);
+    let embedded = model.query(text);
     steps::mark("query embedding");
     let semantic = match embedded {
-        Some(v) => super::vectors::nearest(conn, model, &v, &q.projects, &kinds, pool)?
-            .into_iter()
-            .filter(|n| f64::from(n.2) >= MIN_COSINE)
-            .collect(),
+        Some(v) => super::vectors::nearest(
+            conn,
+            model,
+            &v,
+            super::cjk::mostly_cjk(text),
+            &q.projects,
+            &kinds,
+            pool,
+        )?
+        .into_iter()
+        .filter(|n| f64::from(n.score) >= MIN_SIMILARITY)
+        .collect(),
         None => Vec::new(),
     };
     let mut fused: Vec<(Kind, i64, f64)> = Vec::new();
@@ -696,10 +717,15 @@ fn hybrid(
             None => fused.push((kind, id, score)),
         };
     for (rank, h) in lexical.iter().enumerate() {
-        add(h.row.kind, h.row.id, fused_score(Some(rank), None));
+        add(h.row.kind, h.row.id, fused_score(Some(rank), None, false));
     }
-    for (rank, (kind, id, _)) in semantic.iter().enumerate() {
-        add(*kind, *id, fused_score(None, Some(rank)));
+    let query_cjk = super::cjk::mostly_cjk(text);
+    for (rank, n) in semantic.iter().enumerate() {
+        add(
+            n.kind,
+            n.id,
+            fused_score(None, Some(rank), n.cjk != query_cjk),
+        );
     }
     steps::mark("fusion scores");
     let covers: Vec<(Kind, i64, f64)> = lexical
@@ -710,8 +736,8 @@ fn hybrid(
     for kind in &kinds {
         let missing: Vec<i64> = semantic
             .iter()
-            .filter(|s| s.0 == *kind && !rows.iter().any(|r| (r.kind, r.id) == (s.0, s.1)))
-            .map(|s| s.1)
+            .filter(|s| s.kind == *kind && !rows.iter().any(|r| (r.kind, r.id) == (s.kind, s.id)))
+            .map(|s| s.id)
             .collect();
         rows.extend(rows_by_ids(conn, q, *kind, &missing)?);
     }
@@ -887,14 +913,17 @@ mod ranking_rules {
     }
 
     #[test]
-    fn the_nearest_record_in_meaning_counts_as_the_seventh_by_words() {
-        // What the words miss but the meaning finds first outranks the lexical eighth (a
-        // question's weak partial matches), never the lexical sixth (an exact match's company).
-        let meaning_first = fused_score(None, Some(0));
-        assert!(meaning_first > fused_score(Some(7), None));
-        assert!(meaning_first < fused_score(Some(5), None));
+    fn the_nearest_record_in_meaning_counts_between_the_second_and_third_by_words() {
+        // What the words miss but the meaning finds first outranks the lexical third (partial
+        // matches), never the lexical second.
+        let meaning_first = fused_score(None, Some(0), false);
+        assert!(meaning_first > fused_score(Some(2), None, false));
+        assert!(meaning_first < fused_score(Some(1), None, false));
         // Found both ways beats found one way.
-        assert!(fused_score(Some(2), Some(2)) > fused_score(Some(0), None));
+        assert!(fused_score(Some(2), Some(2), false) > fused_score(Some(0), None, false));
+        // A record in another script than the query's, which no word of it can find, leads
+        // when its meaning is nearest.
+        assert!(fused_score(None, Some(0), true) > fused_score(Some(0), None, false));
     }
 
     #[test]

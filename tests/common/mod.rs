@@ -57,6 +57,8 @@ impl Env {
             .env("HOME", self.home())
             .env("CMEM_DATA_DIR", self.data_dir())
             .env("XDG_CONFIG_HOME", self.root().join("config"))
+            // No embedding process left running after a hook: a test that wants one says so.
+            .env("CMEM_SEARCH_BACKGROUND_EMBEDDING", "false")
             .current_dir(self.project());
         c
     }

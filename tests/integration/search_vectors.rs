@@ -1,7 +1,8 @@
-//! Semantic search's vectors are derived data that follows the records: the MCP server embeds
-//! records at its first search, `cmem forget` and `cmem scrub` leave no vector of removed text
-//! in the database files, an import gets its vectors rebuilt, and `cmem doctor` says which
-//! search runs.
+//! Semantic search's vectors are derived data that follows the records: `cmem model backfill`
+//! (which the hooks start in the background after a turn) embeds the records that wait,
+//! `cmem forget` and `cmem scrub` leave no vector of removed text in the database files, an
+//! import gets its vectors rebuilt, and `cmem doctor` says which search runs and how many
+//! records wait.
 
 use crate::common;
 
@@ -67,9 +68,17 @@ fn vectors_follow_the_records_through_forget_scrub_and_import() {
         "Sorted invoices by date",
     );
     assert!(vectors(&env).is_empty(), "hooks never embed");
+    // Searching does not wait for the multilingual model to embed records: they are found by
+    // their words until the backfill has run.
+    assert!(mem_search(&env, "invoice").contains("invoice"));
+    assert!(vectors(&env).is_empty(), "a search embedded records");
 
-    // The MCP server embeds every record at its first search.
-    mem_search(&env, "stale credentials still work");
+    let out = env.run_ok(&["model", "backfill"]);
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("embedded"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     let all = vectors(&env);
     let records =
         env.count("user_prompts") + env.count("session_summaries") + env.count("observations");
@@ -110,7 +119,7 @@ fn vectors_follow_the_records_through_forget_scrub_and_import() {
             "a scrubbed record's old vector is still in the files"
         );
     }
-    mem_search(&env, "sorting");
+    env.run_ok(&["model", "backfill"]);
     assert_eq!(vectors(&env).len(), before.len());
 
     // Export, import elsewhere: vectors are not exported; the first search rebuilds them.
@@ -119,8 +128,55 @@ fn vectors_follow_the_records_through_forget_scrub_and_import() {
     let other = Env::new();
     other.run_ok(&["import", "jsonl", export.to_str().unwrap()]);
     assert!(vectors(&other).is_empty());
-    mem_search(&other, "expired login");
+    other.run_ok(&["model", "backfill"]);
     assert_eq!(vectors(&other).len(), before.len());
+}
+
+#[test]
+fn a_closed_turn_starts_the_background_embedding_and_doctor_counts_what_waits() {
+    let env = Env::new();
+    session(&env, "s1", "把连接池调大", "POOL_SIZE 5 → 20");
+    let doctor = env.doctor();
+    assert!(
+        doctor.contains("multilingual semantic + lexical"),
+        "{doctor}"
+    );
+    assert!(doctor.contains("wait for their vector"), "{doctor}");
+    assert!(doctor.contains("cmem model backfill"), "{doctor}");
+
+    // A turn closed by a hook that may embed in the background.
+    let mut p = env.payload("s2", json!({"prompt": "rename the invoice job"}));
+    p["prompt_id"] = json!("s2-1");
+    let stdin = p.to_string();
+    let out = common::run_with_stdin(
+        env.cmd()
+            .env("CMEM_SEARCH_BACKGROUND_EMBEDDING", "true")
+            .args(["hook", "user-prompt-submit"]),
+        stdin.as_bytes(),
+    );
+    common::assert_fail_open("user-prompt-submit", &out);
+    let stop = env.real_for("Stop", "s2", "s2-1", "toolu_s2");
+    let out = common::run_with_stdin(
+        env.cmd()
+            .env("CMEM_SEARCH_BACKGROUND_EMBEDDING", "true")
+            .args(["hook", "stop"]),
+        stop.to_string().as_bytes(),
+    );
+    common::assert_fail_open("stop", &out);
+    // The hook returned at once; the worker embeds every record (the first session's too).
+    let records =
+        || env.count("user_prompts") + env.count("session_summaries") + env.count("observations");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(300);
+    while (vectors(&env).len() as i64) < records() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the background embedding did not finish: {} of {} records have vectors",
+            vectors(&env).len(),
+            records()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    assert!(env.doctor().contains("every record has its vector"));
 }
 
 #[test]
@@ -169,11 +225,8 @@ fn another_model_can_be_installed_from_a_directory_and_removed() {
     let env = Env::new();
     session(&env, "s1", "the login token expired", "Fixed token expiry");
     let status = |env: &Env| String::from_utf8_lossy(&env.run_ok(&["model"]).stdout).to_string();
-    assert!(
-        status(&env).contains("potion-base-8M/int8"),
-        "{}",
-        status(&env)
-    );
+    let built_in = "multilingual-e5-small/";
+    assert!(status(&env).contains(built_in), "{}", status(&env));
 
     // Not a model: a clear error, nothing installed.
     let bad = env
@@ -189,7 +242,9 @@ fn another_model_can_be_installed_from_a_directory_and_removed() {
     env.run_ok(&["model", "install", dir.to_str().unwrap()]);
     let now = status(&env);
     assert!(
-        now.contains("model:    installed/") && now.contains("6 tokens x 4 dimensions"),
+        now.contains("model:    installed/")
+            && now.contains("(6 tokens)")
+            && now.contains("4 dimensions"),
         "{now}"
     );
     mem_search(&env, "logins");
@@ -200,11 +255,13 @@ fn another_model_can_be_installed_from_a_directory_and_removed() {
     assert!(models[0].starts_with("installed/"), "{models:?}");
 
     env.run_ok(&["model", "remove"]);
-    assert!(status(&env).contains("potion-base-8M/int8"));
-    // The next server's first search replaces the other model's vectors.
-    mem_search(&env, "logins");
+    let now = status(&env);
+    assert!(now.contains(built_in) && now.contains("wait"), "{now}");
+    // The backfill replaces the other model's vectors.
+    env.run_ok(&["model", "backfill"]);
     let models = env.rows("SELECT DISTINCT model FROM record_vectors", |r| {
         r.get::<_, String>(0)
     });
-    assert_eq!(models, vec!["potion-base-8M/int8".to_string()]);
+    assert_eq!(models.len(), 1);
+    assert!(models[0].starts_with(built_in), "{models:?}");
 }

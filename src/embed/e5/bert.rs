@@ -184,6 +184,10 @@ impl Bert {
         })
     }
 
+    pub(crate) fn hidden(&self) -> usize {
+        self.shape.hidden
+    }
+
     /// The most tokens one window takes (`<s>` and `</s>` included).
     pub(crate) fn max_window(&self) -> usize {
         self.shape.max_positions

@@ -42,6 +42,11 @@ pub(crate) struct E5 {
 
 /// cmem's multilingual model file (see assets/model/PROVENANCE-e5.md), compiled in.
 static BUILT_IN: &[u8] = include_bytes!("../../../assets/model/e5-small-enzh-q4.bin");
+pub(crate) const BUILT_IN_BYTES: usize = BUILT_IN.len();
+
+/// The identity stored beside every vector this model makes: the model, its quantisation and
+/// vocabulary cut, and what a record's text is (a change of any re-embeds).
+pub(crate) const ID: &str = "multilingual-e5-small/q4-enzh/v1";
 
 impl E5 {
     /// The model compiled into the binary.
@@ -58,6 +63,11 @@ impl E5 {
         })
     }
 
+    /// Values per vector.
+    pub(crate) fn dims(&self) -> usize {
+        self.encoder.hidden()
+    }
+
     /// How many tokens `text` takes with its prefix, `<s>` and `</s>` of each window included.
     pub(crate) fn token_count(&self, role: Role, text: &str) -> usize {
         let ids = self.ids(role, text);
@@ -65,13 +75,30 @@ impl E5 {
         ids.len() + 2 * ids.len().div_ceil(per_window).max(1)
     }
 
+    /// The piece ids of `text` as it is, without prefix or marks.
+    pub(crate) fn token_ids(&self, text: &str) -> Vec<u32> {
+        self.tokens.ids(text)
+    }
+
     fn ids(&self, role: Role, text: &str) -> Vec<u32> {
         self.tokens.ids(&format!("{}{text}", role.prefix()))
     }
 
-    /// The unit vector of `text` (384 numbers).
+    /// The unit vector of `text` up to its first window's end: the model was trained on 512
+    /// pieces, and a record's opening tells what it is about at a fraction of the cost of
+    /// reading it all.
+    pub(crate) fn embed_opening(&self, role: Role, text: &str) -> Vec<f32> {
+        let mut ids = self.ids(role, text);
+        ids.truncate(self.encoder.max_window() - 2);
+        self.embed_ids(&ids)
+    }
+
+    /// The unit vector of `text` (384 numbers), every window of it.
     pub(crate) fn embed(&self, role: Role, text: &str) -> Vec<f32> {
-        let ids = self.ids(role, text);
+        self.embed_ids(&self.ids(role, text))
+    }
+
+    fn embed_ids(&self, ids: &[u32]) -> Vec<f32> {
         let per_window = self.encoder.max_window() - 2;
         let mut sum: Vec<f32> = Vec::new();
         let mut weight = 0.0f32;
