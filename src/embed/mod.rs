@@ -13,7 +13,7 @@
 //! pay for it: the MCP server, the TUI and search commands hand a [`Meaning`] down with their
 //! queries; hooks never do, and without it search is lexical only.
 
-pub mod e5;
+pub use cmem_e5 as e5;
 pub mod model;
 pub mod pack;
 pub mod vector;

