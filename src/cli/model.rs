@@ -9,6 +9,7 @@ use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 
 use crate::embed;
+use crate::view::time::{stopwatch, thousands};
 
 #[derive(Args)]
 pub(crate) struct ModelArgs {
@@ -132,20 +133,6 @@ fn status(face: &super::face::Face, installed: &std::path::Path) -> Result<ExitC
     Ok(ExitCode::SUCCESS)
 }
 
-/// `45 s`, `3 min 20 s`, `2 h 5 min`.
-fn clock_words(d: std::time::Duration) -> String {
-    let s = d.as_secs();
-    match s {
-        0..60 => format!("{s} s"),
-        60..3600 => format!("{} min {} s", s / 60, s % 60),
-        _ => format!("{} h {} min", s / 3600, s % 3600 / 60),
-    }
-}
-
-fn thousands(n: i64) -> String {
-    crate::view::time::thousands(n)
-}
-
 /// `cmem model backfill` in the foreground: every waiting record, a progress line on stderr.
 fn backfill(face: &super::face::Face) -> Result<ExitCode> {
     let settings = face.settings()?;
@@ -181,7 +168,7 @@ fn backfill(face: &super::face::Face) -> Result<ExitCode> {
     println!(
         "embedded {} records in {} ({:.1} a second) with {}",
         thousands(done as i64),
-        clock_words(bar.started.elapsed()),
+        stopwatch(bar.started.elapsed()),
         done as f64 / secs.max(0.001),
         model.id()
     );
@@ -229,7 +216,7 @@ impl Progress {
             "-".repeat(width - filled.min(width)),
             thousands(done as i64),
             thousands(self.total),
-            clock_words(std::time::Duration::from_secs_f64(left))
+            stopwatch(std::time::Duration::from_secs_f64(left))
         );
         if self.terminal {
             eprint!("\r\x1b[2K{line}");

@@ -3,8 +3,6 @@
 //! spawns; it never links against the sync code nor opens a connection. At most one sync runs
 //! per data dir (the sync's own lock file).
 
-use std::os::unix::process::CommandExt;
-use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use crate::config::Settings;
@@ -33,24 +31,8 @@ pub(crate) fn maybe_spawn(settings: &Settings) {
         logging::warn(format!("sync: cannot write {}: {e}", stamp.display()));
         return;
     }
-    let exe = match std::env::current_exe() {
-        Ok(exe) => exe,
-        Err(e) => {
-            logging::warn(format!("sync: cannot find the cmem executable: {e}"));
-            return;
-        }
-    };
-    let spawned = Command::new(exe)
-        .args(["sync", "--auto"])
-        .env("CMEM_DATA_DIR", settings.data_dir())
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        // Its own process group: the host killing the hook's group does not kill it.
-        .process_group(0)
-        .spawn();
-    match spawned {
-        Ok(child) => logging::debug(format!("sync started (pid {})", child.id())),
-        Err(e) => logging::warn(format!("sync: cannot start `cmem sync --auto`: {e}")),
+    match super::detached::spawn(&["sync", "--auto"], &settings.data_dir()) {
+        Ok(pid) => logging::debug(format!("sync started (pid {pid})")),
+        Err(e) => logging::warn(format!("sync: {e:#}")),
     }
 }

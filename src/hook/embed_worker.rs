@@ -5,9 +5,7 @@
 //! never loads the model: it looks at a lock file and spawns.
 
 use std::fs::File;
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 use anyhow::{Context, Result};
 
@@ -46,22 +44,9 @@ pub(crate) fn maybe_spawn(settings: &Settings) {
         Ok(None) => return logging::debug("embedding: a worker already runs"),
         Err(e) => return logging::warn(format!("embedding: {e:#}")),
     }
-    let exe = match std::env::current_exe() {
-        Ok(exe) => exe,
-        Err(e) => return logging::warn(format!("embedding: cannot find the cmem executable: {e}")),
-    };
-    let spawned = Command::new(exe)
-        .args(["model", "backfill", "--background"])
-        .env("CMEM_DATA_DIR", &data_dir)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        // Its own process group: the host killing the hook's group does not kill it.
-        .process_group(0)
-        .spawn();
-    match spawned {
-        Ok(child) => logging::debug(format!("embedding worker started (pid {})", child.id())),
-        Err(e) => logging::warn(format!("embedding: cannot start the worker: {e}")),
+    match super::detached::spawn(&["model", "backfill", "--background"], &data_dir) {
+        Ok(pid) => logging::debug(format!("embedding worker started (pid {pid})")),
+        Err(e) => logging::warn(format!("embedding: {e:#}")),
     }
 }
 

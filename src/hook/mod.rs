@@ -9,6 +9,7 @@
 mod auto_sync;
 pub mod capture;
 pub(crate) mod deadline;
+mod detached;
 pub(crate) mod embed_worker;
 pub mod event;
 pub mod fields;

@@ -185,6 +185,9 @@ mod tests {
         ));
         assert!(!mostly_cjk("cargo test passes"));
         assert!(!mostly_cjk("12 34 -- !!"));
+        // Han extension B, outside the BMP, counts; emoji count as nothing.
+        assert!(mostly_cjk("𠀀𠀁 fix"));
+        assert!(!mostly_cjk("🎉🎉🎉 shipped the release"));
     }
 
     fn pieces<'a>(text: &'a str, ranges: &[Range<usize>]) -> Vec<&'a str> {

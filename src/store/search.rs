@@ -693,20 +693,13 @@ fn hybrid(
         .filter(|k| wants(q, *k))
         .collect();
     let embedded = model.query(text);
+    let query_cjk = super::cjk::mostly_cjk(text);
     steps::mark("query embedding");
     let semantic = match embedded {
-        Some(v) => super::vectors::nearest(
-            conn,
-            model,
-            &v,
-            super::cjk::mostly_cjk(text),
-            &q.projects,
-            &kinds,
-            pool,
-        )?
-        .into_iter()
-        .filter(|n| f64::from(n.score) >= MIN_SIMILARITY)
-        .collect(),
+        Some(v) => super::vectors::nearest(conn, model, &v, query_cjk, &q.projects, &kinds, pool)?
+            .into_iter()
+            .filter(|n| f64::from(n.score) >= MIN_SIMILARITY)
+            .collect(),
         None => Vec::new(),
     };
     let mut fused: Vec<(Kind, i64, f64)> = Vec::new();
@@ -719,7 +712,6 @@ fn hybrid(
     for (rank, h) in lexical.iter().enumerate() {
         add(h.row.kind, h.row.id, fused_score(Some(rank), None, false));
     }
-    let query_cjk = super::cjk::mostly_cjk(text);
     for (rank, n) in semantic.iter().enumerate() {
         add(
             n.kind,

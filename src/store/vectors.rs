@@ -51,13 +51,20 @@ fn record_text(kind: Kind) -> (&'static str, &'static str) {
     }
 }
 
-fn missing_sql(kind: Kind) -> String {
+/// The records of `kind` without a vector past a cursor (`?1`), at most `?2`: oldest first
+/// after it, or newest first before it.
+fn missing_sql(kind: Kind, newest_first: bool) -> String {
     let (select, from) = record_text(kind);
+    let (past, order) = if newest_first {
+        ("<", "DESC")
+    } else {
+        (">", "ASC")
+    };
     format!(
         "SELECT {select} FROM {from}
-         WHERE o.id > ?1 AND NOT EXISTS
+         WHERE o.id {past} ?1 AND NOT EXISTS
            (SELECT 1 FROM record_vectors v WHERE v.kind = {} AND v.record_id = o.id)
-         ORDER BY o.id LIMIT 2000",
+         ORDER BY o.id {order} LIMIT ?2",
         code(kind)
     )
 }
@@ -124,6 +131,9 @@ pub(crate) struct Embedded {
     pub records: usize,
 }
 
+/// Records read at a time by `embed_missing`.
+const INLINE_BATCH: i64 = 2000;
+
 /// Gives every record without a vector of `model` one. Vectors of another model are dropped
 /// first. `full` looks at every record; otherwise only at records newer than the newest
 /// vector of each kind (enough between searches of one process: older records lose their
@@ -156,14 +166,14 @@ pub(crate) fn embed_missing(conn: &Connection, model: &Encoder, full: bool) -> R
                 |r| r.get(0),
             )?
         };
-        let mut select = conn.prepare_cached(&missing_sql(kind))?;
+        let mut select = conn.prepare_cached(&missing_sql(kind, false))?;
         let mut insert = conn.prepare_cached(
             "INSERT OR REPLACE INTO record_vectors (kind, record_id, project, model, vector, script)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
         )?;
         loop {
             let batch: Vec<(i64, String, String)> = select
-                .query_map([after], |r| {
+                .query_map(params![after, INLINE_BATCH], |r| {
                     Ok((
                         r.get(0)?,
                         r.get(1)?,
@@ -236,20 +246,13 @@ pub(crate) fn backfill(
     threads: usize,
     progress: &mut dyn FnMut(usize) -> bool,
 ) -> Result<usize> {
-    let stale: bool = conn.query_row(
-        "SELECT EXISTS (SELECT 1 FROM record_vectors WHERE model != ?1)",
-        [model.id()],
-        |r| r.get(0),
-    )?;
-    if stale {
-        conn.execute("DELETE FROM record_vectors WHERE model != ?1", [model.id()])?;
-    }
+    conn.execute("DELETE FROM record_vectors WHERE model != ?1", [model.id()])?;
     let mut done = 0;
     for kind in [Kind::Observation, Kind::Summary, Kind::Prompt] {
         let mut before = i64::MAX;
         loop {
             let batch: Vec<(i64, String, Option<String>)> = conn
-                .prepare_cached(&newest_missing_sql(kind))?
+                .prepare_cached(&missing_sql(kind, true))?
                 .query_map(params![before, BACKFILL_BATCH as i64], |r| {
                     Ok((r.get(0)?, r.get(1)?, r.get(2)?))
                 })?
@@ -281,13 +284,6 @@ pub(crate) fn backfill(
         }
     }
     Ok(done)
-}
-
-/// The records of `kind` without a vector, newest first, older than a cursor.
-fn newest_missing_sql(kind: Kind) -> String {
-    missing_sql(kind)
-        .replace("o.id > ?1", "o.id < ?1")
-        .replace("ORDER BY o.id LIMIT 2000", "ORDER BY o.id DESC LIMIT ?2")
 }
 
 /// The vectors of `texts` as passages, `threads` at a time; a text the model reads nothing in
@@ -603,7 +599,7 @@ fn script_means(values: &[i8], scales: &[f32], scripts: &[u8], d: usize) -> [Vec
     let mut sums = [vec![0.0f32; d], vec![0.0f32; d]];
     let mut counts = [0usize; 2];
     for ((row, scale), script) in values.chunks_exact(d).zip(scales).zip(scripts) {
-        let s = usize::from(*script).min(1);
+        let s = usize::from(*script);
         counts[s] += 1;
         for (sum, v) in sums[s].iter_mut().zip(row) {
             *sum += f32::from(*v) * scale;

@@ -138,6 +138,17 @@ pub(crate) fn describe_duration(ms: i64) -> String {
     format!("about {} days", (hours as f64 / 24.0).round() as i64)
 }
 
+/// `45 s`, `3 min 20 s`, `2 h 5 min`: a task's elapsed or remaining time, to the second where
+/// that still matters (`describe_duration` rounds to minutes).
+pub(crate) fn stopwatch(d: std::time::Duration) -> String {
+    let s = d.as_secs();
+    match s {
+        0..60 => format!("{s} s"),
+        60..3600 => format!("{} min {} s", s / 60, s % 60),
+        _ => format!("{} h {} min", s / 3600, s % 3600 / 60),
+    }
+}
+
 /// `252,004`: en-US thousands separators.
 pub fn thousands(n: i64) -> String {
     let digits = n.unsigned_abs().to_string();
@@ -154,6 +165,14 @@ pub fn thousands(n: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stopwatch_reads_to_the_second_then_the_minute() {
+        let at = |s| stopwatch(std::time::Duration::from_secs(s));
+        assert_eq!(at(7), "7 s");
+        assert_eq!(at(200), "3 min 20 s");
+        assert_eq!(at(7_500), "2 h 5 min");
+    }
 
     #[test]
     fn layouts() {
