@@ -398,16 +398,14 @@ def bench_pre_tool_use(args, cmem):
     big.write_text(text[: 1024 * 1024])
     old = time.time() - 3600
     os.utime(big, (old, old))
-    con = sqlite3.connect(data / "cmem.db")
+    # Through `cmem sql`: the observations' full-text triggers need cmem's tokenizer.
     now = int(time.time() * 1000)
-    con.executemany(
-        "INSERT INTO observations (project, type, title, files_read, files_modified, created_at_epoch, source)"
-        " VALUES ('acme-api', 'change', ?, ?, ?, ?, 'bench')",
-        [(f"Edited src/big.rs ({i})", json.dumps(["src/big.rs"] if i % 2 else []),
-          json.dumps([] if i % 2 else ["src/big.rs"]), now - i * 60_000) for i in range(30)],
-    )
-    con.commit()
-    con.close()
+    rows = ",\n".join(
+        f"('acme-api', 'change', 'Edited src/big.rs ({i})', "
+        f"'{json.dumps(['src/big.rs'] if i % 2 else [])}', '{json.dumps([] if i % 2 else ['src/big.rs'])}', "
+        f"{now - i * 60_000}, 'bench')" for i in range(30))
+    subprocess.run([str(cmem), "sql", "INSERT INTO observations (project, type, title, files_read, files_modified,"
+                    " created_at_epoch, source) VALUES\n" + rows], env=env, check=True)
     payload = tmp / "read.json"
     payload.write_text(json.dumps({"session_id": "bench", "cwd": str(work), "hook_event_name": "PreToolUse",
                                    "tool_name": "Read", "tool_use_id": "toolu_bench",

@@ -16,6 +16,7 @@ mod model;
 mod observe;
 mod pipe;
 mod search;
+mod sql;
 mod sync;
 mod transfer;
 mod tui;
@@ -100,6 +101,8 @@ enum Command {
     Forget(forget::ForgetArgs),
     /// Replace a string (or regex) everywhere cmem stored it, leaving no trace in the files
     Scrub(forget::ScrubArgs),
+    /// Run your own SQL on the memory database (a `sqlite3` shell cannot write the indexed tables)
+    Sql(sql::SqlArgs),
     /// Share memory with other machines and teammates through PostgreSQL: push, then pull
     Sync(sync::SyncArgs),
     /// Developer tools (synthetic data for tests and benchmarks)
@@ -141,6 +144,7 @@ pub fn main() -> ExitCode {
         Command::Scrub(args) => forget::run_scrub(&args, &face),
         Command::Tui(args) => tui::run(&args, &face),
         Command::Demo(args) => tui::demo(&args, &face),
+        Command::Sql(args) => sql::run(&args, &face),
         Command::Sync(args) => sync::run(&args, &face),
         Command::Dev(args) => dev::run(&args, &face),
         Command::Outline(args) => code::outline(&args),

@@ -43,6 +43,7 @@ fn printing_commands(env: &Env) -> Vec<Vec<String>> {
         vec!["import", "jsonl", &export, "--dry-run"],
         vec!["forget", "--project", "acme-api", "--dry-run"],
         vec!["scrub", "the", "--dry-run"],
+        vec!["sql", "SELECT title FROM observations"],
         vec!["observe"],
         vec!["install", "--dry-run"],
         vec!["uninstall"],

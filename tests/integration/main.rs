@@ -13,6 +13,7 @@ mod common;
 mod claude_md;
 mod cli_habits;
 mod cli_search;
+mod cli_sql;
 mod code_deep;
 mod code_outline;
 mod code_tools;

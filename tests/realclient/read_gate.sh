@@ -37,8 +37,9 @@ check "  cmem captured the Read" \
 check "  src/big.rs is 48,600 bytes" test "$(stat -c %s "$REUSE_WORKDIR/src/big.rs")" = 48600
 
 # What the observer would write for that Read (until it lands, by hand), linked to the tool use;
-# and a memory of the guide. Both are newer than the files.
-sql "$db" "INSERT INTO observations (session_id, project, type, title, files_read, created_at_epoch, source)
+# and a memory of the guide. Both are newer than the files. Written through `cmem sql`: the
+# indexed tables' triggers need cmem's tokenizer, which a plain sqlite3 shell does not have.
+CMEM_DATA_DIR=$REUSE_DATA_DIR "$CMEM_BIN" sql "INSERT INTO observations (session_id, project, type, title, files_read, created_at_epoch, source)
            SELECT session_id, project, 'discovery', 'Read src/big.rs: CMEM_READ_GATE_OBSERVATION, 600 filler constants',
                   '[\"src/big.rs\"]', created_at_epoch + 1, 'test' FROM tool_uses WHERE tool_name = 'Read';
            UPDATE tool_uses SET observation_id = last_insert_rowid() WHERE tool_name = 'Read';
