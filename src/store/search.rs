@@ -393,22 +393,23 @@ impl Plan {
             .into_iter()
             .filter(|k| wants(q, *k))
             .collect();
-        let total: i64 = kinds
+        let sizes: Vec<(Kind, i64)> = kinds
             .iter()
-            .map(|k| -> Result<i64> { records(conn, *k) })
-            .sum::<Result<i64>>()?;
+            .map(|k| Ok((*k, records(conn, *k)?)))
+            .collect::<Result<_>>()?;
+        let total: f64 = sizes.iter().map(|(_, n)| *n as f64).sum();
         let mut exprs = Vec::new();
         let mut idf = Vec::new();
         let last = terms.terms.len().saturating_sub(1);
         for (i, term) in terms.terms.iter().enumerate() {
             let mut expr = term.fts(false);
-            let mut df = matching(conn, &kinds, &expr)?;
-            if df == 0 && i == last && terms.last_may_be_partial {
+            let mut df = matching(conn, &sizes, &expr)?;
+            if df == 0.0 && i == last && terms.last_may_be_partial {
                 expr = term.fts(true);
-                df = matching(conn, &kinds, &expr)?;
+                df = matching(conn, &sizes, &expr)?;
             }
-            let n = total.max(df) as f64;
-            idf.push((1.0 + (n - df as f64 + 0.5) / (df as f64 + 0.5)).ln());
+            let n = total.max(df);
+            idf.push((1.0 + (n - df + 0.5) / (df + 0.5)).ln());
             exprs.push(expr);
         }
         Ok(Plan {
@@ -439,14 +440,33 @@ fn records(conn: &Connection, kind: Kind) -> Result<i64> {
     )?)
 }
 
-/// How many records of these kinds an FTS5 expression matches.
-fn matching(conn: &Connection, kinds: &[Kind], expr: &str) -> Result<i64> {
-    let mut n = 0;
-    for k in kinds {
-        let fts = table(*k).fts;
-        let mut stmt =
-            conn.prepare_cached(&format!("SELECT count(*) FROM {fts} WHERE {fts} MATCH ?1"))?;
-        n += stmt.query_row([expr], |r| r.get::<_, i64>(0))?;
+/// Up to this many of a term's newest matches are counted; past it, how far back they reach
+/// tells how common the term is.
+const COUNTED_MATCHES: i64 = 2000;
+
+/// How many records of these kinds (each with its size: the largest id) an FTS5 expression
+/// matches: exact up to `COUNTED_MATCHES` in a kind, estimated past it from the share of the
+/// newest records that hold the newest matches. Counting every match of a common word reads
+/// its whole list (at 1,000,000 observations, 17 ms for a word in half of them), and the IDF
+/// of a common word changes little with the exact count.
+fn matching(conn: &Connection, sizes: &[(Kind, i64)], expr: &str) -> Result<f64> {
+    let mut n = 0.0;
+    for (kind, size) in sizes {
+        let fts = table(*kind).fts;
+        let mut stmt = conn.prepare_cached(&format!(
+            "SELECT count(*), min(rowid) FROM (SELECT rowid FROM {fts} WHERE {fts} MATCH ?1
+             ORDER BY rowid DESC LIMIT {COUNTED_MATCHES})"
+        ))?;
+        let (counted, oldest) = stmt.query_row([expr], |r| {
+            Ok((r.get::<_, i64>(0)?, r.get::<_, Option<i64>>(1)?))
+        })?;
+        n += match oldest {
+            Some(oldest) if counted == COUNTED_MATCHES => {
+                let reach = (size - oldest + 1).max(counted);
+                counted as f64 * *size as f64 / reach as f64
+            }
+            _ => counted as f64,
+        };
     }
     Ok(n)
 }
@@ -877,6 +897,37 @@ mod db_tests {
             ..q("")
         };
         assert_eq!(ids(search(c, &by_file).unwrap()), vec![pool]);
+    }
+}
+
+#[cfg(test)]
+mod document_frequency {
+    use super::*;
+    use crate::store::Store;
+    use crate::store::test_rows;
+
+    #[test]
+    fn a_rare_word_is_counted_and_a_common_one_estimated_from_its_newest_matches() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("t.db")).unwrap();
+        let c = &store.conn;
+        c.execute_batch("BEGIN").unwrap();
+        for i in 0..6000 {
+            let mut title = format!("record {i}");
+            if i % 2 == 0 {
+                title.push_str(" common");
+            }
+            if i % 60 == 0 {
+                title.push_str(" rare");
+            }
+            test_rows::observation(c, None, "change", &title, i);
+        }
+        c.execute_batch("COMMIT").unwrap();
+        let sizes = [(Kind::Observation, records(c, Kind::Observation).unwrap())];
+        assert_eq!(matching(c, &sizes, "\"rare\"").unwrap(), 100.0);
+        let common = matching(c, &sizes, "\"common\"").unwrap();
+        assert!((2900.0..=3100.0).contains(&common), "{common}");
+        assert_eq!(matching(c, &sizes, "\"absent\"").unwrap(), 0.0);
     }
 }
 
