@@ -42,6 +42,10 @@ enum DevCommand {
         /// Use a large vocabulary of files, symbols and topics (realistic search selectivity)
         #[arg(long)]
         wide: bool,
+        /// Also give every record a pseudo-random vector of the built-in model, for speed runs
+        /// of hybrid search (`bench-search --semantic`); they carry no meaning
+        #[arg(long)]
+        synthetic_vectors: bool,
     },
     /// Time mem_search step 1 in-process against a database (median of many runs)
     BenchSearch {
@@ -95,6 +99,16 @@ enum DevCommand {
         #[arg(long, default_value_t = 20)]
         runs: usize,
     },
+    /// How many of the exact nearest records the shortlist by signs keeps (recall@10 and @20
+    /// against comparing every vector), per share, with record titles as queries: run it on a
+    /// database whose vectors the model made
+    VectorRecall {
+        #[arg(long)]
+        db: PathBuf,
+        /// How many records' titles to ask with
+        #[arg(long, default_value_t = 200)]
+        queries: usize,
+    },
     /// Time the steps of mem_search step 1 inside the process (median of each over the
     /// bench-search queries)
     SearchTiming {
@@ -125,6 +139,10 @@ pub(crate) fn run(args: &DevArgs, face: &super::face::Face) -> Result<ExitCode> 
             print!("{}", search_timing(db, project, *runs, !*lexical, face)?);
             Ok(ExitCode::SUCCESS)
         }
+        DevCommand::VectorRecall { db, queries } => {
+            print!("{}", vector_recall(db, *queries, face)?);
+            Ok(ExitCode::SUCCESS)
+        }
         DevCommand::EmbedTiming { runs } => {
             print!("{}", embed_timing(*runs)?);
             Ok(ExitCode::SUCCESS)
@@ -141,6 +159,7 @@ pub(crate) fn run(args: &DevArgs, face: &super::face::Face) -> Result<ExitCode> 
             end_ms,
             projects,
             wide,
+            synthetic_vectors,
         } => {
             let path = match db {
                 Some(p) => p.clone(),
@@ -157,6 +176,13 @@ pub(crate) fn run(args: &DevArgs, face: &super::face::Face) -> Result<ExitCode> 
             };
             let started = std::time::Instant::now();
             let g = synth::generate(&mut store.conn, &plan)?;
+            if *synthetic_vectors {
+                let model = crate::embed::load(&face.settings()?.data_dir())
+                    .context("the embedding model did not load (see the log)")?;
+                let made =
+                    crate::store::vectors::synthetic(&store.conn, model.id(), model.dims(), *seed)?;
+                println!("{made} synthetic vectors (pseudo-random, for speed runs only)");
+            }
             store.checkpoint()?;
             println!(
                 "{}: {} observations, {} summaries, {} prompts, {} tool uses, {} sessions, {} work-state entries in {:.1?}",
@@ -383,6 +409,80 @@ fn bench_search(
         samples[0]
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// `cmem dev vector-recall`: the shortlist by signs against comparing every vector.
+fn vector_recall(db: &std::path::Path, queries: usize, face: &super::face::Face) -> Result<String> {
+    use crate::model::Kind;
+    anyhow::ensure!(db.exists(), "no database at {}", db.display());
+    let store = Store::open(db)?;
+    let model = crate::embed::load(&face.settings()?.data_dir())
+        .context("the embedding model did not load (see the log)")?;
+    let (with, all) = crate::store::vectors::coverage(&store.conn, model.id())?;
+    anyhow::ensure!(
+        with > 0,
+        "no vectors of {} in {}: run `cmem model backfill` on it first",
+        model.id(),
+        db.display()
+    );
+    let titles: Vec<String> = store
+        .conn
+        .prepare(
+            "SELECT title FROM observations WHERE title IS NOT NULL
+             ORDER BY (id * 2654435761) % 4294967296 LIMIT ?1",
+        )?
+        .query_map([queries as i64], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    let kinds = [Kind::Observation, Kind::Summary, Kind::Prompt];
+    let vectors: Vec<(Vec<f32>, bool)> = titles
+        .iter()
+        .filter_map(|t| Some((model.query(t)?, crate::store::cjk::mostly_cjk(t))))
+        .collect();
+    let near =
+        |q: &[f32], cjk: bool, share: Option<usize>| -> Result<Vec<(Kind, i64)>> {
+            Ok(crate::store::vectors::nearest_with(
+                &store.conn,
+                model,
+                q,
+                cjk,
+                &[],
+                &kinds,
+                20,
+                share,
+            )?
+            .into_iter()
+            .map(|n| (n.kind, n.id))
+            .collect())
+        };
+    let exact: Vec<Vec<(Kind, i64)>> = vectors
+        .iter()
+        .map(|(q, cjk)| near(q, *cjk, Some(1)))
+        .collect::<Result<_>>()?;
+    let mut out = format!(
+        "{} queries (record titles) over {with} vectors of {all} records, model {}\n\
+         share compared in full   recall@10  recall@20\n",
+        vectors.len(),
+        model.id()
+    );
+    for share in [10, 25, 50, 100, 200] {
+        let (mut at10, mut at20) = (0usize, 0usize);
+        for ((q, cjk), truth) in vectors.iter().zip(&exact) {
+            let got = near(q, *cjk, Some(share))?;
+            at10 += truth
+                .iter()
+                .take(10)
+                .filter(|t| got.iter().take(10).any(|g| g == *t))
+                .count();
+            at20 += truth.iter().filter(|t| got.contains(t)).count();
+        }
+        let n = vectors.len().max(1) as f64;
+        out.push_str(&format!(
+            "  1 in {share:<4}               {:>8.3}  {:>9.3}\n",
+            at10 as f64 / (10.0 * n),
+            at20 as f64 / (20.0 * n)
+        ));
+    }
+    Ok(out)
 }
 
 /// How long each step of an outline takes in this process (`cmem dev outline-timing`).

@@ -35,6 +35,7 @@ mod tokenizer;
 pub mod tool_uses;
 pub mod transfer;
 pub mod turns;
+pub(crate) mod vector_cache;
 pub mod vectors;
 pub mod work_state;
 

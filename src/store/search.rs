@@ -542,7 +542,38 @@ pub(crate) fn search_with(
     if terms.terms.is_empty() {
         return Ok(Vec::new()); // only punctuation: nothing can match
     }
-    let plan = Plan::new(conn, q, &terms)?;
+    match model {
+        // The query's embedding is most of a hybrid search's time: it is made on another core
+        // while the words are searched.
+        Some(model) if q.order == Order::Relevance => std::thread::scope(|scope| {
+            let embedding = scope.spawn(|| model.query(text));
+            let embedded = || {
+                embedding.join().unwrap_or_else(|_| {
+                    crate::logging::error("search: embedding the query failed; words only");
+                    None
+                })
+            };
+            ranked(conn, q, &terms, text, Some((model, Box::new(embedded))))
+        }),
+        _ => ranked(conn, q, &terms, text, None),
+    }
+}
+
+/// The query's model, and its embedding when the search asks for it.
+type Embedding<'a> = (
+    &'a crate::embed::Encoder,
+    Box<dyn FnOnce() -> Option<Vec<f32>> + 'a>,
+);
+
+/// A text search, best first (by date when the query asks).
+fn ranked(
+    conn: &Connection,
+    q: &Query,
+    terms: &Terms,
+    text: &str,
+    model: Option<Embedding<'_>>,
+) -> Result<Vec<Hit>> {
+    let plan = Plan::new(conn, q, terms)?;
     steps::mark("query plan");
     if q.order != Order::Relevance {
         return run(conn, q, Some(&plan));
@@ -553,7 +584,7 @@ pub(crate) fn search_with(
         ..q.clone()
     };
     let ranked = match model {
-        Some(model) => hybrid(conn, &wide, &plan, model, text)?,
+        Some((model, embedded)) => hybrid(conn, &wide, &plan, model, embedded, text)?,
         None => {
             let lexical = run(conn, &wide, Some(&plan))?;
             steps::mark("lexical search");
@@ -686,6 +717,7 @@ fn hybrid(
     q: &Query,
     plan: &Plan,
     model: &crate::embed::Encoder,
+    embedded: Box<dyn FnOnce() -> Option<Vec<f32>> + '_>,
     text: &str,
 ) -> Result<Vec<Hit>> {
     let pool = q.limit;
@@ -712,7 +744,7 @@ fn hybrid(
         .into_iter()
         .filter(|k| wants(q, *k))
         .collect();
-    let embedded = model.query(text);
+    let embedded = embedded();
     let query_cjk = super::cjk::mostly_cjk(text);
     steps::mark("query embedding");
     let semantic = match embedded {

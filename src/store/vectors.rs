@@ -11,7 +11,7 @@ use anyhow::Result;
 use rusqlite::{Connection, params};
 
 use super::steps::mark;
-use crate::embed::vector::{dot_values, scaled};
+use super::vector_cache::{self, Ask};
 use crate::embed::{Encoder, Vector};
 use crate::model::Kind;
 
@@ -361,77 +361,36 @@ pub(crate) fn nearest(
     kinds: &[Kind],
     limit: usize,
 ) -> Result<Vec<Near>> {
-    let mut cache = CACHE
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
-    let key = conn.path().unwrap_or_default().to_string();
-    let deletions: i64 = conn.query_row("SELECT n FROM vector_deletions", [], |r| r.get(0))?;
-    let fresh = match cache.as_mut() {
-        Some(c) if c.db == key && c.deletions == deletions && c.model == model.id() => c,
-        _ => cache.insert(Cache::new(key, model, deletions)),
-    };
-    fresh.read_new(conn, model.id())?;
-    fresh.centre();
-    mark("vector cache check and read");
-    // The query less the mean of its script, as every record is (`Cache::centre`).
-    let query_script = usize::from(query_cjk);
-    let centred: Vec<f32> = query
-        .iter()
-        .zip(
-            fresh.means[query_script]
-                .iter()
-                .chain(std::iter::repeat(&0.0)),
-        )
-        .map(|(q, m)| q - m)
-        .collect();
-    let query = Vector::quantise(&centred);
-    let query_values = fresh.fit(&query.values);
-    let query_norm = centred.iter().map(|v| v * v).sum::<f32>().sqrt().max(1e-6);
-    // The query's product with each script's mean, subtracted from its product with a record.
-    let query_dot_means = [0, 1].map(|s| {
-        centred
-            .iter()
-            .zip(&fresh.means[s])
-            .map(|(q, m)| q * m)
-            .sum::<f32>()
-    });
-    // Which kinds and projects are wanted, decided once per kind code and project id rather
-    // than once per vector.
+    nearest_with(conn, model, query, query_cjk, projects, kinds, limit, None)
+}
+
+/// `nearest`, comparing in full only the share `shortlist` of the vectors whose signs are
+/// closest (at any size; `None`: as searches do, `shortlist_size`).
+#[allow(clippy::too_many_arguments)] // `nearest`'s arguments and the one a measurement sets
+pub(crate) fn nearest_with(
+    conn: &Connection,
+    model: &Encoder,
+    query: &[f32],
+    query_cjk: bool,
+    projects: &[String],
+    kinds: &[Kind],
+    limit: usize,
+    shortlist: Option<usize>,
+) -> Result<Vec<Near>> {
     let mut kind_wanted = [false; 3];
     for kind in kinds {
         kind_wanted[code(*kind) as usize] = true;
     }
-    let wanted: Vec<String> = projects.iter().map(|p| p.to_lowercase()).collect();
-    let project_wanted: Vec<bool> = fresh
-        .project_names
-        .iter()
-        .map(|name| wanted.is_empty() || wanted.contains(name))
-        .collect();
-    let mut scored: Vec<(u8, i64, f32, u8)> = Vec::with_capacity(fresh.ids.len());
-    let rows = fresh
-        .values
-        .chunks_exact(fresh.dims.max(1))
-        .zip(&fresh.kinds)
-        .zip(&fresh.projects)
-        .zip(&fresh.ids)
-        .zip(&fresh.scales)
-        .zip(fresh.scripts.iter().zip(&fresh.norms));
-    for (((((values, kind), project), id), scale), (script, norm)) in rows {
-        if kind_wanted[usize::from(*kind)] && project_wanted[*project as usize] {
-            let dot = scaled(dot_values(values, &query_values), *scale, query.scale);
-            let score = (dot - query_dot_means[usize::from(*script)]) / (query_norm * norm);
-            scored.push((*kind, *id, score, *script));
-        }
-    }
-    mark("vector scan");
-    let by_score = |a: &(u8, i64, f32, u8), b: &(u8, i64, f32, u8)| {
-        b.2.partial_cmp(&a.2).unwrap_or(std::cmp::Ordering::Equal)
+    let ask = Ask {
+        query,
+        query_cjk,
+        kinds: kind_wanted,
+        projects,
+        limit,
+        shortlist,
     };
-    if scored.len() > limit && limit > 0 {
-        scored.select_nth_unstable_by(limit - 1, by_score);
-        scored.truncate(limit);
-    }
-    scored.sort_by(by_score);
+    let mut scored = vector_cache::with(conn, model, |cache| cache.nearest(&ask))?;
+    scored.sort_by(|a, b| b.2.partial_cmp(&a.2).unwrap_or(std::cmp::Ordering::Equal));
     let nearest = scored
         .into_iter()
         .filter_map(|(k, id, score, script)| {
@@ -447,174 +406,52 @@ pub(crate) fn nearest(
     Ok(nearest)
 }
 
-/// The vectors of one database, kept in memory by a process that searches it again and again
-/// (the MCP server, the TUI): reading 100,000 vectors from SQLite costs more than comparing them.
-///
-/// One entry per index across the columns, and every vector's values in one buffer of `dims`
-/// values each: a scan over 100,000 vectors then reads memory in order, compares a project by
-/// its number, and leaves the loop to SIMD.
-struct Cache {
-    db: String,
-    model: String,
-    /// `vector_deletions` when the entries were read: any deletion since means a full reread.
-    deletions: i64,
-    /// The largest record id read, per kind.
-    newest: [i64; 3],
-    /// Values per vector: the model's dimensions.
+/// Gives every record without a vector a synthetic one under `model_id`: pseudo-random unit
+/// vectors of `dims` values, reproducible from `seed` (`cmem dev generate --synthetic-vectors`).
+/// They mean nothing; they let a speed run of hybrid search over a million records happen
+/// without embedding them (about a day at the model's rate on this machine).
+pub(crate) fn synthetic(
+    conn: &Connection,
+    model_id: &str,
     dims: usize,
-    kinds: Vec<u8>,
-    ids: Vec<i64>,
-    /// Indexes into `project_names`.
-    projects: Vec<u32>,
-    scales: Vec<f32>,
-    /// 1 for a record mostly in a CJK script.
-    scripts: Vec<u8>,
-    /// The mean vector of each script (0: other, 1: CJK), as of `centred_at` entries.
-    means: [Vec<f32>; 2],
-    centred_at: usize,
-    /// Each entry's length once its script's mean is taken from it.
-    norms: Vec<f32>,
-    values: Vec<i8>,
-    /// Each project read, lower-cased as project keys compare, once.
-    project_names: Vec<String>,
-    project_ids: std::collections::HashMap<String, u32>,
-}
-
-static CACHE: std::sync::Mutex<Option<Cache>> = std::sync::Mutex::new(None);
-
-impl Cache {
-    fn new(db: String, model: &Encoder, deletions: i64) -> Cache {
-        Cache {
-            db,
-            model: model.id().to_string(),
-            deletions,
-            newest: [0; 3],
-            dims: model.dims(),
-            kinds: Vec::new(),
-            ids: Vec::new(),
-            projects: Vec::new(),
-            scales: Vec::new(),
-            scripts: Vec::new(),
-            means: [Vec::new(), Vec::new()],
-            centred_at: 0,
-            norms: Vec::new(),
-            values: Vec::new(),
-            project_names: Vec::new(),
-            project_ids: std::collections::HashMap::new(),
-        }
-    }
-
-    /// `values` cut or padded with zeros to `dims`: a vector of another length compares as
-    /// before (a dot product over the shorter length), in a buffer of equal strides.
-    fn fit(&self, values: &[i8]) -> Vec<i8> {
-        let mut fitted = values[..values.len().min(self.dims)].to_vec();
-        fitted.resize(self.dims, 0);
-        fitted
-    }
-
-    fn project_id(&mut self, project: &str) -> u32 {
-        let key = project.to_lowercase();
-        if let Some(id) = self.project_ids.get(&key) {
-            return *id;
-        }
-        let id = self.project_names.len() as u32;
-        self.project_names.push(key.clone());
-        self.project_ids.insert(key, id);
-        id
-    }
-
-    /// Brings the script means and each entry's centred length up to date: anew when the
-    /// entries grew by a tenth since (the means of thousands of texts hardly move with a few
-    /// more), otherwise only the lengths of the new entries.
-    fn centre(&mut self) {
-        let d = self.dims.max(1);
-        let n = self.ids.len();
-        if self.means[0].is_empty() || n > self.centred_at + self.centred_at / 10 {
-            self.means = script_means(&self.values, &self.scales, &self.scripts, d);
-            self.centred_at = n;
-            self.norms.clear();
-        }
-        let from = self.norms.len();
-        let entries = self.values[from * d..]
-            .chunks_exact(d)
-            .zip(&self.scales[from..])
-            .zip(&self.scripts[from..]);
-        for ((values, scale), script) in entries {
-            let mean = &self.means[usize::from(*script)];
-            let sq: f32 = values
-                .iter()
-                .zip(mean)
-                .map(|(v, m)| {
-                    let c = f32::from(*v) * scale - m;
-                    c * c
-                })
-                .sum();
-            self.norms.push(sq.sqrt().max(1e-6));
-        }
-    }
-
-    /// Reads the vectors added since the last read.
-    fn read_new(&mut self, conn: &Connection, model_id: &str) -> Result<()> {
-        let mut stmt = conn.prepare_cached(
-            "SELECT record_id, project, vector, script FROM record_vectors
-             WHERE kind = ?1 AND record_id > ?2 AND model = ?3 ORDER BY record_id",
+    seed: u64,
+) -> Result<usize> {
+    let mut made = 0;
+    let tx = conn.unchecked_transaction()?;
+    for kind in [Kind::Observation, Kind::Summary, Kind::Prompt] {
+        let mut read = tx.prepare(&missing_sql(kind, false))?;
+        let records: Vec<(i64, String, u8)> = read
+            .query_map(params![0, i64::MAX], |r| {
+                let text: Option<String> = r.get(2)?;
+                Ok((r.get(0)?, r.get(1)?, script(text.as_deref().unwrap_or(""))))
+            })?
+            .collect::<rusqlite::Result<_>>()?;
+        let mut insert = tx.prepare(
+            "INSERT INTO record_vectors (kind, record_id, project, model, vector, script)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
         )?;
-        for kind in 0..3u8 {
-            let mut rows = stmt.query(params![
-                i64::from(kind),
-                self.newest[kind as usize],
-                model_id
-            ])?;
-            while let Some(row) = rows.next()? {
-                let id: i64 = row.get(0)?;
-                self.newest[kind as usize] = self.newest[kind as usize].max(id);
-                let bytes = row.get_ref(2)?.as_blob().unwrap_or_default();
-                let Some((scale, values)) = bytes.split_at_checked(4) else {
-                    continue; // no vector (as `Vector::from_bytes` reads one)
-                };
-                let project = self.project_id(row.get_ref(1)?.as_str()?);
-                self.kinds.push(kind);
-                self.ids.push(id);
-                self.projects.push(project);
-                self.scales
-                    .push(f32::from_le_bytes(scale.try_into().unwrap_or([0, 0, 0, 0])));
-                self.scripts.push(u8::from(row.get::<_, i64>(3)? == 1));
-                // Cut or padded to `dims`, as `fit` does.
-                let start = self.values.len();
-                self.values
-                    .extend(values.iter().take(self.dims).map(|b| *b as i8));
-                self.values.resize(start + self.dims, 0);
-            }
-        }
-        Ok(())
-    }
-}
-
-/// How many records of a script its mean needs to be its own: with fewer, it leans on the mean
-/// of all records (one English note in a Chinese store must not be centred onto itself).
-const SCRIPT_MEAN_WEIGHT: f32 = 20.0;
-
-/// The mean vector of each script, each drawn toward the mean of all by `SCRIPT_MEAN_WEIGHT`.
-fn script_means(values: &[i8], scales: &[f32], scripts: &[u8], d: usize) -> [Vec<f32>; 2] {
-    let mut sums = [vec![0.0f32; d], vec![0.0f32; d]];
-    let mut counts = [0usize; 2];
-    for ((row, scale), script) in values.chunks_exact(d).zip(scales).zip(scripts) {
-        let s = usize::from(*script);
-        counts[s] += 1;
-        for (sum, v) in sums[s].iter_mut().zip(row) {
-            *sum += f32::from(*v) * scale;
+        for (id, project, script) in records {
+            // xorshift64*, seeded per record: the same vectors for the same store and seed.
+            let mut state =
+                seed ^ (id as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ code(kind) as u64;
+            let mut values: Vec<f32> = (0..dims)
+                .map(|_| {
+                    state ^= state >> 12;
+                    state ^= state << 25;
+                    state ^= state >> 27;
+                    let bits = state.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 40;
+                    bits as f32 / (1u64 << 24) as f32 - 0.5
+                })
+                .collect();
+            let norm = values.iter().map(|v| v * v).sum::<f32>().sqrt().max(1e-6);
+            values.iter_mut().for_each(|v| *v /= norm);
+            let bytes = Vector::quantise(&values).to_bytes();
+            insert.execute(params![code(kind), id, project, model_id, bytes, script])?;
+            made += 1;
         }
     }
-    let all_count = (counts[0] + counts[1]).max(1) as f32;
-    let all: Vec<f32> = (0..d)
-        .map(|i| (sums[0][i] + sums[1][i]) / all_count)
-        .collect();
-    [0, 1].map(|s| {
-        let n = counts[s] as f32;
-        (0..d)
-            .map(|i| (sums[s][i] + SCRIPT_MEAN_WEIGHT * all[i]) / (n + SCRIPT_MEAN_WEIGHT))
-            .collect()
-    })
+    tx.commit()?;
+    Ok(made)
 }
 
 /// How many records have a vector of the current model, of how many records in all.
@@ -681,6 +518,43 @@ mod tests {
             )
             .unwrap();
         assert_eq!(others, 0);
+    }
+
+    #[test]
+    fn the_shortlist_by_signs_keeps_the_nearest_record() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("t.db")).unwrap();
+        let c = &store.conn;
+        c.execute_batch("BEGIN").unwrap();
+        for i in 0..3000 {
+            insert(
+                c,
+                &NewObservation::sample("p", "change", &format!("record {i}"), i),
+            )
+            .unwrap()
+            .unwrap();
+        }
+        c.execute_batch("COMMIT").unwrap();
+        let model = crate::embed::load(std::path::Path::new("/nonexistent")).unwrap(); // built in
+        assert_eq!(synthetic(c, model.id(), model.dims(), 7).unwrap(), 3000);
+        let kinds = [Kind::Observation];
+        for id in [1i64, 1500, 3000] {
+            let bytes: Vec<u8> = c
+                .query_row(
+                    "SELECT vector FROM record_vectors WHERE kind = 0 AND record_id = ?1",
+                    [id],
+                    |r| r.get(0),
+                )
+                .unwrap();
+            let v = Vector::from_bytes(&bytes).unwrap();
+            let query: Vec<f32> = v.values.iter().map(|x| f32::from(*x) * v.scale).collect();
+            for share in [None, Some(1), Some(100)] {
+                let near = nearest_with(c, model, &query, false, &[], &kinds, 10, share).unwrap();
+                assert_eq!(near.len(), 10);
+                assert_eq!(near[0].id, id, "share {share:?}");
+                assert!(near[0].score > 0.99);
+            }
+        }
     }
 
     #[test]
