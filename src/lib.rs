@@ -24,6 +24,7 @@ pub mod observe;
 pub mod paths;
 pub mod privacy;
 pub mod project;
+pub mod search;
 pub mod signals;
 pub mod store;
 pub mod sync;

@@ -11,7 +11,7 @@ use clap::Args;
 
 use crate::model::IndexRow;
 use crate::project;
-use crate::store::search::{self, Query};
+use crate::search::{self, Query};
 use crate::view::replies::{self, NO_MEMORY, RecordOrder, SEARCH_LIMIT};
 
 #[derive(Args)]

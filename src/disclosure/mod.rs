@@ -15,7 +15,8 @@ use rusqlite::Connection;
 use serde_json::{Map, Value};
 
 use crate::model::{IndexRow, Kind};
-use crate::store::{observations, search, summaries, timeline};
+use crate::search;
+use crate::store::{observations, summaries, timeline};
 use crate::view::MAX_REPLY_BYTES;
 use crate::view::search::{Detail, Reason, Reply, project_observation, project_summary, row_title};
 use cursors::{CursorStore, Lookup, is_cursor};
@@ -663,7 +664,8 @@ fn best_turn(conn: &Connection, top: Option<&search::Hit>) -> Result<Vec<IndexRo
     let Some(session) = top.row.session_id else {
         return Ok(Vec::new());
     };
-    let mut rows = search::turn_records(conn, session, &top.row.project, top.row.created_at)?;
+    let mut rows =
+        crate::store::search::turn_records(conn, session, &top.row.project, top.row.created_at)?;
     for r in &mut rows {
         r.title = row_title(&r.title);
     }

@@ -21,7 +21,7 @@
 //! Prompts are context only and never details.
 
 use crate::model::{IndexRow, Kind};
-use crate::store::search::{self, Hit};
+use crate::search::{self, Hit};
 
 /// A hit holds every term when its share of the query's term weight is (within rounding) 1.
 const EVERY_TERM: f64 = 1.0 - 1e-9;

@@ -15,8 +15,8 @@ use serde_json::json;
 
 use crate::disclosure::Engine;
 use crate::model::Kind;
+use crate::search;
 use crate::store::Store;
-use crate::store::search;
 use baseline::Baseline;
 use fixture::{Case, QUERY_KINDS};
 use metrics::Figures;

@@ -11,9 +11,10 @@ use super::time::Tz;
 use super::{Block, BlockKind, Doc, MAX_REPLY_BYTES, detail, raw};
 use super::{search as search_view, timeline as timeline_view, work_state as ws_view};
 use crate::model::{IndexRow, Kind, work_state};
-use crate::store::search::Query;
+use crate::search;
+use crate::search::Query;
 use crate::store::work_state as ws_store;
-use crate::store::{observations, prompts, search, summaries, sync_origin, timeline, tool_uses};
+use crate::store::{observations, prompts, summaries, sync_origin, timeline, tool_uses};
 
 /// Any memory tool's reply when there is no database yet.
 pub(crate) const NO_MEMORY: &str = "No memory has been recorded yet: cmem starts remembering with the hooks of your next sessions.";

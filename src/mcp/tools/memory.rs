@@ -6,7 +6,7 @@ use serde_json::{Map, Value, json};
 
 use super::{Ctx, Reply, Tool, int_arg};
 use crate::model::Kind;
-use crate::store::search::{self, Order, Query};
+use crate::search::{self, Order, Query};
 use crate::view::replies::{
     self, MAX_RECORDS, NO_MEMORY, RecordOrder, SEARCH_LIMIT, TIMELINE_DEPTH,
 };

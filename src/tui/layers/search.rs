@@ -7,7 +7,7 @@ use rusqlite::Connection;
 use super::page::{PAGE, Page, Reply};
 use super::{Behaviour, Ctx};
 use crate::model::{IndexRow, Kind};
-use crate::store::search;
+use crate::search;
 use crate::view::{self, Doc, Role, replies};
 
 #[derive(Debug, Clone, PartialEq)]

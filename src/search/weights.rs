@@ -1,0 +1,53 @@
+//! Every weight of the search policy, with the reason for its value. Change one only as
+//! "Making a ranking change" in CONTRIBUTING.md says: on the tuning and development sets, then
+//! once on the held-out sets (the sweeps are in docs/search-ranking.md).
+//!
+//! The weights of the words' own ranking sit with its SQL in the store, where the FTS5 queries
+//! use them: the column weights (`store::search::table`), `COVER_BOOST`, `RANK_WINDOW` and
+//! `COUNTED_MATCHES` (`store::search`), BM25's k1 and b (`store::rank`), and the script means'
+//! `SCRIPT_MEAN_WEIGHT` (`store::vector_cache`).
+
+pub(crate) struct Weights {
+    /// How many of the best hits bring their session's summary along: the best one, whose
+    /// session is the piece of work the query is most likely about.
+    pub summary_pull: usize,
+    /// Where a pulled summary ranks: just below the best record of its session.
+    pub summary_share: f64,
+    /// How much more a record that answers (a bugfix's cause, a decision, a discovery) counts
+    /// for a question-shaped query: a question asks for a reason, a choice or a finding, while a
+    /// summary or a change tells what was done in words a question often shares. The middle of
+    /// the range where the tuning set's questions did best.
+    pub answer_weight: f64,
+    /// Ranks are fused from this many lexical and this many semantic candidates.
+    pub fusion_pool: usize,
+    /// Reciprocal rank fusion's constant: how fast a candidate's weight falls with its rank.
+    /// Small: the first few ranks of each list matter most (tuned on the tuning set only).
+    pub fusion_k: f64,
+    /// The weight of the lexical and of the semantic ranking in the fusion. The multilingual
+    /// encoder ranks the right record first often enough to lead where the words find only
+    /// decoys, but a query's exact words still say more than its nearest meaning: its first
+    /// record counts a little less than the lexical first.
+    pub lexical_weight: f64,
+    pub semantic_weight: f64,
+    /// The semantic weight of a record in another script than the query's: the words cannot
+    /// find it at all (a Chinese question shares no word with the English record that answers
+    /// it), so its meaning speaks for it alone.
+    pub other_script_weight: f64,
+    /// Records whose centred cosine (`store::vectors::nearest`) is below this are no semantic
+    /// candidates: every text has some nearest neighbour, and a query of unknown words must
+    /// still find nothing. 0 is a record of average likeness to the query. It does not keep
+    /// every unrelated query out ("banana smoothie recipe" reaches 0.21 in the tuning store).
+    pub min_similarity: f64,
+}
+
+pub(crate) const WEIGHTS: Weights = Weights {
+    summary_pull: 1,
+    summary_share: 0.9,
+    answer_weight: 1.15,
+    fusion_pool: 50,
+    fusion_k: 5.0,
+    lexical_weight: 1.0,
+    semantic_weight: 0.8,
+    other_script_weight: 1.5,
+    min_similarity: 0.2,
+};
