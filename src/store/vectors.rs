@@ -527,9 +527,11 @@ mod tests {
         let c = &store.conn;
         c.execute_batch("BEGIN").unwrap();
         for i in 0..3000 {
+            // Two projects, interleaved: the cache keeps each one's entries apart.
+            let project = if i % 2 == 0 { "p" } else { "Q" };
             insert(
                 c,
-                &NewObservation::sample("p", "change", &format!("record {i}"), i),
+                &NewObservation::sample(project, "change", &format!("record {i}"), i),
             )
             .unwrap()
             .unwrap();
@@ -548,12 +550,33 @@ mod tests {
                 .unwrap();
             let v = Vector::from_bytes(&bytes).unwrap();
             let query: Vec<f32> = v.values.iter().map(|x| f32::from(*x) * v.scale).collect();
+            // Record `id` is in project p when odd (ids start at 1, i at 0), else in q.
+            let (own, other) = if id % 2 == 1 { ("P", "q") } else { ("q", "p") };
             for share in [None, Some(1), Some(100)] {
                 let near = nearest_with(c, model, &query, false, &[], &kinds, 10, share).unwrap();
                 assert_eq!(near.len(), 10);
                 assert_eq!(near[0].id, id, "share {share:?}");
                 assert!(near[0].score > 0.99);
+                let scoped = [own.to_string()];
+                let near =
+                    nearest_with(c, model, &query, false, &scoped, &kinds, 10, share).unwrap();
+                assert_eq!(near[0].id, id, "in its project, share {share:?}");
+                assert!(
+                    near.iter().all(|n| n.id % 2 == id % 2),
+                    "another project's record"
+                );
+                let elsewhere = [other.to_string()];
+                let near =
+                    nearest_with(c, model, &query, false, &elsewhere, &kinds, 10, share).unwrap();
+                assert_eq!(near.len(), 10);
+                assert!(near.iter().all(|n| n.id % 2 != id % 2), "{share:?}");
             }
+            let summaries = [Kind::Summary];
+            assert!(
+                nearest_with(c, model, &query, false, &[], &summaries, 10, Some(100))
+                    .unwrap()
+                    .is_empty()
+            );
         }
     }
 
