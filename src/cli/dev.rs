@@ -179,6 +179,7 @@ pub(crate) fn run(args: &DevArgs, face: &super::face::Face) -> Result<ExitCode> 
             if *synthetic_vectors {
                 let model = crate::embed::load(&face.settings()?.data_dir())
                     .context("the embedding model did not load (see the log)")?;
+                let model = &model;
                 let made =
                     crate::store::vectors::synthetic(&store.conn, model.id(), model.dims(), *seed)?;
                 println!("{made} synthetic vectors (pseudo-random, for speed runs only)");
@@ -292,9 +293,9 @@ fn search_timing(
     anyhow::ensure!(db.exists(), "no database at {}", db.display());
     let store = Store::open(db)?;
     let meaning = if semantic {
-        crate::embed::Meaning::From(face.settings()?.data_dir())
+        crate::store::meaning::Meaning::when(true, face.settings()?.data_dir())
     } else {
-        crate::embed::Meaning::Off
+        crate::store::meaning::Meaning::Off
     };
     if semantic {
         meaning
@@ -360,9 +361,9 @@ fn bench_search(
         .conn
         .query_row("SELECT COUNT(*) FROM observations", [], |r| r.get(0))?;
     let meaning = if semantic {
-        crate::embed::Meaning::From(face.settings()?.data_dir())
+        crate::store::meaning::Meaning::when(true, face.settings()?.data_dir())
     } else {
-        crate::embed::Meaning::Off
+        crate::store::meaning::Meaning::Off
     };
     if semantic {
         let t = Instant::now();
@@ -418,6 +419,7 @@ fn vector_recall(db: &std::path::Path, queries: usize, face: &super::face::Face)
     let store = Store::open(db)?;
     let model = crate::embed::load(&face.settings()?.data_dir())
         .context("the embedding model did not load (see the log)")?;
+    let model = &model;
     let (with, all) = crate::store::vectors::coverage(&store.conn, model.id())?;
     anyhow::ensure!(
         with > 0,
@@ -434,26 +436,27 @@ fn vector_recall(db: &std::path::Path, queries: usize, face: &super::face::Face)
         .query_map([queries as i64], |r| r.get(0))?
         .collect::<rusqlite::Result<_>>()?;
     let kinds = [Kind::Observation, Kind::Summary, Kind::Prompt];
+    let cache = std::sync::Mutex::new(None);
     let vectors: Vec<(Vec<f32>, bool)> = titles
         .iter()
         .filter_map(|t| Some((model.query(t)?, crate::store::cjk::mostly_cjk(t))))
         .collect();
-    let near =
-        |q: &[f32], cjk: bool, share: Option<usize>| -> Result<Vec<(Kind, i64)>> {
-            Ok(crate::store::vectors::nearest_with(
-                &store.conn,
-                model,
-                q,
-                cjk,
-                &[],
-                &kinds,
-                20,
-                share,
-            )?
-            .into_iter()
-            .map(|n| (n.kind, n.id))
-            .collect())
-        };
+    let near = |q: &[f32], cjk: bool, share: Option<usize>| -> Result<Vec<(Kind, i64)>> {
+        Ok(crate::store::vectors::nearest_with(
+            &store.conn,
+            model,
+            &cache,
+            q,
+            cjk,
+            &[],
+            &kinds,
+            20,
+            share,
+        )?
+        .into_iter()
+        .map(|n| (n.kind, n.id))
+        .collect())
+    };
     let exact: Vec<Vec<(Kind, i64)>> = vectors
         .iter()
         .map(|(q, cjk)| near(q, *cjk, Some(1)))

@@ -98,6 +98,7 @@ fn status(face: &super::face::Face, installed: &std::path::Path) -> Result<ExitC
     let model = embed::load(&settings.data_dir()).context(
         "the embedding model does not load (the log says why); `cmem model remove` returns to the built-in one",
     )?;
+    let model = &model;
     println!("model:    {}", model.id());
     println!("about:    {}", model.describe());
     if !embed::uses_built_in(&settings.data_dir()) {
@@ -139,6 +140,7 @@ fn backfill(face: &super::face::Face) -> Result<ExitCode> {
     let model = embed::load(&settings.data_dir()).context(
         "the embedding model does not load (the log says why); `cmem model remove` returns to the built-in one",
     )?;
+    let model = &model;
     let Some(store) = face.store_if_any()? else {
         println!("no memory yet: nothing to embed");
         return Ok(ExitCode::SUCCESS);

@@ -111,7 +111,7 @@ fn search_memory(args: &SearchArgs, face: &super::face::Face) -> Result<ExitCode
     if let Some(t) = &args.r#type {
         query = query.of_type(t).map_err(anyhow::Error::msg)?;
     }
-    query.meaning = crate::embed::Meaning::when(
+    query.meaning = crate::store::meaning::Meaning::when(
         settings.search.semantic && !args.lexical,
         settings.data_dir(),
     );

@@ -94,7 +94,7 @@ pub(crate) struct Engine {
     /// The checkout's project keys (searched when the caller names no project).
     keys: Vec<String>,
     /// Whether searches rank by meaning too (the face's setting).
-    meaning: crate::embed::Meaning,
+    meaning: crate::store::meaning::Meaning,
 }
 
 /// An optional whole number in `min..=max`; absent stays `None`.
@@ -243,7 +243,7 @@ pub(crate) type Outcome = Result<Reply, SearchError>;
 impl Engine {
     pub(crate) fn new(
         checkout_keys: Vec<String>,
-        meaning: crate::embed::Meaning,
+        meaning: crate::store::meaning::Meaning,
     ) -> Result<Engine> {
         Ok(Engine {
             cursors: CursorStore::new()?,
@@ -789,7 +789,8 @@ mod tests {
 
     #[test]
     fn a_state_larger_than_the_cursor_budget_is_response_too_large() {
-        let mut engine = Engine::new(vec!["p".into()], crate::embed::Meaning::Off).unwrap();
+        let mut engine =
+            Engine::new(vec!["p".into()], crate::store::meaning::Meaning::Off).unwrap();
         let eligible = (0..200_000)
             .map(|i| Disclosed {
                 kind: Kind::Observation,
@@ -815,7 +816,8 @@ mod tests {
 
     #[test]
     fn without_a_database_a_search_finds_nothing_and_continuations_fail_cleanly() {
-        let mut engine = Engine::new(vec!["p".into()], crate::embed::Meaning::Off).unwrap();
+        let mut engine =
+            Engine::new(vec!["p".into()], crate::store::meaning::Meaning::Off).unwrap();
         let reply = engine
             .call(None, &serde_json::json!({"query": "pool"}), 0)
             .unwrap();
@@ -850,7 +852,8 @@ mod tests {
         // Near-duplicates of another session that hold one word of the query.
         obs(other, "reconnect button styling", 30);
         obs(other, "reconnect banner copy", 31);
-        let mut engine = Engine::new(vec!["p".into()], crate::embed::Meaning::Off).unwrap();
+        let mut engine =
+            Engine::new(vec!["p".into()], crate::store::meaning::Meaning::Off).unwrap();
         let reply = engine
             .call(
                 Some(c),

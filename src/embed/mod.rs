@@ -10,7 +10,7 @@
 //! inside the search as before.
 //!
 //! The model is parsed on first use (~60 ms) and only by processes that live long enough to
-//! pay for it: the MCP server, the TUI and search commands hand a [`Meaning`] down with their
+//! pay for it: the MCP server, the TUI and search commands hand a `store::meaning::Meaning` down with their
 //! queries; hooks never do, and without it search is lexical only.
 
 pub use cmem_e5 as e5;
@@ -18,8 +18,6 @@ pub mod model;
 pub mod pack;
 pub mod vector;
 pub mod wordpiece;
-
-use std::sync::OnceLock;
 
 pub(crate) use model::Model;
 pub(crate) use vector::Vector;
@@ -93,52 +91,18 @@ pub(crate) fn threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
-static MODEL: OnceLock<Option<Encoder>> = OnceLock::new();
-
-/// Whether a search may rank by meaning, and where the model is read from. A face that lives long
-/// enough to pay for loading the model (the MCP server, the browser, search commands) makes one
-/// from its settings and hands it down with each query; hooks never do, and their searches are
-/// lexical only. The model itself is read on the first search that needs it.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub(crate) enum Meaning {
-    #[default]
-    Off,
-    /// By meaning too, with the model installed in this data dir or the built-in one.
-    From(std::path::PathBuf),
-}
-
-impl Meaning {
-    /// `From(data_dir)` when `semantic` (the `[search] semantic` setting), else `Off`.
-    pub(crate) fn when(semantic: bool, data_dir: std::path::PathBuf) -> Meaning {
-        if semantic {
-            Meaning::From(data_dir)
-        } else {
-            Meaning::Off
+/// The model installed in `data_dir`, else the built-in one (parsing the built-in one takes
+/// about 60 ms), or `None` with the reason in the log. Searches get theirs through the face's
+/// `store::meaning::Meaning`; commands about the model itself (`cmem doctor`, `cmem model`,
+/// the evaluation, the background embedding) load it here and keep it while they run.
+pub(crate) fn load(data_dir: &std::path::Path) -> Option<Encoder> {
+    match open(data_dir) {
+        Ok(m) => Some(m),
+        Err(e) => {
+            crate::logging::error(format!("semantic search is off: {e:#}"));
+            None
         }
     }
-
-    /// The model, loaded on first use, when ranking by meaning is on and it loads.
-    pub(crate) fn model(&self) -> Option<&'static Encoder> {
-        match self {
-            Meaning::Off => None,
-            Meaning::From(data_dir) => load(data_dir),
-        }
-    }
-}
-
-/// The model installed in `data_dir`, else the built-in one, loaded once per process (one
-/// process serves one data dir). For commands about the model itself (`cmem doctor`, `cmem
-/// model`, the evaluation) and, through [`Meaning`], for searches.
-pub(crate) fn load(data_dir: &std::path::Path) -> Option<&'static Encoder> {
-    MODEL
-        .get_or_init(|| match open(data_dir) {
-            Ok(m) => Some(m),
-            Err(e) => {
-                crate::logging::error(format!("semantic search is off: {e:#}"));
-                None
-            }
-        })
-        .as_ref()
 }
 
 /// Whether `data_dir` uses the built-in model (nothing installed), told without loading it:

@@ -59,7 +59,7 @@ pub fn run_with(
     let dir = ScratchDir::new()?;
     // mem_search as the MCP server runs it, with the model compiled in (the scratch data dir
     // has none installed): figures do not depend on what this machine installed.
-    let meaning = crate::embed::Meaning::when(by_meaning, dir.0.clone());
+    let meaning = crate::store::meaning::Meaning::when(by_meaning, dir.0.clone());
     let store = Store::open(&dir.0.join("eval.db"))?;
     let loaded = fixture::load(&store.conn, &sets)?;
     // Every record with its vector, as after `cmem model backfill`: the figures are those of a
@@ -192,7 +192,7 @@ fn parse_display_id(id: &str) -> Option<(Kind, i64)> {
 /// mem_search in auto mode: its details first, then the rest of the ranking.
 fn auto(
     store: &Store,
-    meaning: &crate::embed::Meaning,
+    meaning: &crate::store::meaning::Meaning,
     case: &Case,
     depth: usize,
 ) -> Result<Vec<(Kind, i64)>> {
@@ -221,20 +221,23 @@ fn auto(
 /// The records nearest in meaning, alone.
 fn semantic(
     store: &Store,
-    meaning: &crate::embed::Meaning,
+    meaning: &crate::store::meaning::Meaning,
     case: &Case,
     depth: usize,
 ) -> Result<Vec<(Kind, i64)>> {
-    let model = match meaning {
-        crate::embed::Meaning::Off => return Ok(Vec::new()),
-        on => on.model().context("the embedding model did not load")?,
+    let Some(semantic) = meaning.semantic() else {
+        return Ok(Vec::new());
     };
+    let model = semantic
+        .model()
+        .context("the embedding model did not load")?;
     let Some(v) = model.query(&case.query) else {
         return Ok(Vec::new());
     };
     let near = crate::store::vectors::nearest(
         &store.conn,
         model,
+        &semantic.vectors,
         &v,
         crate::store::cjk::mostly_cjk(&case.query),
         std::slice::from_ref(&case.project),

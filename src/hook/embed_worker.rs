@@ -73,6 +73,7 @@ fn work(settings: &Settings) -> Result<()> {
     }
     let model = crate::embed::load(&data_dir)
         .context("the embedding model did not load; records stay found by their words")?;
+    let model = &model;
     loop {
         let Some(lock) = lock(&data_dir)? else {
             return Ok(());

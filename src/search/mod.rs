@@ -11,6 +11,7 @@ use anyhow::Result;
 use rusqlite::Connection;
 
 use crate::model::{IndexRow, Kind, ObsType};
+use crate::store::meaning::Semantic;
 use crate::store::query::{self, Term, Terms};
 pub(crate) use crate::store::search::{Hit, Order, Query};
 use crate::store::search::{Plan, best_first, rows_by_ids, run, wants};
@@ -19,14 +20,14 @@ use weights::WEIGHTS as W;
 /// Searches: with text, every record holding any of its terms, best first (fused with the
 /// records nearest in meaning when the query's `meaning` is on); without, by date.
 pub(crate) fn search(conn: &Connection, q: &Query) -> Result<Vec<Hit>> {
-    search_with(conn, q, q.meaning.model())
+    search_with(conn, q, q.meaning.semantic())
 }
 
-/// `search` with the given model, or lexical only.
+/// `search` by meaning too with `semantic` (its model and vectors), or lexical only.
 pub(crate) fn search_with(
     conn: &Connection,
     q: &Query,
-    model: Option<&crate::embed::Encoder>,
+    semantic: Option<&Semantic>,
 ) -> Result<Vec<Hit>> {
     let Some(text) = q.text.as_deref().filter(|t| !t.trim().is_empty()) else {
         return run(conn, q, None);
@@ -35,10 +36,10 @@ pub(crate) fn search_with(
     if terms.terms.is_empty() {
         return Ok(Vec::new()); // only punctuation: nothing can match
     }
-    match model {
+    match semantic.and_then(|s| Some((s, s.model()?))) {
         // The query's embedding is most of a hybrid search's time: it is made on another core
         // while the words are searched.
-        Some(model) if q.order == Order::Relevance => std::thread::scope(|scope| {
+        Some((semantic, model)) if q.order == Order::Relevance => std::thread::scope(|scope| {
             let embedding = scope.spawn(|| model.query(text));
             let embedded = || {
                 embedding.join().unwrap_or_else(|_| {
@@ -46,14 +47,22 @@ pub(crate) fn search_with(
                     None
                 })
             };
-            ranked(conn, q, &terms, text, Some((model, Box::new(embedded))))
+            ranked(
+                conn,
+                q,
+                &terms,
+                text,
+                Some((semantic, model, Box::new(embedded))),
+            )
         }),
         _ => ranked(conn, q, &terms, text, None),
     }
 }
 
-/// The query's model, and its embedding when the search asks for it.
+/// The search's semantic state, its model, and the query's embedding when the search asks
+/// for it.
 type Embedding<'a> = (
+    &'a Semantic,
     &'a crate::embed::Encoder,
     Box<dyn FnOnce() -> Option<Vec<f32>> + 'a>,
 );
@@ -77,7 +86,9 @@ fn ranked(
         ..q.clone()
     };
     let ranked = match model {
-        Some((model, embedded)) => hybrid(conn, &wide, &plan, model, embedded, text)?,
+        Some((semantic, model, embedded)) => {
+            hybrid(conn, &wide, &plan, semantic, model, embedded, text)?
+        }
         None => {
             let lexical = run(conn, &wide, Some(&plan))?;
             crate::store::steps::mark("lexical search");
@@ -167,16 +178,12 @@ fn fused_score(lexical: Option<usize>, semantic: Option<usize>, other_script: bo
     share(W.lexical_weight, lexical) + share(semantic_weight, semantic)
 }
 
-/// Whether this process's first hybrid search ran `embed_missing`'s full pass (every record
-/// looked at); later searches of the process look only at newer records. Per process because
-/// what it caches is the process's own work: a new process starts with the full pass.
-static FULL_EMBED_PASS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
 /// The lexical and the semantic ranking fused by reciprocal rank.
 fn hybrid(
     conn: &Connection,
     q: &Query,
     plan: &Plan,
+    semantic: &Semantic,
     model: &crate::embed::Encoder,
     embedded: Box<dyn FnOnce() -> Option<Vec<f32>> + '_>,
     text: &str,
@@ -186,7 +193,10 @@ fn hybrid(
     crate::store::steps::mark("lexical search");
     // A table-lookup model embeds what is missing here; the multilingual encoder leaves that to
     // `cmem model backfill`, and a record without its vector yet is found by its words.
-    let full = model.inline() && !FULL_EMBED_PASS.swap(true, std::sync::atomic::Ordering::Relaxed);
+    let full = model.inline()
+        && !semantic
+            .full_pass
+            .swap(true, std::sync::atomic::Ordering::Relaxed);
     if model.inline()
         && let Err(e) = crate::store::vectors::embed_missing(conn, model, full)
     {
@@ -197,7 +207,9 @@ fn hybrid(
             "search: records left without vectors this time: {e:#}"
         ));
         if full {
-            FULL_EMBED_PASS.store(false, std::sync::atomic::Ordering::Relaxed);
+            semantic
+                .full_pass
+                .store(false, std::sync::atomic::Ordering::Relaxed);
         }
     }
     crate::store::steps::mark("embed missing records");
@@ -209,12 +221,19 @@ fn hybrid(
     let query_cjk = crate::store::cjk::mostly_cjk(text);
     crate::store::steps::mark("query embedding");
     let semantic = match embedded {
-        Some(v) => {
-            crate::store::vectors::nearest(conn, model, &v, query_cjk, &q.projects, &kinds, pool)?
-                .into_iter()
-                .filter(|n| f64::from(n.score) >= W.min_similarity)
-                .collect()
-        }
+        Some(v) => crate::store::vectors::nearest(
+            conn,
+            model,
+            &semantic.vectors,
+            &v,
+            query_cjk,
+            &q.projects,
+            &kinds,
+            pool,
+        )?
+        .into_iter()
+        .filter(|n| f64::from(n.score) >= W.min_similarity)
+        .collect(),
         None => Vec::new(),
     };
     let mut fused: Vec<(Kind, i64, f64)> = Vec::new();

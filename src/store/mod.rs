@@ -16,6 +16,7 @@ mod fts5;
 pub mod ingest;
 pub mod jsonl;
 pub mod kept;
+pub(crate) mod meaning;
 mod migrations;
 pub mod observations;
 pub mod prompts;

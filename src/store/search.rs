@@ -43,7 +43,7 @@ pub(crate) struct Query {
     pub offset: usize,
     pub order: Order,
     /// Whether to rank by meaning too (the face that asks decides; off by default).
-    pub meaning: crate::embed::Meaning,
+    pub meaning: crate::store::meaning::Meaning,
 }
 
 impl Query {

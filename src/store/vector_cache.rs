@@ -104,17 +104,15 @@ pub(crate) struct Cache {
     project_ids: std::collections::HashMap<String, u32>,
 }
 
-static CACHE: std::sync::Mutex<Option<Cache>> = std::sync::Mutex::new(None);
-
-/// Runs `f` on the cache of `conn`'s database and `model`, brought up to date first.
+/// Runs `f` on the cache in `slot` (the face's, `store::meaning::Semantic::vectors`), made
+/// anew for another database or model and brought up to date first.
 pub(crate) fn with<T>(
     conn: &Connection,
     model: &Encoder,
+    slot: &std::sync::Mutex<Option<Cache>>,
     f: impl FnOnce(&Cache) -> T,
 ) -> Result<T> {
-    let mut cache = CACHE
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let mut cache = slot.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     let key = conn.path().unwrap_or_default().to_string();
     let deletions: i64 = conn.query_row("SELECT n FROM vector_deletions", [], |r| r.get(0))?;
     let fresh = match cache.as_mut() {

@@ -11,7 +11,9 @@ use anyhow::Result;
 use rusqlite::{Connection, params};
 
 use super::steps::mark;
-use super::vector_cache::{self, Ask};
+use std::sync::Mutex;
+
+use super::vector_cache::{self, Ask, Cache};
 use crate::embed::{Encoder, Vector};
 use crate::model::Kind;
 
@@ -352,24 +354,29 @@ pub(crate) struct Near {
 /// not the meaning; taken out, a Chinese question finds the English record that answers it
 /// (the Chinese tuning set's questions asked of English records: 0.000 → 0.542, recall@3 of
 /// the vectors alone).
+#[allow(clippy::too_many_arguments)] // the search's query, scope and the face's model and vectors
 pub(crate) fn nearest(
     conn: &Connection,
     model: &Encoder,
+    cache: &Mutex<Option<Cache>>,
     query: &[f32],
     query_cjk: bool,
     projects: &[String],
     kinds: &[Kind],
     limit: usize,
 ) -> Result<Vec<Near>> {
-    nearest_with(conn, model, query, query_cjk, projects, kinds, limit, None)
+    nearest_with(
+        conn, model, cache, query, query_cjk, projects, kinds, limit, None,
+    )
 }
 
 /// `nearest`, comparing in full only the share `shortlist` of the vectors whose signs are
 /// closest (at any size; `None`: as searches do, `shortlist_size`).
-#[allow(clippy::too_many_arguments)] // `nearest`'s arguments and the one a measurement sets
+#[allow(clippy::too_many_arguments)] // `nearest`'s, and the share a measurement sets
 pub(crate) fn nearest_with(
     conn: &Connection,
     model: &Encoder,
+    cache: &Mutex<Option<Cache>>,
     query: &[f32],
     query_cjk: bool,
     projects: &[String],
@@ -389,7 +396,7 @@ pub(crate) fn nearest_with(
         limit,
         shortlist,
     };
-    let mut scored = vector_cache::with(conn, model, |cache| cache.nearest(&ask))?;
+    let mut scored = vector_cache::with(conn, model, cache, |cache| cache.nearest(&ask))?;
     scored.sort_by(|a, b| b.2.partial_cmp(&a.2).unwrap_or(std::cmp::Ordering::Equal));
     let nearest = scored
         .into_iter()
@@ -492,7 +499,7 @@ mod tests {
             .unwrap()
             .unwrap();
         }
-        let model = crate::embed::load(std::path::Path::new("/nonexistent")).unwrap(); // built in
+        let model = &crate::embed::load(std::path::Path::new("/nonexistent")).unwrap(); // built in
         assert_eq!(embed_missing(c, model, true).unwrap().records, 3);
         assert_eq!(embed_missing(c, model, true).unwrap().records, 0);
         // Not the newest: only a full pass, which counts, looks for it.
@@ -537,8 +544,9 @@ mod tests {
             .unwrap();
         }
         c.execute_batch("COMMIT").unwrap();
-        let model = crate::embed::load(std::path::Path::new("/nonexistent")).unwrap(); // built in
+        let model = &crate::embed::load(std::path::Path::new("/nonexistent")).unwrap(); // built in
         assert_eq!(synthetic(c, model.id(), model.dims(), 7).unwrap(), 3000);
+        let cache = Mutex::new(None);
         let kinds = [Kind::Observation];
         for id in [1i64, 1500, 3000] {
             let bytes: Vec<u8> = c
@@ -553,29 +561,43 @@ mod tests {
             // Record `id` is in project p when odd (ids start at 1, i at 0), else in q.
             let (own, other) = if id % 2 == 1 { ("P", "q") } else { ("q", "p") };
             for share in [None, Some(1), Some(100)] {
-                let near = nearest_with(c, model, &query, false, &[], &kinds, 10, share).unwrap();
+                let near =
+                    nearest_with(c, model, &cache, &query, false, &[], &kinds, 10, share).unwrap();
                 assert_eq!(near.len(), 10);
                 assert_eq!(near[0].id, id, "share {share:?}");
                 assert!(near[0].score > 0.99);
                 let scoped = [own.to_string()];
                 let near =
-                    nearest_with(c, model, &query, false, &scoped, &kinds, 10, share).unwrap();
+                    nearest_with(c, model, &cache, &query, false, &scoped, &kinds, 10, share)
+                        .unwrap();
                 assert_eq!(near[0].id, id, "in its project, share {share:?}");
                 assert!(
                     near.iter().all(|n| n.id % 2 == id % 2),
                     "another project's record"
                 );
                 let elsewhere = [other.to_string()];
-                let near =
-                    nearest_with(c, model, &query, false, &elsewhere, &kinds, 10, share).unwrap();
+                let near = nearest_with(
+                    c, model, &cache, &query, false, &elsewhere, &kinds, 10, share,
+                )
+                .unwrap();
                 assert_eq!(near.len(), 10);
                 assert!(near.iter().all(|n| n.id % 2 != id % 2), "{share:?}");
             }
             let summaries = [Kind::Summary];
             assert!(
-                nearest_with(c, model, &query, false, &[], &summaries, 10, Some(100))
-                    .unwrap()
-                    .is_empty()
+                nearest_with(
+                    c,
+                    model,
+                    &cache,
+                    &query,
+                    false,
+                    &[],
+                    &summaries,
+                    10,
+                    Some(100)
+                )
+                .unwrap()
+                .is_empty()
             );
         }
     }
@@ -593,7 +615,7 @@ mod tests {
              BEGIN SELECT RAISE(ABORT, 'disk says no'); END;",
         )
         .unwrap();
-        let model = crate::embed::load(std::path::Path::new("/nonexistent")).unwrap(); // built in
+        let model = &crate::embed::load(std::path::Path::new("/nonexistent")).unwrap(); // built in
         let err = embed_missing(c, model, true).unwrap_err();
         assert!(format!("{err:#}").contains("disk says no"), "{err:#}");
         assert!(c.is_autocommit(), "the savepoint was left open");

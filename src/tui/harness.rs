@@ -44,7 +44,7 @@ impl Harness {
                 ..Default::default()
             },
             // As `cmem tui` runs with the default settings: search by meaning too.
-            meaning: crate::embed::Meaning::when(
+            meaning: crate::store::meaning::Meaning::when(
                 crate::config::SearchSettings::default().semantic,
                 data_dir.clone(),
             ),

@@ -81,7 +81,10 @@ pub(crate) fn run(launch: Launch) -> Result<()> {
         tz: tz.clone(),
         now_ms,
         context: launch.settings.context.clone(),
-        meaning: crate::embed::Meaning::when(launch.settings.search.semantic, data_dir.clone()),
+        meaning: crate::store::meaning::Meaning::when(
+            launch.settings.search.semantic,
+            data_dir.clone(),
+        ),
         data_dir,
     };
     let trace = Trace::from_env();

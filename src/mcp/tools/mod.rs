@@ -27,14 +27,15 @@ pub(crate) struct Ctx {
     pub engine: Engine,
     /// Whether searches rank by meaning too (`[search] semantic`); the model loads on the
     /// first search that needs it.
-    pub meaning: crate::embed::Meaning,
+    pub meaning: crate::store::meaning::Meaning,
     store: Option<Store>,
 }
 
 impl Ctx {
     pub(crate) fn new(settings: Settings, keys: ProjectKeys, cwd: PathBuf) -> Result<Ctx> {
         let tz = Tz::from_setting(&settings.context.timezone)?;
-        let meaning = crate::embed::Meaning::when(settings.search.semantic, settings.data_dir());
+        let meaning =
+            crate::store::meaning::Meaning::when(settings.search.semantic, settings.data_dir());
         let engine = Engine::new(keys.all.clone(), meaning.clone())?;
         Ok(Ctx {
             settings,

@@ -43,7 +43,7 @@ pub(crate) struct Ctx {
     /// The data dir: a scrub also rewrites its spool and log.
     pub data_dir: PathBuf,
     /// Whether `s` searches by meaning too; the model loads on the first search.
-    pub meaning: crate::embed::Meaning,
+    pub meaning: crate::store::meaning::Meaning,
 }
 
 /// Where a row's `target` leads unless its layer says otherwise: a record to its detail, a
