@@ -36,13 +36,20 @@ pub(crate) fn search_with(
     if terms.terms.is_empty() {
         return Ok(Vec::new()); // only punctuation: nothing can match
     }
-    match semantic.and_then(|s| Some((s, s.model()?))) {
+    let by_meaning = semantic
+        .and_then(|s| Some((s, s.model()?)))
+        .filter(|_| q.order == Order::Relevance);
+    match by_meaning {
         // The query's embedding is most of a hybrid search's time: it is made on another core
-        // while the words are searched.
-        Some((semantic, model)) if q.order == Order::Relevance => std::thread::scope(|scope| {
-            let embedding = scope.spawn(|| model.query(text));
+        // while the words are searched. Without a single vector to compare it with (before the
+        // first background embedding of this memory) it would only be waited for, so it is
+        // not made, and the ranking is the one a search finding nothing by meaning gives; a
+        // table-lookup model makes the vectors inside the search, so it always embeds.
+        Some((semantic, model)) => std::thread::scope(|scope| {
+            let comparable = model.inline() || crate::store::vectors::any(conn, model.id())?;
+            let embedding = comparable.then(|| scope.spawn(|| model.query(text)));
             let embedded = || {
-                embedding.join().unwrap_or_else(|_| {
+                embedding?.join().unwrap_or_else(|_| {
                     crate::logging::error("search: embedding the query failed; words only");
                     None
                 })

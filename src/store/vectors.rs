@@ -461,6 +461,14 @@ pub(crate) fn synthetic(
     Ok(made)
 }
 
+/// Whether any record has a vector of `model_id` (one row read: vectors of one model are all
+/// there is, but for the moments after the model changed).
+pub(crate) fn any(conn: &Connection, model_id: &str) -> Result<bool> {
+    Ok(conn
+        .prepare_cached("SELECT EXISTS (SELECT 1 FROM record_vectors WHERE model = ?1)")?
+        .query_row([model_id], |r| r.get(0))?)
+}
+
 /// How many records have a vector of the current model, of how many records in all.
 pub(crate) fn coverage(conn: &Connection, model_id: &str) -> Result<(i64, i64)> {
     let with: i64 = conn.query_row(

@@ -184,7 +184,9 @@ fn without_vector(db: &rusqlite::Connection) -> i64 {
 
 #[test]
 fn searches_while_another_process_holds_the_write_lock() {
-    let env = seeded();
+    // A small memory: every record is embedded by the real model, twice.
+    let env = Env::new();
+    env.run_ok(&["dev", "generate", "--observations", "40"]);
     env.run_ok(&["model", "backfill"]);
     let writer = rusqlite::Connection::open(env.db_path()).unwrap();
     assert_eq!(without_vector(&writer), 0);
