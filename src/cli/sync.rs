@@ -68,6 +68,13 @@ pub(crate) fn run(args: &SyncArgs, face: &super::face::Face) -> Result<ExitCode>
     match &args.command {
         None if args.auto => auto(settings),
         None => {
+            // What a sync skips without failing (a pulled row's vector that does not read
+            // right, a revision that names the wrong row) is told in the log, as for `--auto`.
+            crate::logging::init(
+                &settings.data_dir(),
+                crate::logging::Level::parse(&settings.log_level),
+                "sync",
+            );
             let Some(r) = crate::sync::run(settings)? else {
                 bail!(
                     "another `cmem sync` is running for {}; try again when it is done",

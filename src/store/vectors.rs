@@ -8,7 +8,7 @@
 //! vector of the current model gets one (10,000 short records take well under a second).
 
 use anyhow::Result;
-use rusqlite::{Connection, params};
+use rusqlite::{Connection, OptionalExtension, params};
 
 use super::steps::mark;
 use std::sync::Mutex;
@@ -225,6 +225,69 @@ pub(crate) fn embed_missing(conn: &Connection, model: &Encoder, full: bool) -> R
 /// The `script` column of a record's vector: 1 when its text is mostly CJK.
 fn script(text: &str) -> u8 {
     u8::from(super::cjk::mostly_cjk(text))
+}
+
+/// A record's vector as it is stored, with the text it was made from.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Stored {
+    pub model: String,
+    pub bytes: Vec<u8>,
+    /// The record's text now, which is the text the vector was made from: rewriting the text
+    /// deletes the vector (the schema's triggers), and a backfill stores one only while the
+    /// text it embedded is still there.
+    pub text: Option<String>,
+}
+
+/// Record `id` of `kind`'s vector, when it has one (of any model).
+pub(crate) fn stored(conn: &Connection, kind: Kind, id: i64) -> Result<Option<Stored>> {
+    let (select, from) = record_text(kind);
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT v.model, v.vector, r.text FROM (SELECT {select} FROM {from} WHERE o.id = ?1) AS r
+         JOIN record_vectors v ON v.kind = {} AND v.record_id = r.id",
+        code(kind)
+    ))?;
+    Ok(stmt
+        .query_row([id], |r| {
+            Ok(Stored {
+                model: r.get(0)?,
+                bytes: r.get(1)?,
+                text: r.get(2)?,
+            })
+        })
+        .optional()?)
+}
+
+/// The text of record `id` of `kind` that its vector is made from; `None` when the record is
+/// not here.
+pub(crate) fn text_of(conn: &Connection, kind: Kind, id: i64) -> Result<Option<Option<String>>> {
+    let (select, from) = record_text(kind);
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT r.text FROM (SELECT {select} FROM {from} WHERE o.id = ?1) AS r"
+    ))?;
+    Ok(stmt.query_row([id], |r| r.get(0)).optional()?)
+}
+
+/// Stores a vector made elsewhere (another device's, which sync brought) for record `id` of
+/// `kind`, only while the record holds `text`, the text it was made from, and only when the
+/// record has no vector yet. True when it was stored.
+pub(crate) fn keep(
+    conn: &Connection,
+    kind: Kind,
+    id: i64,
+    model: &str,
+    bytes: &[u8],
+    text: Option<&str>,
+) -> Result<bool> {
+    let (select, from) = record_text(kind);
+    let mut stmt = conn.prepare_cached(&format!(
+        "INSERT INTO record_vectors (kind, record_id, project, model, vector, script)
+         SELECT {code}, id, project, ?2, ?3, ?5 FROM (SELECT {select} FROM {from} WHERE o.id = ?1) AS r
+         WHERE r.text IS ?4
+         ON CONFLICT (kind, record_id) DO NOTHING",
+        code = code(kind)
+    ))?;
+    let n = stmt.execute(params![id, model, bytes, text, script(text.unwrap_or(""))])?;
+    Ok(n == 1)
 }
 
 /// How many records wait for a vector of `model_id` (`cmem doctor`, `cmem model`).

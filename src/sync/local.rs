@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
-use super::merge;
+use super::{merge, vectors};
 use crate::store::fingerprint::Fingerprint;
 use crate::store::jsonl::{REFERENCES, insert_sql, to_json, to_sql};
 use crate::store::transfer::TABLES;
@@ -138,6 +138,13 @@ pub(crate) fn queue_all(tx: &Transaction) -> Result<()> {
 pub(crate) fn kept(conn: &Connection) -> Result<usize> {
     let n: i64 = conn.query_row("SELECT COUNT(*) FROM sync_pending", [], |r| r.get(0))?;
     Ok(n as usize)
+}
+
+/// Whether a kept row may carry a vector (`vectors::carried`).
+pub(crate) fn kept_carry_vectors(conn: &Connection) -> Result<bool> {
+    Ok(conn
+        .prepare_cached("SELECT EXISTS (SELECT 1 FROM sync_pending WHERE instr(pulled, ?1) > 0)")?
+        .query_row([vectors::KEY], |r| r.get(0))?)
 }
 
 pub(crate) fn waiting(conn: &Connection) -> Result<i64> {
@@ -322,7 +329,27 @@ pub(crate) fn doc_of(
             .optional()?
             .unwrap_or_default();
     }
+    // Last, after the columns: the vector travels with its record (src/sync/vectors.rs).
+    if let Some(v) = vectors::of_row(conn, table, id)? {
+        map.insert(vectors::KEY.into(), v);
+    }
     Ok(Some(Doc::new(project, map)))
+}
+
+/// Whether a queued row goes to the server: not when the server holds it as it is here, nor
+/// when only its vector differs and the server's revision carries one (the first vector stays:
+/// src/sync/vectors.rs). A vector the server's revision lacks goes out.
+pub(crate) fn worth_pushing(replica: &Replica, doc: &Doc) -> bool {
+    match (replica.hash.as_deref(), replica.fields.as_deref()) {
+        (None, _) => true,
+        (Some(h), _) if h == doc.hash => false,
+        (Some(_), None) => true,
+        (Some(_), Some(fields)) => {
+            let base = merge::decode(Some(fields));
+            merge::differs_beside(&base, &merge::decode(Some(&doc.fields)), vectors::KEY)
+                || !merge::has(&base, vectors::KEY)
+        }
+    }
 }
 
 impl Doc {
@@ -360,6 +387,13 @@ pub(crate) fn sent(tx: &Transaction, table: &str, entries: &[(i64, i64)]) -> Res
         stmt.execute(params![table, id, gen_])?;
     }
     Ok(())
+}
+
+/// What applying pulled rows needs to know of this data dir: every synced table's columns,
+/// and the model whose vectors it keeps.
+pub(crate) struct Shape {
+    pub columns: HashMap<&'static str, Vec<String>>,
+    pub model: vectors::Ours,
 }
 
 /// A row revision from the server.
@@ -503,10 +537,10 @@ pub(crate) fn apply(
     tx: &Transaction,
     me: &str,
     rows: &[Pulled],
-    columns: &HashMap<&'static str, Vec<String>>,
+    shape: &Shape,
     now_ms: i64,
 ) -> Result<Applied> {
-    Ok(apply_until(tx, me, rows, columns, now_ms, None)?.0)
+    Ok(apply_until(tx, me, rows, shape, now_ms, None)?.0)
 }
 
 /// `apply`, stopping before a row that would likely end after `until` (by the slowest row so
@@ -517,7 +551,7 @@ pub(crate) fn apply_until(
     tx: &Transaction,
     me: &str,
     rows: &[Pulled],
-    columns: &HashMap<&'static str, Vec<String>>,
+    shape: &Shape,
     now_ms: i64,
     until: Option<std::time::Instant>,
 ) -> Result<(Applied, usize)> {
@@ -547,7 +581,7 @@ pub(crate) fn apply_until(
             "DELETE FROM sync_pending WHERE tbl = ?1 AND device = ?2 AND remote_id = ?3",
         )?
         .execute(params![p.table, p.device, p.remote_id])?;
-        let step = apply_one(tx, me, p, columns, now_ms, &scrubs)?;
+        let step = apply_one(tx, me, p, shape, now_ms, &scrubs)?;
         // Rows kept for a parent that was just forgotten are stored now, without the link.
         if step.stores() || p.deleted {
             stored.push((p.table.clone(), p.device.clone(), p.remote_id));
@@ -555,7 +589,7 @@ pub(crate) fn apply_until(
         tally(tx, &mut out, p, step)?;
         slowest = slowest.max(started.elapsed());
     }
-    release(tx, me, stored, columns, now_ms, &scrubs, &mut out)?;
+    release(tx, me, stored, shape, now_ms, &scrubs, &mut out)?;
     set_state(tx, "outbox", "on")?;
     Ok((out, taken))
 }
@@ -566,7 +600,7 @@ pub(crate) fn apply_until(
 pub(crate) fn apply_kept(
     tx: &Transaction,
     me: &str,
-    columns: &HashMap<&'static str, Vec<String>>,
+    shape: &Shape,
     now_ms: i64,
 ) -> Result<Applied> {
     let mut out = Applied::default();
@@ -581,7 +615,7 @@ pub(crate) fn apply_kept(
         return Ok(out);
     }
     set_state(tx, "outbox", "off")?;
-    release(tx, me, here, columns, now_ms, &known_scrubs(tx)?, &mut out)?;
+    release(tx, me, here, shape, now_ms, &known_scrubs(tx)?, &mut out)?;
     set_state(tx, "outbox", "on")?;
     Ok(out)
 }
@@ -593,7 +627,7 @@ fn release(
     tx: &Transaction,
     me: &str,
     mut parents: Vec<Identity>,
-    columns: &HashMap<&'static str, Vec<String>>,
+    shape: &Shape,
     now_ms: i64,
     scrubs: &[KnownScrub],
     out: &mut Applied,
@@ -611,7 +645,7 @@ fn release(
                 "DELETE FROM sync_pending WHERE tbl = ?1 AND device = ?2 AND remote_id = ?3",
             )?
             .execute(params![p.table, p.device, p.remote_id])?;
-            let step = apply_one(tx, me, &p, columns, now_ms, scrubs)?;
+            let step = apply_one(tx, me, &p, shape, now_ms, scrubs)?;
             if step.stores() {
                 parents.push((p.table.clone(), p.device.clone(), p.remote_id));
             }
@@ -756,7 +790,7 @@ fn apply_one(
     tx: &Transaction,
     me: &str,
     p: &Pulled,
-    columns: &HashMap<&'static str, Vec<String>>,
+    shape: &Shape,
     now_ms: i64,
     scrubs: &[KnownScrub],
 ) -> Result<Step> {
@@ -822,7 +856,7 @@ fn apply_one(
     };
     let pulled: Map<String, Value> = serde_json::from_str(text)
         .with_context(|| format!("the server holds a broken {table} row from {}", p.device))?;
-    let cols = &columns[table];
+    let cols = &shape.columns[table];
     // A row changed here that the server changed too (a scrub on each side): both changes
     // are kept, and the next push sends the merge based on this revision.
     let merged = match here {
@@ -833,7 +867,7 @@ fn apply_one(
     };
     let doc = merged.as_ref().map_or(&pulled, |(m, _)| m);
     let mut row: Vec<(String, Sql)> = Vec::new();
-    for c in &columns[table] {
+    for c in cols {
         if c == "id" {
             continue;
         }
@@ -877,6 +911,7 @@ fn apply_one(
     }
     let scrubbed = scrub_pulled(&mut row, &p.project, scrubs);
     let identity = (p.device.as_str(), p.remote_id);
+    let mut stashed = None;
     let (id, step) = match here {
         Some(id) if table == "work_state_entries" => {
             // Append-only by trigger: a new revision (a scrub) replaces the entry whole.
@@ -894,6 +929,7 @@ fn apply_one(
                 .join(", ");
             let mut values = vec![Sql::Integer(id)];
             values.extend(row.iter().map(|(_, v)| v.clone()));
+            stashed = vectors::stash(tx, table, id)?;
             tx.execute(
                 &format!("UPDATE {table} SET {sets} WHERE id = ?1"),
                 params_from_iter(values.iter()),
@@ -911,8 +947,14 @@ fn apply_one(
             }
         }
     };
+    // The vector the revision carries first (the first one a record travels with is the one
+    // devices of its model keep), then the one the row had when the revision left its text as
+    // it was.
+    vectors::keep_pulled(tx, &shape.model, table, id, &pulled, &p.writer)?;
+    vectors::restore(tx, id, stashed)?;
     // In step with this revision: the document as it reads here is the base of the next
-    // local change (when merged, the pulled revision is the base, not what is stored).
+    // local change (when merged, the pulled revision is the base, not what is stored). Its
+    // vector is the one the revision carries, whichever this device keeps.
     let base = match merged {
         Some((_, base)) => Some(base),
         None if scrubbed => Some(in_local_order(cols, &pulled, &p.project)),
@@ -922,7 +964,10 @@ fn apply_one(
             Step::Inserted => as_inserted(table, cols, &row, &pulled, &p.project),
             _ => None,
         }
-        .map_or_else(|| doc_of(tx, me, table, cols, id), |d| Ok(Some(d)))?,
+        .map_or_else(
+            || Ok(doc_of(tx, me, table, cols, id)?.map(|d| with_vector_of(d, &pulled))),
+            |d| anyhow::Ok(Some(d)),
+        )?,
     };
     if scrubbed {
         // Stored scrubbed, unlike the server's revision: this device sends the scrubbed one.
@@ -957,7 +1002,18 @@ fn unpushed_change(
     let Some(mine) = doc_of(tx, me, table, cols, id)? else {
         return Ok(None);
     };
-    Ok((base.hash.as_deref() != Some(mine.hash.as_str())).then_some((mine, base)))
+    // A vector made here since is no change to merge: the pulled revision's vector is the one
+    // the row goes on with (see `worth_pushing`).
+    let changed = match (base.hash.as_deref(), base.fields.as_deref()) {
+        (Some(h), _) if h == mine.hash => false,
+        (Some(_), Some(fields)) => merge::differs_beside(
+            &merge::decode(Some(fields)),
+            &merge::decode(Some(&mine.fields)),
+            vectors::KEY,
+        ),
+        _ => true,
+    };
+    Ok(changed.then_some((mine, base)))
 }
 
 /// This device's document merged with a pulled one, and the pulled one as it reads here (in
@@ -976,10 +1032,17 @@ fn merge_with(
         .filter(|(t, _, _)| *t == table)
         .map(|(_, c, _)| *c)
         .collect();
+    // A vector is not a field to merge: the row's vector is the pulled revision's, stored
+    // only if the merged text is still the text it was made from.
+    let without_vector = |m: &Map<String, Value>| {
+        let mut m = m.clone();
+        m.shift_remove(vectors::KEY);
+        m
+    };
     let merged = merge::merge(
         &merge::decode(base.fields.as_deref()),
-        &mine.map,
-        pulled,
+        &without_vector(&mine.map),
+        &without_vector(pulled),
         &atomic,
         &scrub_markers(tx)?,
     );
@@ -1006,16 +1069,44 @@ fn as_inserted(
         };
         map.insert(c.clone(), value);
     }
+    if let Some(v) = pulled_vector(pulled) {
+        map.insert(vectors::KEY.into(), v);
+    }
     Some(Doc::new(project.to_string(), map))
 }
 
 /// A pulled document as `doc_of` would read it once stored here (the local column order).
 fn in_local_order(cols: &[String], pulled: &Map<String, Value>, project: &str) -> Doc {
-    let in_order: Map<String, Value> = cols
+    let mut in_order: Map<String, Value> = cols
         .iter()
         .filter_map(|c| Some((c.clone(), pulled.get(c)?.clone())))
         .collect();
+    if let Some(v) = pulled_vector(pulled) {
+        in_order.insert(vectors::KEY.into(), v);
+    }
     Doc::new(project.to_string(), in_order)
+}
+
+/// The vector a pulled document carries, as `doc_of` would write it.
+fn pulled_vector(pulled: &Map<String, Value>) -> Option<Value> {
+    pulled
+        .get(vectors::KEY)
+        .filter(|v| !v.is_null())
+        .map(vectors::canonical)
+}
+
+/// A local row's document with the pulled revision's vector in place of its own.
+fn with_vector_of(doc: Doc, pulled: &Map<String, Value>) -> Doc {
+    let theirs = pulled_vector(pulled);
+    if theirs.is_none() && !doc.map.contains_key(vectors::KEY) {
+        return doc;
+    }
+    let mut map = doc.map;
+    map.shift_remove(vectors::KEY);
+    if let Some(v) = theirs {
+        map.insert(vectors::KEY.into(), v);
+    }
+    Doc::new(doc.project, map)
 }
 
 /// The replacements this device's scrubs wrote: where a merged text holds one, this device's
@@ -1066,7 +1157,7 @@ mod tests {
         .unwrap();
         assert_eq!(triggers(conn), 0, "a data dir that never synced has none");
         let (device, _) = ensure_device(conn, dir.path()).unwrap();
-        assert_eq!(triggers(conn), 18);
+        assert_eq!(triggers(conn), 19);
         assert_eq!(waiting(conn).unwrap(), 1, "rows from before are queued");
         conn.execute("DELETE FROM sync_outbox", []).unwrap();
         set_state(conn, "triggers", "an older cmem").unwrap();
@@ -1079,11 +1170,277 @@ mod tests {
         let (copy, from) = ensure_device(conn, elsewhere.path()).unwrap();
         assert_ne!(copy, device);
         assert_eq!(from.as_deref(), Some(device.as_str()));
-        assert_eq!(triggers(conn), 18);
+        assert_eq!(triggers(conn), 19);
         assert_eq!(
             waiting(conn).unwrap(),
             1,
             "changed triggers queue every row again"
         );
+    }
+
+    const DIMS: usize = 8;
+
+    /// A device: a memory that has synced once (triggers on), and its device id.
+    struct Device {
+        _dir: tempfile::TempDir,
+        store: crate::store::Store,
+        me: String,
+    }
+
+    impl Device {
+        fn new() -> Device {
+            let dir = tempfile::tempdir().unwrap();
+            let mut store = crate::store::Store::open(&dir.path().join("cmem.db")).unwrap();
+            let (me, _) = ensure_device(&mut store.conn, dir.path()).unwrap();
+            Device {
+                _dir: dir,
+                store,
+                me,
+            }
+        }
+
+        fn conn(&self) -> &Connection {
+            &self.store.conn
+        }
+
+        fn cols(&self) -> Vec<String> {
+            crate::store::jsonl::table_columns(self.conn(), "observations").unwrap()
+        }
+
+        fn observe(&self, title: &str) -> i64 {
+            crate::store::observations::insert(
+                self.conn(),
+                &crate::store::observations::NewObservation::sample("p", "bugfix", title, 1),
+            )
+            .unwrap()
+            .unwrap()
+        }
+
+        /// Stores a vector for observation `id`, as a backfill would.
+        fn embed(&self, id: i64, model: &str, fill: u8) {
+            let mut blob = 0.01f32.to_le_bytes().to_vec();
+            blob.extend([fill; DIMS]);
+            self.conn()
+                .execute(
+                    "INSERT OR REPLACE INTO record_vectors (kind, record_id, project, model, vector)
+                     VALUES (0, ?1, 'p', ?2, ?3)",
+                    params![id, model, blob],
+                )
+                .unwrap();
+        }
+
+        fn vector(&self, id: i64) -> Option<(String, Vec<u8>)> {
+            self.conn()
+                .query_row(
+                    "SELECT model, vector FROM record_vectors WHERE kind = 0 AND record_id = ?1",
+                    [id],
+                    |r| Ok((r.get(0)?, r.get(1)?)),
+                )
+                .optional()
+                .unwrap()
+        }
+
+        fn doc(&self, id: i64) -> Doc {
+            doc_of(self.conn(), &self.me, "observations", &self.cols(), id)
+                .unwrap()
+                .unwrap()
+        }
+
+        /// Observation `id` as the server hands it to other devices: its document through
+        /// jsonb, which orders an object's keys by length.
+        fn as_pulled(&self, id: i64, rev: i64) -> Pulled {
+            let mut map = self.doc(id).map;
+            if let Some(Value::Object(v)) = map.get_mut(vectors::KEY) {
+                let mut fields: Vec<(String, Value)> = std::mem::take(v).into_iter().collect();
+                fields.sort_by(|x, y| x.0.len().cmp(&y.0.len()).then(x.0.cmp(&y.0)));
+                *v = fields.into_iter().collect();
+            }
+            Pulled {
+                device: self.me.clone(),
+                table: "observations".into(),
+                remote_id: id,
+                project: "p".into(),
+                deleted: false,
+                doc: Some(serde_json::to_string(&map).unwrap()),
+                writer: self.me.clone(),
+                writer_name: "a".into(),
+                writer_role: "r".into(),
+                rev,
+                seq: rev,
+                unproven: false,
+            }
+        }
+
+        /// The server took observation `id` as revision `rev` of this device's document.
+        fn pushed(&self, id: i64, rev: i64) {
+            let doc = self.doc(id);
+            let base = Base {
+                rev,
+                hash: &doc.hash,
+                fields: &doc.fields,
+                seq: None,
+            };
+            remember(self.conn(), "observations", (&self.me, id), id, Some(&base)).unwrap();
+            self.conn().execute("DELETE FROM sync_outbox", []).unwrap();
+        }
+
+        fn pull(&mut self, p: &Pulled, model: &str) -> Applied {
+            let shape = Shape {
+                columns: TABLES
+                    .iter()
+                    .map(|t| {
+                        (
+                            *t,
+                            crate::store::jsonl::table_columns(self.conn(), t).unwrap(),
+                        )
+                    })
+                    .collect(),
+                model: vectors::Ours::fixed(model, DIMS),
+            };
+            let me = self.me.clone();
+            let tx = self.store.conn.transaction().unwrap();
+            let applied = apply(&tx, &me, std::slice::from_ref(p), &shape, 1).unwrap();
+            tx.commit().unwrap();
+            applied
+        }
+
+        fn local_id_of(&self, p: &Pulled) -> i64 {
+            self.conn()
+                .query_row(
+                    "SELECT local_id FROM sync_map WHERE device = ?1 AND remote_id = ?2",
+                    params![p.device, p.remote_id],
+                    |r| r.get(0),
+                )
+                .unwrap()
+        }
+
+        /// Whether the next push would send local observation `id`.
+        fn would_push(&self, id: i64) -> bool {
+            let queued = self
+                .conn()
+                .query_row(
+                    "SELECT EXISTS (SELECT 1 FROM sync_outbox WHERE tbl = 'observations' AND row_id = ?1)",
+                    [id],
+                    |r| r.get::<_, bool>(0),
+                )
+                .unwrap();
+            let replica = replica(self.conn(), &self.me, "observations", id).unwrap();
+            queued && worth_pushing(&replica, &self.doc(id))
+        }
+    }
+
+    #[test]
+    fn a_vector_travels_with_its_row_to_a_device_of_the_same_model() {
+        let (a, mut b) = (Device::new(), Device::new());
+        let id = a.observe("Pool leaked");
+        a.embed(id, "m", 7);
+        assert!(a.doc(id).map.contains_key(vectors::KEY));
+        let p = a.as_pulled(id, 1);
+        assert_eq!(b.pull(&p, "m").inserted, 1);
+        let here = b.local_id_of(&p);
+        assert_eq!(
+            b.vector(here),
+            a.vector(id),
+            "the same vector, not embedded"
+        );
+        // In step with the server: the same document, so nothing to push back.
+        assert_eq!(b.doc(here).hash, a.doc(id).hash);
+        assert!(!b.would_push(here));
+        assert_eq!(
+            waiting(b.conn()).unwrap(),
+            0,
+            "a pulled vector queues nothing"
+        );
+        // Its own vector of the same record (another CPU's rounding) does not go over it.
+        b.embed(here, "m", 8);
+        assert_eq!(
+            waiting(b.conn()).unwrap(),
+            1,
+            "a vector made here queues its row"
+        );
+        assert!(!b.would_push(here));
+    }
+
+    #[test]
+    fn another_models_vector_is_ignored_and_the_local_one_stays_home() {
+        let (a, mut b) = (Device::new(), Device::new());
+        let id = a.observe("Pool leaked");
+        a.embed(id, "m", 7);
+        let p = a.as_pulled(id, 1);
+        assert_eq!(b.pull(&p, "other").inserted, 1);
+        let here = b.local_id_of(&p);
+        assert_eq!(b.vector(here), None);
+        b.embed(here, "other", 9);
+        assert!(
+            !b.would_push(here),
+            "two models replacing each other's vector on every sync"
+        );
+        // A revision that leaves the text as it was keeps the vector made here.
+        assert_eq!(b.pull(&a.as_pulled(id, 2), "other").updated, 1);
+        assert_eq!(b.vector(here).unwrap().0, "other");
+    }
+
+    #[test]
+    fn a_vector_made_after_the_push_goes_out_and_replaces_nothing_stale() {
+        let (a, mut b) = (Device::new(), Device::new());
+        let id = a.observe("Pool leaked");
+        a.pushed(id, 1);
+        let p = a.as_pulled(id, 1);
+        assert_eq!(b.pull(&p, "m").inserted, 1);
+        let here = b.local_id_of(&p);
+        a.embed(id, "m", 7);
+        assert!(a.would_push(id), "the server's revision has no vector");
+        a.pushed(id, 2);
+        assert_eq!(b.pull(&a.as_pulled(id, 2), "m").updated, 1);
+        assert_eq!(b.vector(here), a.vector(id));
+        assert!(!b.would_push(here));
+        // A revision whose text is not the text here (a scrub here, a merge) brings no vector.
+        let mut other = a.as_pulled(id, 3);
+        other.doc = other
+            .doc
+            .map(|d| d.replace("\"Pool leaked\"", "\"Pool leaked again\""));
+        assert_eq!(b.pull(&other, "m").updated, 1);
+        assert_eq!(b.vector(here), None);
+    }
+
+    #[test]
+    fn two_devices_that_embedded_one_record_go_on_with_the_vector_that_reached_the_server() {
+        let (a, mut b) = (Device::new(), Device::new());
+        let id = a.observe("Pool leaked");
+        a.pushed(id, 1);
+        let p = a.as_pulled(id, 1);
+        b.pull(&p, "m");
+        let here = b.local_id_of(&p);
+        // Both embed it before either syncs (another CPU, other rounding); A's push is first.
+        b.embed(here, "m", 8);
+        a.embed(id, "m", 7);
+        a.pushed(id, 2);
+        // B's vector waits in its outbox; the pull is no change to merge, and B takes A's.
+        assert!(b.would_push(here));
+        assert_eq!(b.pull(&a.as_pulled(id, 2), "m").updated, 1);
+        assert_eq!(b.vector(here), a.vector(id));
+        assert!(!b.would_push(here));
+    }
+
+    #[test]
+    fn a_malformed_vector_is_skipped_and_its_row_still_applies() {
+        let (a, mut b) = (Device::new(), Device::new());
+        for (n, bad) in [
+            serde_json::json!("not an object"),
+            serde_json::json!({"model": "m", "text_sha256": "00", "base64": "AAAA"}),
+            serde_json::json!({"model": "m", "text_sha256": "0".repeat(64), "base64": "A".repeat(1 << 20)}),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let id = a.observe(&format!("Pool leaked {n}"));
+            let mut p = a.as_pulled(id, 1);
+            let mut map: Map<String, Value> =
+                serde_json::from_str(p.doc.as_deref().unwrap()).unwrap();
+            map.insert(vectors::KEY.into(), bad);
+            p.doc = Some(serde_json::to_string(&map).unwrap());
+            assert_eq!(b.pull(&p, "m").inserted, 1, "{map:?}");
+            assert_eq!(b.vector(b.local_id_of(&p)), None);
+        }
     }
 }

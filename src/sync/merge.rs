@@ -82,6 +82,19 @@ pub(crate) fn decode(stored: Option<&[u8]>) -> FieldHashes {
         .collect()
 }
 
+/// Whether two documents' fields differ in anything but `key` (a field one has and the other
+/// has not counts as a difference).
+pub(crate) fn differs_beside(a: &FieldHashes, b: &FieldHashes, key: &str) -> bool {
+    let k = hash_key(key);
+    let others = |f: &FieldHashes| f.len() - usize::from(f.contains_key(&k));
+    others(a) != others(b) || a.iter().any(|(n, v)| *n != k && b.get(n) != Some(v))
+}
+
+/// Whether a document has field `key`.
+pub(crate) fn has(fields: &FieldHashes, key: &str) -> bool {
+    fields.contains_key(&hash_key(key))
+}
+
 /// Merges this device's document with the server's, both descended from `base`.
 /// `atomic` fields (global references) are never merged as text; `markers` are the scrub
 /// replacements this device has used.
@@ -244,6 +257,33 @@ mod tests {
             Value::Object(merged),
             json!({"title": "t2", "narrative": "n [SCRUBBED] [SCRUBBED]", "status": "completed", "n": 2})
         );
+    }
+
+    #[test]
+    fn documents_compare_beside_one_field() {
+        let hashes = |v: Value| decode(Some(&field_hashes(&map(v))));
+        let base = hashes(json!({"title": "t", "_vector": {"model": "a"}}));
+        assert!(!differs_beside(
+            &base,
+            &hashes(json!({"title": "t", "_vector": {"model": "b"}})),
+            "_vector"
+        ));
+        assert!(!differs_beside(
+            &base,
+            &hashes(json!({"title": "t"})),
+            "_vector"
+        ));
+        assert!(differs_beside(
+            &base,
+            &hashes(json!({"title": "u", "_vector": {"model": "a"}})),
+            "_vector"
+        ));
+        assert!(differs_beside(
+            &base,
+            &hashes(json!({"title": "t", "n": 1})),
+            "_vector"
+        ));
+        assert!(has(&base, "_vector") && !has(&hashes(json!({"title": "t"})), "_vector"));
     }
 
     #[test]

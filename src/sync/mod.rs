@@ -14,6 +14,7 @@ pub mod deadline;
 pub mod local;
 pub mod merge;
 pub mod server;
+pub mod vectors;
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -262,12 +263,17 @@ fn run_once(settings: &Settings) -> Result<Option<Report>> {
     Ok(Some(report))
 }
 
-/// Every synced table's columns, for applying pulled documents.
-fn columns(store: &Store) -> Result<HashMap<&'static str, Vec<String>>> {
-    TABLES
+/// Every synced table's columns and this device's embedding model, for applying pulled
+/// documents.
+fn shape(store: &Store, settings: &Settings) -> Result<local::Shape> {
+    let columns = TABLES
         .iter()
         .map(|t| Ok((*t, crate::store::jsonl::table_columns(&store.conn, t)?)))
-        .collect()
+        .collect::<Result<HashMap<_, _>>>()?;
+    Ok(local::Shape {
+        columns,
+        model: vectors::Ours::of(settings.data_dir()),
+    })
 }
 
 fn pull_cursor(store: &Store) -> Result<i64> {
@@ -308,7 +314,7 @@ fn push(
         if conflicts.is_empty() {
             break;
         }
-        merge_conflicts(store, link, me, &conflicts)?;
+        merge_conflicts(store, link, settings, me, &conflicts)?;
     }
     Ok(())
 }
@@ -457,18 +463,22 @@ type Conflicts = Vec<(&'static str, Vec<(String, i64)>)>;
 fn merge_conflicts(
     store: &mut Store,
     link: &mut Link,
+    settings: &Settings,
     me: &str,
     conflicts: &Conflicts,
 ) -> Result<()> {
-    let columns = columns(store)?;
+    let shape = shape(store, settings)?;
     for (table, keys) in conflicts {
         let theirs = link.dog.within("a fetch of rows changed elsewhere", || {
             server::fetch(link.client, table, keys)
         })?;
+        shape
+            .model
+            .load_if(theirs.iter().any(|p| vectors::carried(p.doc.as_deref())));
         let tx = store
             .conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        local::apply(&tx, me, &theirs, &columns, crate::clock::now_ms())?;
+        local::apply(&tx, me, &theirs, &shape, crate::clock::now_ms())?;
         tx.commit()?;
     }
     Ok(())
@@ -510,8 +520,9 @@ fn push_round(
                         }
                         tombstones.push((replica.device, table.to_string(), replica.remote));
                     }
-                    // Queued again but as the server last had it (a pulled row, a re-queue).
-                    Some(doc) if replica.hash.as_deref() == Some(doc.hash.as_str()) => {}
+                    // Queued again but as the server last had it (a pulled row, a re-queue), or
+                    // with a vector of its own where the server's revision carries one.
+                    Some(doc) if !local::worth_pushing(&replica, &doc) => {}
                     Some(doc) if shared(settings, table, &doc.project) => {
                         bytes += doc.text.len();
                         outgoing.push(Outgoing {
@@ -726,13 +737,16 @@ fn pull_steps(
     report: &mut Report,
 ) -> Result<()> {
     let size = batch_size() as i64;
-    let columns = columns(store)?;
+    let shape = shape(store, settings)?;
+    // The model is loaded before a transaction that may store a pulled vector, if one may:
+    // hooks wait for the transaction, not for the sync. Kept rows may come out in any step.
+    shape.model.load_if(local::kept_carry_vectors(&store.conn)?);
     // Kept rows whose parent came some other way since the last pull (a push maps this
     // device's own rows): one look at all of them, then each step looks only at its own rows.
     let tx = store
         .conn
         .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-    let kept = local::apply_kept(&tx, me, &columns, crate::clock::now_ms())?;
+    let kept = local::apply_kept(&tx, me, &shape, crate::clock::now_ms())?;
     tx.commit()?;
     report.pulled.add(kept);
     let mut steps = 0;
@@ -744,6 +758,10 @@ fn pull_steps(
         if rows.is_empty() {
             break;
         }
+        shape.model.load_if(
+            rows.iter()
+                .any(|r| vectors::carried(r.pulled.doc.as_deref())),
+        );
         let seqs: Vec<i64> = rows.iter().map(|r| r.seq).collect();
         // The rows to store, in server order; `before[i]`: how many of them come before row i;
         // `place[k]`: where the k-th of them is among all rows.
@@ -778,7 +796,7 @@ fn pull_steps(
                 &tx,
                 me,
                 &wanted[from..to],
-                &columns,
+                &shape,
                 crate::clock::now_ms(),
                 Some(started + STEP_TIME),
             )?;

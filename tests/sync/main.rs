@@ -13,6 +13,7 @@
 mod common;
 mod faults;
 mod in_place;
+mod vectors;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;

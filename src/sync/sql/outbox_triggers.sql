@@ -108,3 +108,13 @@ BEGIN
     INSERT INTO sync_outbox (tbl, row_id) VALUES ('work_state_entries', old.id)
     ON CONFLICT (tbl, row_id) DO UPDATE SET gen = gen + 1;
 END;
+-- A record's vector travels in its row's document (src/sync/vectors.rs): one made after the row
+-- was queued or pushed sends the row again. Pulled vectors are stored with the outbox off.
+CREATE TRIGGER IF NOT EXISTS sync_record_vectors_ai AFTER INSERT ON record_vectors
+WHEN (SELECT value FROM sync_state WHERE key = 'outbox') = 'on' AND new.kind IN (0, 1, 2)
+BEGIN
+    INSERT INTO sync_outbox (tbl, row_id)
+    VALUES (CASE new.kind WHEN 0 THEN 'observations' WHEN 1 THEN 'session_summaries'
+                          ELSE 'user_prompts' END, new.record_id)
+    ON CONFLICT (tbl, row_id) DO UPDATE SET gen = gen + 1;
+END;
