@@ -920,6 +920,10 @@ fn apply_one(
             insert(tx, table, &row)?;
             (id, Step::Updated)
         }
+        // A revision that changes nothing here (one that only brings a vector, or everything
+        // pulled again after a change of what is shared) writes nothing: an UPDATE would
+        // rewrite the row's full-text entries and drop its vector for nothing.
+        Some(id) if holds(tx, table, id, &row)? => (id, Step::Updated),
         Some(id) => {
             let sets = row
                 .iter()
@@ -1117,6 +1121,25 @@ pub(crate) fn scrub_markers(conn: &Connection) -> Result<Vec<String>> {
         markers.extend(more.lines().filter(|l| !l.is_empty()).map(str::to_string));
     }
     Ok(markers)
+}
+
+/// Whether local row `id` of `table` already holds these values.
+fn holds(tx: &Transaction, table: &str, id: i64, row: &[(String, Sql)]) -> Result<bool> {
+    if row.is_empty() {
+        return Ok(true);
+    }
+    let list = row
+        .iter()
+        .map(|(k, _)| format!("\"{k}\""))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let mut stmt = tx.prepare_cached(&format!("SELECT {list} FROM {table} WHERE id = ?1"))?;
+    let here: Option<Vec<Sql>> = stmt
+        .query_row([id], |r| {
+            (0..row.len()).map(|i| r.get::<_, Sql>(i)).collect()
+        })
+        .optional()?;
+    Ok(here.is_some_and(|here| here.iter().eq(row.iter().map(|(_, v)| v))))
 }
 
 /// `INSERT OR IGNORE`: false when a unique index already holds the row.
@@ -1375,9 +1398,20 @@ mod tests {
             !b.would_push(here),
             "two models replacing each other's vector on every sync"
         );
-        // A revision that leaves the text as it was keeps the vector made here.
+        // A revision that leaves the text as it was keeps the vector made here: one that
+        // changes nothing here, and one that changes another column.
         assert_eq!(b.pull(&a.as_pulled(id, 2), "other").updated, 1);
         assert_eq!(b.vector(here).unwrap().0, "other");
+        let mut p = a.as_pulled(id, 3);
+        let doc = p.doc.take().unwrap();
+        p.doc = Some(doc.replace(r#""concepts":"[]""#, r#""concepts":"[\"pool\"]""#));
+        assert_ne!(p.doc.as_deref(), Some(doc.as_str()));
+        assert_eq!(b.pull(&p, "other").updated, 1);
+        assert_eq!(b.vector(here).unwrap().0, "other");
+        assert_eq!(
+            b.doc(here).map["concepts"],
+            Value::String(r#"["pool"]"#.into())
+        );
     }
 
     #[test]
@@ -1404,7 +1438,7 @@ mod tests {
     }
 
     #[test]
-    fn two_devices_that_embedded_one_record_go_on_with_the_vector_that_reached_the_server() {
+    fn two_devices_that_embedded_one_record_keep_theirs_and_push_neither_over_the_other() {
         let (a, mut b) = (Device::new(), Device::new());
         let id = a.observe("Pool leaked");
         a.pushed(id, 1);
@@ -1415,10 +1449,11 @@ mod tests {
         b.embed(here, "m", 8);
         a.embed(id, "m", 7);
         a.pushed(id, 2);
-        // B's vector waits in its outbox; the pull is no change to merge, and B takes A's.
-        assert!(b.would_push(here));
+        assert!(b.would_push(here), "B's vector waits in its outbox");
+        // The pull is no change to merge, and rewrites nothing: B's vector, as good as A's,
+        // stays, and the server keeps A's.
         assert_eq!(b.pull(&a.as_pulled(id, 2), "m").updated, 1);
-        assert_eq!(b.vector(here), a.vector(id));
+        assert_eq!(b.vector(here).unwrap().1[4], 8);
         assert!(!b.would_push(here));
     }
 
