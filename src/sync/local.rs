@@ -951,9 +951,8 @@ fn apply_one(
             }
         }
     };
-    // The vector the revision carries first (the first one a record travels with is the one
-    // devices of its model keep), then the one the row had when the revision left its text as
-    // it was.
+    // The vector the revision carries, when the record has none here; then, when the revision
+    // rewrote the row (which drops its vector) but left its text as it was, the one it had.
     vectors::keep_pulled(tx, &shape.model, table, id, &pulled, &p.writer)?;
     vectors::restore(tx, id, stashed)?;
     // In step with this revision: the document as it reads here is the base of the next
