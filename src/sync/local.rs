@@ -336,18 +336,32 @@ pub(crate) fn doc_of(
     Ok(Some(Doc::new(project, map)))
 }
 
-/// Whether a queued row goes to the server: not when the server holds it as it is here, nor
-/// when only its vector differs and the server's revision carries one (the first vector stays:
-/// src/sync/vectors.rs). A vector the server's revision lacks goes out.
-pub(crate) fn worth_pushing(replica: &Replica, doc: &Doc) -> bool {
+/// What a queued row would change on the server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Change {
+    /// Nothing worth a push: the server holds the row as it is here, or only the vector differs
+    /// and the server's revision carries one (the first vector stays: src/sync/vectors.rs).
+    Nothing,
+    /// Only the vector, which the server's revision lacks.
+    Vector,
+    /// The row.
+    Row,
+}
+
+pub(crate) fn change(replica: &Replica, doc: &Doc) -> Change {
     match (replica.hash.as_deref(), replica.fields.as_deref()) {
-        (None, _) => true,
-        (Some(h), _) if h == doc.hash => false,
-        (Some(_), None) => true,
+        (None, _) => Change::Row,
+        (Some(h), _) if h == doc.hash => Change::Nothing,
+        (Some(_), None) => Change::Row,
         (Some(_), Some(fields)) => {
             let base = merge::decode(Some(fields));
-            merge::differs_beside(&base, &merge::decode(Some(&doc.fields)), vectors::KEY)
-                || !merge::has(&base, vectors::KEY)
+            if merge::differs_beside(&base, &merge::decode(Some(&doc.fields)), vectors::KEY) {
+                Change::Row
+            } else if merge::has(&base, vectors::KEY) {
+                Change::Nothing
+            } else {
+                Change::Vector
+            }
         }
     }
 }
@@ -955,6 +969,14 @@ fn apply_one(
     // rewrote the row (which drops its vector) but left its text as it was, the one it had.
     vectors::keep_pulled(tx, &shape.model, table, id, &pulled, &p.writer)?;
     vectors::restore(tx, id, stashed)?;
+    if matches!(step, Step::Updated)
+        && pulled_vector(&pulled).is_none()
+        && vectors::has(tx, table, id)?
+    {
+        // The server's revision lacks the vector this record has here (its writer had none
+        // yet, or is an older cmem): it goes out with the next push.
+        requeue(tx, table, id)?;
+    }
     // In step with this revision: the document as it reads here is the base of the next
     // local change (when merged, the pulled revision is the base, not what is stored). Its
     // vector is the one the revision carries, whichever this device keeps.
@@ -1006,7 +1028,7 @@ fn unpushed_change(
         return Ok(None);
     };
     // A vector made here since is no change to merge: the pulled revision's vector is the one
-    // the row goes on with (see `worth_pushing`).
+    // the row goes on with (see `change`).
     let changed = match (base.hash.as_deref(), base.fields.as_deref()) {
         (Some(h), _) if h == mine.hash => false,
         (Some(_), Some(fields)) => merge::differs_beside(
@@ -1336,6 +1358,14 @@ mod tests {
                 .unwrap()
         }
 
+        /// What pushing local observation `id` would change on the server.
+        fn change_of(&self, id: i64) -> Change {
+            change(
+                &replica(self.conn(), &self.me, "observations", id).unwrap(),
+                &self.doc(id),
+            )
+        }
+
         /// Whether the next push would send local observation `id`.
         fn would_push(&self, id: i64) -> bool {
             let queued = self
@@ -1347,7 +1377,7 @@ mod tests {
                 )
                 .unwrap();
             let replica = replica(self.conn(), &self.me, "observations", id).unwrap();
-            queued && worth_pushing(&replica, &self.doc(id))
+            queued && change(&replica, &self.doc(id)) != Change::Nothing
         }
     }
 
@@ -1423,6 +1453,7 @@ mod tests {
         let here = b.local_id_of(&p);
         a.embed(id, "m", 7);
         assert!(a.would_push(id), "the server's revision has no vector");
+        assert_eq!(a.change_of(id), Change::Vector);
         a.pushed(id, 2);
         assert_eq!(b.pull(&a.as_pulled(id, 2), "m").updated, 1);
         assert_eq!(b.vector(here), a.vector(id));
@@ -1454,6 +1485,26 @@ mod tests {
         assert_eq!(b.pull(&a.as_pulled(id, 2), "m").updated, 1);
         assert_eq!(b.vector(here).unwrap().1[4], 8);
         assert!(!b.would_push(here));
+    }
+
+    #[test]
+    fn a_revision_without_the_vector_a_record_has_here_sends_it_again() {
+        let (a, mut b) = (Device::new(), Device::new());
+        let id = a.observe("Pool leaked");
+        a.embed(id, "m", 7);
+        let p = a.as_pulled(id, 1);
+        b.pull(&p, "m");
+        let here = b.local_id_of(&p);
+        // An older cmem (or a device without the vector) writes the row again without it.
+        let mut bare = a.as_pulled(id, 2);
+        let mut map: Map<String, Value> =
+            serde_json::from_str(bare.doc.as_deref().unwrap()).unwrap();
+        map.shift_remove(vectors::KEY);
+        bare.doc = Some(serde_json::to_string(&map).unwrap());
+        assert_eq!(b.pull(&bare, "m").updated, 1);
+        assert_eq!(b.vector(here), a.vector(id), "kept here");
+        assert!(b.would_push(here));
+        assert_eq!(b.change_of(here), Change::Vector);
     }
 
     #[test]

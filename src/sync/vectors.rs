@@ -11,7 +11,7 @@
 //!
 //! Which vector the server keeps: the first one. A device that embedded a record which already
 //! travels with a vector (its own model's, made on another CPU, or another model's) does not push
-//! its own over it (`local::worth_pushing`): otherwise two devices with different models would
+//! its own over it (`local::change`): otherwise two devices with different models would
 //! replace each other's vector on every sync.
 
 use std::cell::OnceCell;
@@ -259,6 +259,14 @@ pub(crate) fn keep_pulled(
         &carried.bytes,
         text.as_deref(),
     )
+}
+
+/// Whether local row `id` of `table` is a record with a vector (of any model).
+pub(crate) fn has(conn: &Connection, table: &str, id: i64) -> Result<bool> {
+    let Some(kind) = kind_of(table) else {
+        return Ok(false);
+    };
+    Ok(vectors::stored(conn, kind, id)?.is_some())
 }
 
 /// The vector of local row `id` of `table` before a pulled revision rewrites the row (which
