@@ -182,6 +182,24 @@ fn vectors_travel_with_their_rows_and_other_models_are_embedded_here() {
     );
     assert_ne!(on_server, theirs);
 
+    // A scrub rewrites the text: no device keeps a vector of the old text, and the one made of
+    // the new text travels as any other.
+    let before = vectors(&a)["Retry storm"].1.clone();
+    ok(a.cmd().args(["scrub", "flattened"]));
+    assert!(!vectors(&a).contains_key("Retry storm"));
+    sync(&a, &url);
+    sync(&b, &url);
+    assert!(
+        !vectors(&b).contains_key("Retry storm"),
+        "B's own went with the text"
+    );
+    backfill(&a);
+    sync(&a, &url);
+    sync(&b, &url);
+    let after = vectors(&b)["Retry storm"].clone();
+    assert_eq!(after, vectors(&a)["Retry storm"]);
+    assert_ne!(after.1, before);
+
     // A vector of another model (an installed Model2Vec model on A) is not stored on B, which
     // embeds the record itself and does not push its own over the one the row travels with.
     save(
