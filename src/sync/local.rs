@@ -336,18 +336,32 @@ pub(crate) fn doc_of(
     Ok(Some(Doc::new(project, map)))
 }
 
-/// Whether a queued row goes to the server: not when the server holds it as it is here, nor
-/// when only its vector differs and the server's revision carries one (the first vector stays:
-/// src/sync/vectors.rs). A vector the server's revision lacks goes out.
-pub(crate) fn worth_pushing(replica: &Replica, doc: &Doc) -> bool {
+/// What a queued row would change on the server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Change {
+    /// Nothing worth a push: the server holds the row as it is here, or only the vector differs
+    /// and the server's revision carries one (the first vector stays: src/sync/vectors.rs).
+    Nothing,
+    /// Only the vector, which the server's revision lacks.
+    Vector,
+    /// The row.
+    Row,
+}
+
+pub(crate) fn change(replica: &Replica, doc: &Doc) -> Change {
     match (replica.hash.as_deref(), replica.fields.as_deref()) {
-        (None, _) => true,
-        (Some(h), _) if h == doc.hash => false,
-        (Some(_), None) => true,
+        (None, _) => Change::Row,
+        (Some(h), _) if h == doc.hash => Change::Nothing,
+        (Some(_), None) => Change::Row,
         (Some(_), Some(fields)) => {
             let base = merge::decode(Some(fields));
-            merge::differs_beside(&base, &merge::decode(Some(&doc.fields)), vectors::KEY)
-                || !merge::has(&base, vectors::KEY)
+            if merge::differs_beside(&base, &merge::decode(Some(&doc.fields)), vectors::KEY) {
+                Change::Row
+            } else if merge::has(&base, vectors::KEY) {
+                Change::Nothing
+            } else {
+                Change::Vector
+            }
         }
     }
 }
@@ -920,6 +934,10 @@ fn apply_one(
             insert(tx, table, &row)?;
             (id, Step::Updated)
         }
+        // A revision that changes nothing here (one that only brings a vector, or everything
+        // pulled again after a change of what is shared) writes nothing: an UPDATE would
+        // rewrite the row's full-text entries and drop its vector for nothing.
+        Some(id) if holds(tx, table, id, &row)? => (id, Step::Updated),
         Some(id) => {
             let sets = row
                 .iter()
@@ -947,11 +965,18 @@ fn apply_one(
             }
         }
     };
-    // The vector the revision carries first (the first one a record travels with is the one
-    // devices of its model keep), then the one the row had when the revision left its text as
-    // it was.
+    // The vector the revision carries, when the record has none here; then, when the revision
+    // rewrote the row (which drops its vector) but left its text as it was, the one it had.
     vectors::keep_pulled(tx, &shape.model, table, id, &pulled, &p.writer)?;
     vectors::restore(tx, id, stashed)?;
+    if matches!(step, Step::Updated)
+        && pulled_vector(&pulled).is_none()
+        && vectors::has(tx, table, id)?
+    {
+        // The server's revision lacks the vector this record has here (its writer had none
+        // yet, or is an older cmem): it goes out with the next push.
+        requeue(tx, table, id)?;
+    }
     // In step with this revision: the document as it reads here is the base of the next
     // local change (when merged, the pulled revision is the base, not what is stored). Its
     // vector is the one the revision carries, whichever this device keeps.
@@ -1003,7 +1028,7 @@ fn unpushed_change(
         return Ok(None);
     };
     // A vector made here since is no change to merge: the pulled revision's vector is the one
-    // the row goes on with (see `worth_pushing`).
+    // the row goes on with (see `change`).
     let changed = match (base.hash.as_deref(), base.fields.as_deref()) {
         (Some(h), _) if h == mine.hash => false,
         (Some(_), Some(fields)) => merge::differs_beside(
@@ -1117,6 +1142,25 @@ pub(crate) fn scrub_markers(conn: &Connection) -> Result<Vec<String>> {
         markers.extend(more.lines().filter(|l| !l.is_empty()).map(str::to_string));
     }
     Ok(markers)
+}
+
+/// Whether local row `id` of `table` already holds these values.
+fn holds(tx: &Transaction, table: &str, id: i64, row: &[(String, Sql)]) -> Result<bool> {
+    if row.is_empty() {
+        return Ok(true);
+    }
+    let list = row
+        .iter()
+        .map(|(k, _)| format!("\"{k}\""))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let mut stmt = tx.prepare_cached(&format!("SELECT {list} FROM {table} WHERE id = ?1"))?;
+    let here: Option<Vec<Sql>> = stmt
+        .query_row([id], |r| {
+            (0..row.len()).map(|i| r.get::<_, Sql>(i)).collect()
+        })
+        .optional()?;
+    Ok(here.is_some_and(|here| here.iter().eq(row.iter().map(|(_, v)| v))))
 }
 
 /// `INSERT OR IGNORE`: false when a unique index already holds the row.
@@ -1314,6 +1358,14 @@ mod tests {
                 .unwrap()
         }
 
+        /// What pushing local observation `id` would change on the server.
+        fn change_of(&self, id: i64) -> Change {
+            change(
+                &replica(self.conn(), &self.me, "observations", id).unwrap(),
+                &self.doc(id),
+            )
+        }
+
         /// Whether the next push would send local observation `id`.
         fn would_push(&self, id: i64) -> bool {
             let queued = self
@@ -1325,7 +1377,7 @@ mod tests {
                 )
                 .unwrap();
             let replica = replica(self.conn(), &self.me, "observations", id).unwrap();
-            queued && worth_pushing(&replica, &self.doc(id))
+            queued && change(&replica, &self.doc(id)) != Change::Nothing
         }
     }
 
@@ -1375,9 +1427,20 @@ mod tests {
             !b.would_push(here),
             "two models replacing each other's vector on every sync"
         );
-        // A revision that leaves the text as it was keeps the vector made here.
+        // A revision that leaves the text as it was keeps the vector made here: one that
+        // changes nothing here, and one that changes another column.
         assert_eq!(b.pull(&a.as_pulled(id, 2), "other").updated, 1);
         assert_eq!(b.vector(here).unwrap().0, "other");
+        let mut p = a.as_pulled(id, 3);
+        let doc = p.doc.take().unwrap();
+        p.doc = Some(doc.replace(r#""concepts":"[]""#, r#""concepts":"[\"pool\"]""#));
+        assert_ne!(p.doc.as_deref(), Some(doc.as_str()));
+        assert_eq!(b.pull(&p, "other").updated, 1);
+        assert_eq!(b.vector(here).unwrap().0, "other");
+        assert_eq!(
+            b.doc(here).map["concepts"],
+            Value::String(r#"["pool"]"#.into())
+        );
     }
 
     #[test]
@@ -1390,6 +1453,7 @@ mod tests {
         let here = b.local_id_of(&p);
         a.embed(id, "m", 7);
         assert!(a.would_push(id), "the server's revision has no vector");
+        assert_eq!(a.change_of(id), Change::Vector);
         a.pushed(id, 2);
         assert_eq!(b.pull(&a.as_pulled(id, 2), "m").updated, 1);
         assert_eq!(b.vector(here), a.vector(id));
@@ -1404,7 +1468,7 @@ mod tests {
     }
 
     #[test]
-    fn two_devices_that_embedded_one_record_go_on_with_the_vector_that_reached_the_server() {
+    fn two_devices_that_embedded_one_record_keep_theirs_and_push_neither_over_the_other() {
         let (a, mut b) = (Device::new(), Device::new());
         let id = a.observe("Pool leaked");
         a.pushed(id, 1);
@@ -1415,11 +1479,32 @@ mod tests {
         b.embed(here, "m", 8);
         a.embed(id, "m", 7);
         a.pushed(id, 2);
-        // B's vector waits in its outbox; the pull is no change to merge, and B takes A's.
-        assert!(b.would_push(here));
+        assert!(b.would_push(here), "B's vector waits in its outbox");
+        // The pull is no change to merge, and rewrites nothing: B's vector, as good as A's,
+        // stays, and the server keeps A's.
         assert_eq!(b.pull(&a.as_pulled(id, 2), "m").updated, 1);
-        assert_eq!(b.vector(here), a.vector(id));
+        assert_eq!(b.vector(here).unwrap().1[4], 8);
         assert!(!b.would_push(here));
+    }
+
+    #[test]
+    fn a_revision_without_the_vector_a_record_has_here_sends_it_again() {
+        let (a, mut b) = (Device::new(), Device::new());
+        let id = a.observe("Pool leaked");
+        a.embed(id, "m", 7);
+        let p = a.as_pulled(id, 1);
+        b.pull(&p, "m");
+        let here = b.local_id_of(&p);
+        // An older cmem (or a device without the vector) writes the row again without it.
+        let mut bare = a.as_pulled(id, 2);
+        let mut map: Map<String, Value> =
+            serde_json::from_str(bare.doc.as_deref().unwrap()).unwrap();
+        map.shift_remove(vectors::KEY);
+        bare.doc = Some(serde_json::to_string(&map).unwrap());
+        assert_eq!(b.pull(&bare, "m").updated, 1);
+        assert_eq!(b.vector(here), a.vector(id), "kept here");
+        assert!(b.would_push(here));
+        assert_eq!(b.change_of(here), Change::Vector);
     }
 
     #[test]

@@ -294,6 +294,8 @@ struct Outgoing {
     upsert: server::Upsert,
     /// Its fields' hashes (the base of the next change once the server holds it).
     fields: Vec<u8>,
+    /// Whether it only brings the row's vector.
+    vector_only: bool,
 }
 
 /// Rounds of a push: a row another device changed since this one's base is merged with the
@@ -513,7 +515,9 @@ fn push_round(
                     break;
                 }
                 let replica = local::replica(&store.conn, me, table, *id)?;
-                match local::doc_of(&store.conn, me, table, &cols, *id)? {
+                let doc = local::doc_of(&store.conn, me, table, &cols, *id)?;
+                let change = doc.as_ref().map(|d| local::change(&replica, d));
+                match doc {
                     None => {
                         if replica.device != me {
                             foreign_gone.push(*id);
@@ -522,7 +526,7 @@ fn push_round(
                     }
                     // Queued again but as the server last had it (a pulled row, a re-queue), or
                     // with a vector of its own where the server's revision carries one.
-                    Some(doc) if !local::worth_pushing(&replica, &doc) => {}
+                    Some(_) if change == Some(local::Change::Nothing) => {}
                     Some(doc) if shared(settings, table, &doc.project) => {
                         bytes += doc.text.len();
                         outgoing.push(Outgoing {
@@ -537,6 +541,7 @@ fn push_round(
                                 base: replica.rev,
                             },
                             fields: doc.fields,
+                            vector_only: change == Some(local::Change::Vector),
                         })
                     }
                     Some(_) => report.kept_local += 1,
@@ -597,6 +602,10 @@ fn push_round(
                         local::drop_replica(&tx, table, o.id)?;
                         local::set_state(&tx, "outbox", "on")?;
                     }
+                    // Only a vector, and the row moved on since: the pull that follows brings
+                    // the server's revision, which keeps its own vector if it has one, or
+                    // queues the row again for this one (local::apply). No merge to make.
+                    server::Outcome::Conflict(_) if o.vector_only => {}
                     server::Outcome::Conflict(_) => {
                         keep.insert(o.id);
                         match conflicts.last_mut() {

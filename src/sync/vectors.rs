@@ -4,13 +4,14 @@
 //! `_vector`: `{"base64": the stored blob, "model": the model id, "text_sha256": the hash of
 //! the text it was made from}` (keys in this order, so the same vector always reads the same).
 //! `_vector` is not a column: applying a document writes columns only, and merges leave it out.
-//! A pulled vector is stored only when its model is the one this device embeds with and the
+//! A pulled vector is stored only when its model is the one this device embeds with, the
 //! record here holds the very text it was made from (a scrub or a merge here may have changed
-//! it); anything else is left to the local backfill, which embeds what has no vector.
+//! it) and has no vector yet (one made here of the same text is as good); anything else is
+//! left to the local backfill, which embeds what has no vector.
 //!
 //! Which vector the server keeps: the first one. A device that embedded a record which already
 //! travels with a vector (its own model's, made on another CPU, or another model's) does not push
-//! its own over it (`local::worth_pushing`): otherwise two devices with different models would
+//! its own over it (`local::change`): otherwise two devices with different models would
 //! replace each other's vector on every sync.
 
 use std::cell::OnceCell;
@@ -95,7 +96,7 @@ pub(crate) fn canonical(value: &Value) -> Value {
 }
 
 /// The model this device embeds with, read on the first pulled vector (loading it takes a
-/// moment, and most pulls carry none): its id and dimensions.
+/// moment, and a pull of sessions or tool uses alone needs none): its id and dimensions.
 pub(crate) struct Ours {
     data_dir: PathBuf,
     model: OnceCell<Option<(String, usize)>>,
@@ -258,6 +259,14 @@ pub(crate) fn keep_pulled(
         &carried.bytes,
         text.as_deref(),
     )
+}
+
+/// Whether local row `id` of `table` is a record with a vector (of any model).
+pub(crate) fn has(conn: &Connection, table: &str, id: i64) -> Result<bool> {
+    let Some(kind) = kind_of(table) else {
+        return Ok(false);
+    };
+    Ok(vectors::stored(conn, kind, id)?.is_some())
 }
 
 /// The vector of local row `id` of `table` before a pulled revision rewrites the row (which

@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 
+use base64::Engine;
 use serde_json::json;
 
 use super::common::Env;
@@ -127,6 +128,78 @@ fn vectors_travel_with_their_rows_and_other_models_are_embedded_here() {
     assert!(out.contains("pulled 0 new, 1 changed"), "{out}");
     assert_eq!(vectors(&b)["Cache stampede"], vectors(&a)["Cache stampede"]);
 
+    // Both embed a record before either syncs, B's vector a rounding off A's (another CPU):
+    // A's reaches the server first; B's push of its own is turned away as based on an older
+    // revision and dropped without a merge, B keeps its own, and nothing moves after.
+    save(
+        &a,
+        "Retry storm",
+        "Clients retried without backoff and flattened the auth service.",
+    );
+    sync(&a, &url);
+    sync(&b, &url);
+    backfill(&a);
+    let (_, mut theirs, _) = vectors(&a)["Retry storm"].clone();
+    if let Some(last) = theirs.last_mut() {
+        *last = last.wrapping_add(1);
+    }
+    b.db()
+        .execute(
+            "INSERT INTO record_vectors (kind, record_id, project, model, vector)
+             SELECT 0, id, project, ?1, ?2 FROM observations WHERE title = 'Retry storm'",
+            rusqlite::params![model, theirs],
+        )
+        .unwrap();
+    sync(&a, &url);
+    let out = sync(&b, &url);
+    assert!(
+        out.contains("pushed 0 rows") && out.contains("pulled 0 new, 1 changed"),
+        "{out}"
+    );
+    assert_eq!(vectors(&b)["Retry storm"].1, theirs);
+    for env in [&b, &a] {
+        let again = sync(env, &url);
+        assert!(
+            again.contains("pushed 0 rows") && again.contains("pulled 0 new, 0 changed"),
+            "{again}"
+        );
+    }
+    let on_server: String = pg
+        .client()
+        .query_one(
+            "SELECT doc->'_vector'->>'base64' FROM cmem.rows WHERE doc->>'title' = 'Retry storm'",
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    let on_server = base64::engine::general_purpose::STANDARD
+        .decode(on_server)
+        .unwrap();
+    assert_eq!(
+        on_server,
+        vectors(&a)["Retry storm"].1,
+        "A's stays on the server"
+    );
+    assert_ne!(on_server, theirs);
+
+    // A scrub rewrites the text: no device keeps a vector of the old text, and the one made of
+    // the new text travels as any other.
+    let before = vectors(&a)["Retry storm"].1.clone();
+    ok(a.cmd().args(["scrub", "flattened"]));
+    assert!(!vectors(&a).contains_key("Retry storm"));
+    sync(&a, &url);
+    sync(&b, &url);
+    assert!(
+        !vectors(&b).contains_key("Retry storm"),
+        "B's own went with the text"
+    );
+    backfill(&a);
+    sync(&a, &url);
+    sync(&b, &url);
+    let after = vectors(&b)["Retry storm"].clone();
+    assert_eq!(after, vectors(&a)["Retry storm"]);
+    assert_ne!(after.1, before);
+
     // A vector of another model (an installed Model2Vec model on A) is not stored on B, which
     // embeds the record itself and does not push its own over the one the row travels with.
     save(
@@ -146,7 +219,7 @@ fn vectors_travel_with_their_rows_and_other_models_are_embedded_here() {
     sync(&b, &url);
     assert!(!vectors(&b).contains_key("Disk full on CI"));
     let status = ok(b.cmd().args(["model", "status"]));
-    assert!(status.contains("vectors:  4 of 5 records"), "{status}");
+    assert!(status.contains("vectors:  5 of 6 records"), "{status}");
     assert!(backfill(&b).contains("embedded 1 records"));
     assert_eq!(vectors(&b)["Disk full on CI"].0, model);
     let out = sync(&b, &url);
