@@ -442,7 +442,7 @@ fn vector_recall(db: &std::path::Path, queries: usize, face: &super::face::Face)
         .filter_map(|t| Some((model.query(t)?, crate::store::cjk::mostly_cjk(t))))
         .collect();
     let near = |q: &[f32], cjk: bool, share: Option<usize>| -> Result<Vec<(Kind, i64)>> {
-        Ok(crate::store::vectors::nearest_with(
+        Ok(crate::store::vectors::nearest(
             &store.conn,
             model,
             &cache,

@@ -243,6 +243,7 @@ fn semantic(
         std::slice::from_ref(&case.project),
         &[Kind::Observation, Kind::Summary, Kind::Prompt],
         depth,
+        None,
     )?;
     Ok(near.into_iter().map(|n| (n.kind, n.id)).collect())
 }

@@ -237,6 +237,7 @@ fn hybrid(
             &q.projects,
             &kinds,
             pool,
+            None,
         )?
         .into_iter()
         .filter(|n| f64::from(n.score) >= W.min_similarity)

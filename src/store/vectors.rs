@@ -416,27 +416,11 @@ pub(crate) struct Near {
 /// others of that language than to any of another, which is a direction the language adds,
 /// not the meaning; taken out, a Chinese question finds the English record that answers it
 /// (the Chinese tuning set's questions asked of English records: 0.000 → 0.542, recall@3 of
-/// the vectors alone).
-#[allow(clippy::too_many_arguments)] // the search's query, scope and the face's model and vectors
+/// the vectors alone). `shortlist`: compare in full only this share of the vectors whose signs
+/// are closest, at any size (`cmem dev vector-recall`); `None` as searches do
+/// (`vector_cache::shortlist_size`).
+#[allow(clippy::too_many_arguments)] // the query, its scope, the face's model and vectors
 pub(crate) fn nearest(
-    conn: &Connection,
-    model: &Encoder,
-    cache: &Mutex<Option<Cache>>,
-    query: &[f32],
-    query_cjk: bool,
-    projects: &[String],
-    kinds: &[Kind],
-    limit: usize,
-) -> Result<Vec<Near>> {
-    nearest_with(
-        conn, model, cache, query, query_cjk, projects, kinds, limit, None,
-    )
-}
-
-/// `nearest`, comparing in full only the share `shortlist` of the vectors whose signs are
-/// closest (at any size; `None`: as searches do, `shortlist_size`).
-#[allow(clippy::too_many_arguments)] // `nearest`'s, and the share a measurement sets
-pub(crate) fn nearest_with(
     conn: &Connection,
     model: &Encoder,
     cache: &Mutex<Option<Cache>>,
@@ -633,21 +617,20 @@ mod tests {
             let (own, other) = if id % 2 == 1 { ("P", "q") } else { ("q", "p") };
             for share in [None, Some(1), Some(100)] {
                 let near =
-                    nearest_with(c, model, &cache, &query, false, &[], &kinds, 10, share).unwrap();
+                    nearest(c, model, &cache, &query, false, &[], &kinds, 10, share).unwrap();
                 assert_eq!(near.len(), 10);
                 assert_eq!(near[0].id, id, "share {share:?}");
                 assert!(near[0].score > 0.99);
                 let scoped = [own.to_string()];
                 let near =
-                    nearest_with(c, model, &cache, &query, false, &scoped, &kinds, 10, share)
-                        .unwrap();
+                    nearest(c, model, &cache, &query, false, &scoped, &kinds, 10, share).unwrap();
                 assert_eq!(near[0].id, id, "in its project, share {share:?}");
                 assert!(
                     near.iter().all(|n| n.id % 2 == id % 2),
                     "another project's record"
                 );
                 let elsewhere = [other.to_string()];
-                let near = nearest_with(
+                let near = nearest(
                     c, model, &cache, &query, false, &elsewhere, &kinds, 10, share,
                 )
                 .unwrap();
@@ -656,7 +639,7 @@ mod tests {
             }
             let summaries = [Kind::Summary];
             assert!(
-                nearest_with(
+                nearest(
                     c,
                     model,
                     &cache,

@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
 use super::{merge, vectors};
-use crate::store::fingerprint::Fingerprint;
+use crate::store::fingerprint::{Fingerprint, hex};
 use crate::store::jsonl::{REFERENCES, insert_sql, to_json, to_sql};
 use crate::store::transfer::TABLES;
 
@@ -381,16 +381,6 @@ impl Doc {
             fields,
         }
     }
-}
-
-fn hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut out = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        out.push(char::from(DIGITS[usize::from(b >> 4)]));
-        out.push(char::from(DIGITS[usize::from(b & 15)]));
-    }
-    out
 }
 
 /// Drops pushed entries from the outbox unless the row changed again since (`gen`).

@@ -48,10 +48,7 @@ fn kind_of(table: &str) -> Option<Kind> {
 }
 
 fn sha256_hex(text: &str) -> String {
-    Sha256::digest(text.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    crate::store::fingerprint::hex(&Sha256::digest(text.as_bytes()))
 }
 
 /// The `_vector` value of row `id` of `table`, when it is a record with a vector.
