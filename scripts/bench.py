@@ -9,6 +9,7 @@
     scripts/bench.py pre-tool-use [--runs N] [--bin PATH]
     scripts/bench.py outline [--runs N] [--bin PATH]
     scripts/bench.py sync-hooks [--runs N] [--observations N] [--bin PATH]   (hooks while a sync pulls)
+    scripts/bench.py import [--runs N] [--history-tool-uses N] [--bin PATH]   (`cmem import claude-code`)
 
 The binary is the one scripts/install.sh builds (or --bin PATH), copied to a temp dir the way
 `cargo install` copies it; --evicted drops that copy from the page cache first (see
@@ -670,18 +671,127 @@ def bench_sync_hooks(args, cmem):
         print("  slowest:", slowest(samples, 4))
 
 
+def history_lines(sid, cwd, turns, tools_per_turn, t0, rng):
+    """One Claude Code transcript in the line shapes Claude Code 2.1.332 writes
+    (tests/fixtures/transcripts): prompts, tool calls, results with toolUseResult, answers,
+    and the bookkeeping lines an importer skips."""
+    base = {"isSidechain": False, "userType": "external", "entrypoint": "cli", "cwd": cwd,
+            "sessionId": sid, "version": "2.1.332", "gitBranch": "main"}
+    t = [t0]
+
+    def stamp():
+        t[0] += rng.randint(200, 4000)
+        return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t[0] / 1000)) + ".%03dZ" % (t[0] % 1000)
+
+    def line(**kw):
+        return json.dumps({**base, **kw, "timestamp": stamp()}, separators=(",", ":"))
+
+    out = [json.dumps({"type": "queue-operation", "operation": "enqueue", "sessionId": sid, "timestamp": stamp()})]
+    for n in range(turns):
+        pid = f"{sid}-p{n}"
+        out.append(line(type="user", promptId=pid, uuid=f"{pid}-u",
+                        message={"role": "user", "content": f"Fix the retry bug {n} in src/mod{n % 7}.rs and run the tests"}))
+        out.append(line(type="attachment", uuid=f"{pid}-a", attachment={"type": "date", "date": "2026-11-01"}))
+        for k in range(tools_per_turn):
+            tid = f"toolu_{sid}_{n}_{k}"
+            path = f"{cwd}/src/mod{(n + k) % 7}.rs"
+            body = "".join(f"pub fn f{i}(x: u32) -> u32 {{ x + {i} }}\n" for i in range(40))
+            kind = k % 5
+            if kind == 0:
+                call, result = ("Read", {"file_path": path}), {"type": "text", "file": {
+                    "filePath": path, "content": body, "numLines": 40, "startLine": 1, "totalLines": 40}}
+                content, err = body, False
+            elif kind == 1:
+                old, new = f"x + {k}", f"x + {k + 1}"
+                call = ("Edit", {"file_path": path, "old_string": old, "new_string": new, "replace_all": False})
+                result = {"filePath": path, "oldString": old, "newString": new, "originalFile": body,
+                          "structuredPatch": [{"oldStart": k + 1, "oldLines": 1, "newStart": k + 1, "newLines": 1,
+                                               "lines": [f"-pub fn f{k}(x: u32) -> u32 {{ {old} }}",
+                                                         f"+pub fn f{k}(x: u32) -> u32 {{ {new} }}"]}],
+                          "userModified": False, "replaceAll": False}
+                content, err = f"The file {path} has been updated successfully.", False
+            elif kind == 2:
+                call = ("Bash", {"command": f"cargo test mod{n % 7}", "description": "run the tests"})
+                stdout = f"running 12 tests\ntest result: ok. 12 passed; 0 failed; finished in 0.{k}s"
+                result = {"stdout": stdout, "stderr": "", "interrupted": False, "isImage": False}
+                content, err = stdout, False
+            elif kind == 3:
+                call = ("Grep", {"pattern": f"retry_{n}", "path": "src"})
+                result = {"mode": "files_with_matches", "filenames": [path], "numFiles": 1}
+                content, err = f"Found 1 file\n{path}", False
+            else:
+                call = ("Bash", {"command": "cargo build --release", "description": "build"})
+                result, content, err = "Error: Exit code 101\nerror[E0308]: mismatched types", \
+                    "Exit code 101\nerror[E0308]: mismatched types", True
+            out.append(line(type="assistant", uuid=f"{tid}-c", message={
+                "id": f"msg_{tid}", "type": "message", "role": "assistant", "model": "claude-opus-5-5",
+                "content": [{"type": "tool_use", "id": tid, "name": call[0], "input": call[1]}]}))
+            block = {"tool_use_id": tid, "type": "tool_result", "content": content}
+            if err:
+                block["is_error"] = True
+            out.append(line(type="user", promptId=pid, uuid=f"{tid}-r", toolUseResult=result,
+                            message={"role": "user", "content": [block]}))
+        out.append(line(type="assistant", uuid=f"{pid}-t", message={
+            "id": f"msg_{pid}", "type": "message", "role": "assistant", "model": "claude-opus-5-5",
+            "content": [{"type": "text", "text": f"Fixed the retry bug {n}; the tests pass."}]}))
+        out.append(json.dumps({"type": "last-prompt", "lastPrompt": "Fix the retry bug", "sessionId": sid}))
+    return "\n".join(out) + "\n"
+
+
+def bench_import(args, cmem):
+    """`cmem import claude-code` over a generated history of N tool uses (10 a turn, 10 turns a
+    session, 20 projects), transcripts last written an hour ago."""
+    import random
+    import resource
+    rng = random.Random(7)
+    tmp, data, work, env = bench_home("cmem-bench-import-", "work")
+    turns, per_turn = 10, 10
+    sessions = max(1, args.history_tool_uses // (turns * per_turn))
+    total_bytes = 0
+    old = time.time() - 3600
+    for s in range(sessions):
+        project = tmp / "projects" / f"proj{s % 20}"
+        project.mkdir(parents=True, exist_ok=True)
+        folder = tmp / ".claude" / "projects" / f"-proj{s % 20}"
+        folder.mkdir(parents=True, exist_ok=True)
+        sid = f"{s:08d}-0000-4000-8000-000000000000"
+        f = folder / f"{sid}.jsonl"
+        text = history_lines(sid, str(project), turns, per_turn, 1_790_000_000_000 + s * 3_600_000, rng)
+        f.write_text(text)
+        os.utime(f, (old, old))
+        total_bytes += len(text.encode())
+    tool_uses = sessions * turns * per_turn
+    print(f"history: {sessions:,} sessions, {sessions * turns:,} prompts, {tool_uses:,} tool uses, "
+          f"{total_bytes / 2**20:.0f} MiB of transcripts in {tmp}")
+    for run in range(args.runs):
+        shutil.rmtree(data, ignore_errors=True)
+        started = time.perf_counter()
+        out = subprocess.run([str(cmem), "import", "claude-code"], env=env, cwd=work,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        secs = time.perf_counter() - started
+        if out.returncode != 0:
+            sys.exit(f"cmem import failed: {out.stderr}")
+        rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+        summary_line = next((l for l in out.stdout.splitlines() if l.startswith("imported")), "")
+        print(f"run {run + 1}: {secs:.1f} s, {tool_uses / secs:,.0f} tool uses/s, peak RSS {rss:.0f} MiB "
+              f"(largest child so far); {summary_line}")
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
 def main():
     if sys.argv[1:2] == ["--check-static"]:  # for .ci/run
         how = linking(sys.argv[2])
         sys.exit(0 if how == "statically linked" else f"{sys.argv[2]} is {how}, not statically linked")
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("bench", choices=["post-tool-use", "session-start", "pre-tool-use", "outline", "mcp", "tui", "stop",
-                                      "search", "sync-hooks"])
+                                      "search", "sync-hooks", "import"])
     ap.add_argument("--sizes", type=lambda s: [int(x) for x in s.split(",")], default=[1_000, 10_000, 100_000],
                     help="session-start, search: observation counts (comma-separated)")
     ap.add_argument("--runs", type=int, default=None)
     ap.add_argument("--tool-uses", type=int, default=10_000)
     ap.add_argument("--payload-kib", type=int, default=10)
+    ap.add_argument("--history-tool-uses", type=int, default=100_000,
+                    help="import: tool uses in the generated Claude Code history")
     ap.add_argument("--keys", type=int, default=200, help="tui: key presses per run")
     ap.add_argument("--observations", type=int, default=8_000,
                     help="sync-hooks: observations device A pushes (8,000: about 20,000 rows)")
@@ -709,6 +819,7 @@ def main():
         "tui": (bench_tui, 10),
         "search": (bench_search, 30),
         "sync-hooks": (bench_sync_hooks, 5),
+        "import": (bench_import, 1),
     }
     run, default_runs = benches[args.bench]
     if args.runs is None:

@@ -7,6 +7,8 @@
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use anyhow::{Context, Result, bail};
+
 pub(crate) fn now_ms() -> i64 {
     if let Some(from_file) = std::env::var_os("CMEM_CLOCK_FILE")
         .and_then(|p| std::fs::read_to_string(p).ok())
@@ -125,6 +127,35 @@ fn zone_file(name: &str) -> Option<jiff::tz::TimeZone> {
     jiff::tz::TimeZone::tzif(name, &data).ok()
 }
 
+/// An instant given as a date (2026-01-31), an instant (2026-01-31T12:00:00Z) or an age before
+/// `now_ms` (90d, 12w, 36h), in milliseconds.
+pub(crate) fn parse_cutoff(text: &str, now_ms: i64) -> Result<i64> {
+    let t = text.trim();
+    let unit = |s: &str, ms: i64| s.parse::<i64>().ok().map(|n| now_ms - n * ms);
+    let age = match t.chars().last() {
+        Some('d') => unit(&t[..t.len() - 1], 86_400_000),
+        Some('w') => unit(&t[..t.len() - 1], 7 * 86_400_000),
+        Some('h') => unit(&t[..t.len() - 1], 3_600_000),
+        _ => None,
+    };
+    if let Some(ms) = age {
+        return Ok(ms);
+    }
+    if let Ok(ts) = t.parse::<jiff::Timestamp>() {
+        return Ok(ts.as_millisecond());
+    }
+    if let Ok(date) = t.parse::<jiff::civil::Date>() {
+        let ts = date
+            .to_zoned_datetime(jiff::tz::TimeZone::UTC)
+            .context("date out of range")?
+            .timestamp();
+        return Ok(ts.as_millisecond());
+    }
+    bail!(
+        "{t:?}: give a date (2026-01-31), an instant (2026-01-31T12:00:00Z) or an age (90d, 12w, 36h)"
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -137,5 +168,14 @@ mod tests {
             "2026-11-30T04:43:52.123Z"
         );
         assert_eq!(format_utc_iso(951_782_400_000), "2000-02-29T00:00:00.000Z");
+    }
+
+    #[test]
+    fn cutoffs() {
+        let now = 10 * 86_400_000;
+        assert_eq!(parse_cutoff("3d", now).unwrap(), 7 * 86_400_000);
+        assert_eq!(parse_cutoff("1970-01-02", now).unwrap(), 86_400_000);
+        assert_eq!(parse_cutoff("1970-01-01T00:00:01Z", now).unwrap(), 1000);
+        assert!(parse_cutoff("soon", now).is_err());
     }
 }

@@ -14,6 +14,7 @@ pub mod demo;
 pub mod disclosure;
 pub mod embed;
 pub mod eval;
+pub mod history;
 pub mod hook;
 pub mod jsonfix;
 pub mod logging;

@@ -19,6 +19,15 @@ pub(crate) fn home_dir() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("/"))
 }
 
+/// A path as a person writes it: under the home directory as `~/…`.
+pub(crate) fn tilde(path: &Path) -> String {
+    let home = home_dir();
+    match path.strip_prefix(&home) {
+        Ok(rest) if home != Path::new("/") => format!("~/{}", rest.display()),
+        _ => path.display().to_string(),
+    }
+}
+
 /// Expands a leading `~` or `~/`.
 pub(crate) fn expand_tilde(path: &str) -> PathBuf {
     if path == "~" {

@@ -8,6 +8,7 @@ use clap::Args;
 
 use super::install::{self, HOOKS, Scope};
 use crate::config;
+use crate::history::Source;
 use crate::logging;
 use crate::store::{self, Store, spool};
 
@@ -71,6 +72,7 @@ pub(crate) fn run(args: &DoctorArgs, face: &super::face::Face) -> Result<ExitCod
     let data_dir = loaded.data_dir();
     check_data_dir(&mut r, &data_dir, args.init);
     check_database(&mut r, &loaded, args.init);
+    check_history(&mut r, &loaded);
     check_sync(&mut r, &loaded);
     check_spool(&mut r, &data_dir);
     check_disk(&mut r, &data_dir);
@@ -186,6 +188,30 @@ fn check_database(r: &mut Report, settings: &config::Settings, init: bool) {
     }
     check_quarantine(r, &store);
     check_search(r, &store, settings.search.semantic, &settings.data_dir());
+}
+
+/// Past sessions on disk that could become memory: named while the memory is empty (the
+/// import is never run without being asked).
+fn check_history(r: &mut Report, settings: &config::Settings) {
+    let empty = match Store::open_existing(&settings.db_path()) {
+        Ok(store) => store
+            .conn
+            .query_row(
+                "SELECT NOT EXISTS (SELECT 1 FROM user_prompts) AND NOT EXISTS (SELECT 1 FROM observations)",
+                [],
+                |row| row.get::<_, bool>(0),
+            )
+            .unwrap_or(false),
+        Err(_) => !settings.db_path().exists(),
+    };
+    if !empty {
+        return;
+    }
+    for source in [Source::ClaudeCode, Source::Codex] {
+        if let Some(found) = super::history::found_sentence(source) {
+            r.line(Status::Ok, "history", format!("memory is empty; {found}"));
+        }
+    }
 }
 
 /// Whether this data dir shares memory, from local state only: the doctor never waits for a

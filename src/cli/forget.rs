@@ -28,33 +28,6 @@ pub(crate) struct ForgetArgs {
 }
 
 /// `2026-01-31` (UTC midnight), an RFC 3339 instant, or an age like `90d` / `12w` / `36h`.
-fn cutoff(text: &str, now_ms: i64) -> Result<i64> {
-    let t = text.trim();
-    let unit = |s: &str, ms: i64| s.parse::<i64>().ok().map(|n| now_ms - n * ms);
-    let age = match t.chars().last() {
-        Some('d') => unit(&t[..t.len() - 1], 86_400_000),
-        Some('w') => unit(&t[..t.len() - 1], 7 * 86_400_000),
-        Some('h') => unit(&t[..t.len() - 1], 3_600_000),
-        _ => None,
-    };
-    if let Some(ms) = age {
-        return Ok(ms);
-    }
-    if let Ok(ts) = t.parse::<jiff::Timestamp>() {
-        return Ok(ts.as_millisecond());
-    }
-    if let Ok(date) = t.parse::<jiff::civil::Date>() {
-        let ts = date
-            .to_zoned_datetime(jiff::tz::TimeZone::UTC)
-            .context("date out of range")?
-            .timestamp();
-        return Ok(ts.as_millisecond());
-    }
-    bail!(
-        "--older-than {t:?}: give a date (2026-01-31), an instant (2026-01-31T12:00:00Z) or an age (90d, 12w, 36h)"
-    )
-}
-
 fn print_counts(counts: &[(&str, usize)], dry_run: bool) {
     let total: usize = counts.iter().map(|(_, n)| n).sum();
     let verb = if dry_run { "would remove" } else { "removed" };
@@ -81,7 +54,7 @@ pub(crate) fn run_forget(args: &ForgetArgs, face: &super::face::Face) -> Result<
         before_ms: args
             .older_than
             .as_deref()
-            .map(|t| cutoff(t, face.now_ms()))
+            .map(|t| crate::clock::parse_cutoff(t, face.now_ms()).context("--older-than"))
             .transpose()?,
         ..Selection::default()
     };
@@ -142,18 +115,4 @@ pub(crate) fn run_scrub(args: &ScrubArgs, face: &super::face::Face) -> Result<Ex
         println!("{verb} {}", file.display());
     }
     Ok(ExitCode::SUCCESS)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn cutoffs() {
-        let now = 10 * 86_400_000;
-        assert_eq!(cutoff("3d", now).unwrap(), 7 * 86_400_000);
-        assert_eq!(cutoff("1970-01-02", now).unwrap(), 86_400_000);
-        assert_eq!(cutoff("1970-01-01T00:00:01Z", now).unwrap(), 1000);
-        assert!(cutoff("soon", now).is_err());
-    }
 }

@@ -46,6 +46,10 @@ pub(crate) struct InstallArgs {
     /// The project for --scope project/local (default: the git top level of the current dir)
     #[arg(long)]
     pub project_dir: Option<PathBuf>,
+    /// Install only: also turn the past Claude Code and Codex sessions on disk into memory now
+    /// (`cmem import claude-code`, `cmem import codex`)
+    #[arg(long)]
+    pub import_history: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

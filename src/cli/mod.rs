@@ -8,6 +8,7 @@ mod dev;
 mod doctor;
 mod face;
 mod forget;
+mod history;
 pub mod install;
 mod jsonedit;
 pub mod jsonfile;
@@ -93,7 +94,7 @@ enum Command {
     /// Turn closed prompt turns into observations and summaries now (the hooks do this after
     /// every turn)
     Observe(observe::ObserveArgs),
-    /// Import memory: a claude-mem database, or a cmem JSONL export
+    /// Import memory: past Claude Code or Codex sessions, a claude-mem database, a cmem export
     Import(transfer::ImportArgs),
     /// Export memory: lossless JSONL, or a Claude-Code-auto-memory markdown folder
     Export(transfer::ExportArgs),
@@ -128,7 +129,15 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Hook { event } => crate::hook::run(&event),
         Command::Mcp => crate::mcp::serve(),
-        Command::Install(args) => install::run(&args, install::Action::Install),
+        Command::Install(args) => install::run(&args, install::Action::Install).and_then(|code| {
+            if !args.dry_run {
+                history::after_install(args.import_history, &face)?;
+            }
+            Ok(code)
+        }),
+        Command::Uninstall(args) if args.import_history => Err(anyhow::anyhow!(
+            "--import-history belongs to `cmem install`; `cmem forget` removes memory"
+        )),
         Command::Uninstall(args) => install::run(&args, install::Action::Uninstall),
         Command::Doctor(args) => doctor::run(&args, &face),
         Command::Context(args) => context::run(&args, &face),

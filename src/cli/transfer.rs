@@ -1,4 +1,5 @@
-//! `cmem import` and `cmem export`: claude-mem databases and cmem's own JSONL in, JSONL or a
+//! `cmem import` and `cmem export`: claude-mem databases and cmem's own JSONL in (agents'
+//! transcripts: `history.rs`), JSONL or a
 //! Claude-Code-auto-memory markdown folder out.
 
 use std::collections::BTreeMap;
@@ -36,6 +37,11 @@ enum ImportSource {
         #[arg(long)]
         dry_run: bool,
     },
+    /// Claude Code's transcripts (~/.claude/projects): past sessions become memory as the hooks
+    /// would have recorded them (running it again reads only what the files gained)
+    ClaudeCode(super::history::HistoryArgs),
+    /// Codex CLI's session rollouts (~/.codex/sessions), the same way
+    Codex(super::history::HistoryArgs),
 }
 
 fn print_report(what: &str, report: &Report, dry_run: bool) {
@@ -80,6 +86,12 @@ fn print_report(what: &str, report: &Report, dry_run: bool) {
 pub(crate) fn import(args: &ImportArgs, face: &super::face::Face) -> Result<ExitCode> {
     let now = face.now_ms();
     match &args.source {
+        ImportSource::ClaudeCode(a) => {
+            return super::history::run(crate::history::Source::ClaudeCode, a, face);
+        }
+        ImportSource::Codex(a) => {
+            return super::history::run(crate::history::Source::Codex, a, face);
+        }
         ImportSource::ClaudeMem { db, dry_run } => {
             let path = db.clone().unwrap_or_else(claude_mem::default_path);
             // A source that cannot be read fails before cmem's own database is created.

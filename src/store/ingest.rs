@@ -74,6 +74,29 @@ pub(crate) enum Capture {
     },
 }
 
+impl Capture {
+    /// The session the event belongs to.
+    pub(crate) fn session(&self) -> &SessionRef {
+        match self {
+            Capture::Prompt { session, .. }
+            | Capture::ToolUse { session, .. }
+            | Capture::TurnEnd { session, .. }
+            | Capture::SessionEnd { session, .. }
+            | Capture::WorkState { session, .. } => session,
+        }
+    }
+
+    pub(crate) fn session_mut(&mut self) -> &mut SessionRef {
+        match self {
+            Capture::Prompt { session, .. }
+            | Capture::ToolUse { session, .. }
+            | Capture::TurnEnd { session, .. }
+            | Capture::SessionEnd { session, .. }
+            | Capture::WorkState { session, .. } => session,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Outcome {
     Stored(i64),

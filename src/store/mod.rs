@@ -13,6 +13,7 @@ pub mod dropped;
 pub mod fingerprint;
 pub mod forget;
 mod fts5;
+pub mod history_files;
 pub mod ingest;
 pub mod jsonl;
 pub mod kept;

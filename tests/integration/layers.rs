@@ -38,11 +38,18 @@ fn layers() -> Vec<(String, Vec<String>)> {
 }
 
 /// Imports that break the rule on purpose: (importing file, imported module, why).
-const ALLOWED: &[(&str, &str, &str)] = &[(
-    "src/demo/mod.rs",
-    "hook",
-    "the demo memory is made by replaying scripted sessions through `cmem hook`'s own handler",
-)];
+const ALLOWED: &[(&str, &str, &str)] = &[
+    (
+        "src/demo/mod.rs",
+        "hook",
+        "the demo memory is made by replaying scripted sessions through `cmem hook`'s own handler",
+    ),
+    (
+        "src/history/replay.rs",
+        "hook",
+        "imported transcripts go through the hooks' own capture path (privacy, redaction, project names)",
+    ),
+];
 
 /// Pairs of files that import each other, for now: (file, file, why).
 const ALLOWED_CYCLES: &[(&str, &str, &str)] = &[];

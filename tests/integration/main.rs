@@ -22,6 +22,7 @@ mod context_golden;
 mod demo;
 mod disk_full;
 mod forget_scrub;
+mod history;
 mod hook_capture;
 mod hook_concurrency;
 mod hook_fail_open;

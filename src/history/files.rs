@@ -1,0 +1,238 @@
+//! Finding an agent's transcript files and reading each as a stream of whole lines, from
+//! where the last import stopped.
+
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use sha2::{Digest, Sha256};
+
+use super::{Line, Options, Report, Source, replay};
+use crate::config::Settings;
+use crate::store::Store;
+use crate::store::history_files::{self, Mark};
+
+/// Events stored per transaction: big enough to spare a commit per event, small enough that
+/// a hook waiting for the lock is not kept long.
+const BATCH: usize = 2_000;
+/// A line longer than this is not a transcript line anyone wrote by hand or by agent; it is
+/// skipped without being held in memory.
+const MAX_LINE_BYTES: usize = 256 * 1024 * 1024;
+
+pub(super) struct Found {
+    pub files: Vec<PathBuf>,
+    pub subagent_files: usize,
+}
+
+/// The agent's own folder of transcripts.
+pub(crate) fn default_roots(source: Source) -> Vec<PathBuf> {
+    let env_dir = |name: &str| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    match source {
+        Source::ClaudeCode => {
+            let base = env_dir("CLAUDE_CONFIG_DIR")
+                .unwrap_or_else(|| crate::paths::home_dir().join(".claude"));
+            vec![base.join("projects")]
+        }
+        Source::Codex => {
+            let base =
+                env_dir("CODEX_HOME").unwrap_or_else(|| crate::paths::home_dir().join(".codex"));
+            vec![base.join("sessions"), base.join("archived_sessions")]
+        }
+    }
+}
+
+/// Every transcript under `paths` (or the agent's own folder), oldest first, so sessions are
+/// replayed in about the order they happened.
+pub(super) fn discover(source: Source, paths: &[PathBuf]) -> Result<Found> {
+    let mut found = Found {
+        files: Vec::new(),
+        subagent_files: 0,
+    };
+    let given = !paths.is_empty();
+    let roots = if given {
+        paths.to_vec()
+    } else {
+        default_roots(source)
+    };
+    for root in &roots {
+        match std::fs::metadata(root) {
+            Ok(m) if m.is_file() => found.files.push(root.clone()),
+            Ok(_) => {
+                walk(root, &mut found).with_context(|| format!("cannot list {}", root.display()))?
+            }
+            Err(_) if !given => {}
+            Err(e) => bail!("{}: {e}", root.display()),
+        }
+    }
+    let mut dated: Vec<(i64, PathBuf)> = found
+        .files
+        .drain(..)
+        .map(|p| (mtime_ms(&p).unwrap_or(0), p))
+        .collect();
+    dated.sort();
+    dated.dedup_by(|a, b| a.1 == b.1);
+    found.files = dated.into_iter().map(|(_, p)| p).collect();
+    Ok(found)
+}
+
+fn walk(dir: &Path, found: &mut Found) -> Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        let path = entry.path();
+        let kind = entry.file_type()?;
+        if kind.is_dir() {
+            if entry.file_name() == "subagents" {
+                found.subagent_files += count_jsonl(&path);
+            } else {
+                walk(&path, found)?;
+            }
+        } else if kind.is_file() && path.extension().is_some_and(|e| e == "jsonl") {
+            found.files.push(path);
+        }
+    }
+    Ok(())
+}
+
+fn count_jsonl(dir: &Path) -> usize {
+    std::fs::read_dir(dir).map_or(0, |entries| {
+        entries
+            .filter_map(|e| e.ok())
+            .filter(|e| e.path().extension().is_some_and(|x| x == "jsonl"))
+            .count()
+    })
+}
+
+fn mtime_ms(path: &Path) -> Option<i64> {
+    let modified = std::fs::metadata(path).ok()?.modified().ok()?;
+    let since = modified.duration_since(std::time::UNIX_EPOCH).ok()?;
+    Some(since.as_millis() as i64)
+}
+
+/// The hash of the file's first line (of at most 64 KiB): a file replaced by another under the
+/// same path starts differently.
+fn head_sha256(file: &mut std::fs::File) -> Result<String> {
+    file.seek(SeekFrom::Start(0))?;
+    let mut head = Vec::new();
+    BufReader::new(file.take(64 * 1024)).read_until(b'\n', &mut head)?;
+    Ok(crate::store::fingerprint::hex(&Sha256::digest(&head)))
+}
+
+/// Reads one file from where the last import stopped: its whole lines become events, the
+/// events captures, stored a batch at a time with the file's mark.
+pub(super) fn read(
+    mut store: Option<&mut Store>,
+    source: Source,
+    path: &Path,
+    settings: &Settings,
+    opts: &Options,
+    filter: &replay::Filter,
+    report: &mut Report,
+) -> Result<()> {
+    let key = path.to_string_lossy().into_owned();
+    let mut file =
+        std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    let meta = file.metadata()?;
+    let size = meta.len();
+    let mtime = mtime_ms(path).unwrap_or(0);
+    if size == 0 {
+        return Ok(());
+    }
+    if opts.now_ms - mtime < opts.settle_ms {
+        report.files_active += 1;
+        return Ok(());
+    }
+    let head = head_sha256(&mut file)?;
+    let prior = match store.as_deref() {
+        Some(s) => history_files::get(&s.conn, &key)?,
+        None => None,
+    };
+    let start = match prior {
+        Some(m) if m.head_sha256 == head && m.read_bytes <= size => m.read_bytes,
+        _ => 0,
+    };
+    if start == size {
+        report.files_unchanged += 1;
+        return Ok(());
+    }
+    report.files_read += 1;
+    // A run that leaves sessions out does not mark the file read: a later full run still
+    // imports them (what this one stored is matched by id then, not doubled).
+    let marks = !filter.is_partial();
+    let mut mark = Mark {
+        path: key,
+        source: source.key().into(),
+        read_bytes: start,
+        size_bytes: size,
+        mtime_ms: mtime,
+        head_sha256: head,
+    };
+    file.seek(SeekFrom::Start(start))?;
+    let mut lines = BufReader::with_capacity(1 << 20, file.take(size - start));
+    let mut reader = source.reader(path);
+    let mut events = Vec::new();
+    let mut buf = Vec::new();
+    let mut pos = start;
+    loop {
+        buf.clear();
+        let n = (&mut lines)
+            .take(MAX_LINE_BYTES as u64 + 1)
+            .read_until(b'\n', &mut buf)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        if n == 0 {
+            break;
+        }
+        if buf.last() != Some(&b'\n') {
+            if n > MAX_LINE_BYTES {
+                // Skip the rest of the giant line, then go on with the next.
+                let mut rest = Vec::new();
+                let skipped = lines.read_until(b'\n', &mut rest)?;
+                pos += (n + skipped) as u64;
+                *report
+                    .skipped_lines
+                    .entry("a line over 256 MiB")
+                    .or_default() += 1;
+                continue;
+            }
+            // The writer has not finished this line: it is read next time.
+            *report
+                .skipped_lines
+                .entry("an unfinished last line (read next time)")
+                .or_default() += 1;
+            break;
+        }
+        pos += n as u64;
+        match reader.line(&buf[..n - 1], &mut events) {
+            Line::Unreadable(why) => *report.skipped_lines.entry(why).or_default() += 1,
+            Line::Used | Line::Ignored => {}
+        }
+        if events.len() >= BATCH {
+            mark.read_bytes = pos;
+            replay::store_batch(
+                store.as_deref_mut(),
+                source,
+                std::mem::take(&mut events),
+                marks.then_some(&mark),
+                settings,
+                opts,
+                filter,
+                report,
+            )?;
+        }
+    }
+    reader.finish(&mut events);
+    mark.read_bytes = pos;
+    replay::store_batch(
+        store,
+        source,
+        events,
+        marks.then_some(&mark),
+        settings,
+        opts,
+        filter,
+        report,
+    )
+}
