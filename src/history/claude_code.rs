@@ -45,6 +45,30 @@ const BUILT_IN_COMMANDS: &[&str] = &[
     "vim",
 ];
 
+/// Line types that are Claude Code's bookkeeping, not anything a hook is told. A type not here
+/// and not `user`/`assistant` is counted as unknown (a newer Claude Code may have moved
+/// something there).
+const BOOKKEEPING: &[&str] = &[
+    "agent-name",
+    "api-request",
+    "api-request-blob",
+    "api-request-shape",
+    "atis-latch",
+    "attachment",
+    "cost-state",
+    "custom-title",
+    "file-history-snapshot",
+    "last-prompt",
+    "mode",
+    "pr-link",
+    "progress",
+    "queue-operation",
+    "summary",
+    "system",
+    "tag",
+    "tools-used",
+];
+
 /// Texts Claude Code writes as user messages when the person stops the model.
 const INTERRUPTED: &[&str] = &[
     "[Request interrupted by user]",
@@ -284,7 +308,8 @@ impl Reader for Transcript {
         let read = match line.get("type").and_then(Value::as_str) {
             Some("user") => self.user(&line, at_ms, events),
             Some("assistant") => self.assistant(&line, at_ms),
-            Some(_) => Line::Ignored,
+            Some(t) if BOOKKEEPING.contains(&t) => Line::Ignored,
+            Some(_) => Line::Unreadable("a line of a type cmem does not know"),
             None => Line::Unreadable("a line without a type"),
         };
         if let Some(id) = line.get("sessionId").and_then(Value::as_str) {
@@ -490,6 +515,10 @@ mod tests {
         assert!(matches!(
             t.line(b"{\"type\":\"cost-state\"}", &mut events),
             Line::Ignored
+        ));
+        assert!(matches!(
+            t.line(b"{\"type\":\"hologram\"}", &mut events),
+            Line::Unreadable("a line of a type cmem does not know")
         ));
         assert!(events.is_empty());
     }

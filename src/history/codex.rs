@@ -711,7 +711,14 @@ impl Reader for Rollout {
             "event_msg" => self.event_msg(payload, at_ms, events),
             "response_item" => self.response_item(payload, at_ms, events),
             // A compaction's replacement history repeats earlier prompts: never read.
-            _ => Line::Ignored,
+            "compacted"
+            | "world_state"
+            | "inter_agent_communication"
+            | "inter_agent_communication_metadata"
+            | "token_usage_record"
+            | "dynamic_tools_updated"
+            | "realtime_item" => Line::Ignored,
+            _ => Line::Unreadable("a Codex line of a type cmem does not know"),
         }
     }
 
