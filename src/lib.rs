@@ -8,6 +8,7 @@
 pub mod cli;
 pub mod clock;
 pub mod code;
+pub mod codex_patch;
 pub mod config;
 pub mod conninfo;
 pub mod demo;

@@ -58,8 +58,11 @@ enum Command {
     /// Run a Claude Code hook: reads the event JSON on stdin, prints one JSON answer, always exits 0
     Hook {
         /// session-start, user-prompt-submit, pre-tool-use, post-tool-use, post-tool-use-failure,
-        /// stop or session-end (Claude Code's names such as PostToolUse work too)
+        /// stop or session-end (the host's own names such as PostToolUse work too)
         event: String,
+        /// The agent that runs the hook: claude (default) or codex
+        #[arg(long, default_value = "claude", value_parser = parse_host)]
+        host: crate::hook::Host,
     },
     /// Run the MCP server on stdio (Claude Code starts it; see `cmem install`)
     Mcp,
@@ -111,15 +114,31 @@ enum Command {
     Dev(dev::DevArgs),
 }
 
+fn parse_host(name: &str) -> Result<crate::hook::Host, String> {
+    crate::hook::Host::parse(name).ok_or_else(|| {
+        let known: Vec<&str> = crate::hook::Host::ALL.iter().map(|h| h.name()).collect();
+        format!("unknown host {name:?}; cmem knows {}", known.join(", "))
+    })
+}
+
 pub fn main() -> ExitCode {
     // Hooks run on every prompt and tool call, so `cmem hook EVENT` skips building the whole
     // command-line parser (`cmem hook --help` still gets clap's help).
-    let mut args = std::env::args_os().skip(1);
-    if let (Some(cmd), Some(event), None) = (args.next(), args.next(), args.next())
-        && cmd == "hook"
-        && let Some(event) = event.to_str().filter(|e| !e.starts_with('-'))
-    {
-        crate::hook::run(event);
+    let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).take(5).collect();
+    let text: Vec<&str> = args.iter().filter_map(|a| a.to_str()).collect();
+    if text.len() == args.len() {
+        match text.as_slice() {
+            ["hook", event] if !event.starts_with('-') => {
+                crate::hook::run(crate::hook::Host::Claude, event)
+            }
+            ["hook", "--host", host, event] if !event.starts_with('-') => {
+                match crate::hook::Host::parse(host) {
+                    Some(host) => crate::hook::run(host, event),
+                    None => crate::hook::run_unknown_host(host),
+                }
+            }
+            _ => {}
+        }
     }
     let cli = Cli::parse();
     if !matches!(cli.command, Command::Hook { .. } | Command::Mcp) {
@@ -127,7 +146,7 @@ pub fn main() -> ExitCode {
     }
     let face = face::Face::default();
     let result = match cli.command {
-        Command::Hook { event } => crate::hook::run(&event),
+        Command::Hook { event, host } => crate::hook::run(host, &event),
         Command::Mcp => crate::mcp::serve(),
         Command::Install(args) => install::run(&args, install::Action::Install).and_then(|code| {
             if !args.dry_run {

@@ -13,6 +13,7 @@ mod detached;
 pub(crate) mod embed_worker;
 pub mod event;
 pub mod fields;
+pub(crate) mod host;
 mod kept;
 pub mod payload;
 pub mod read_gate;
@@ -30,6 +31,7 @@ use crate::store::ingest::{self, Capture};
 use crate::store::{self, Store, Wait, spool};
 use deadline::{answer, answer_noop};
 pub(crate) use event::HookEvent;
+pub(crate) use host::Host;
 use payload::Payload;
 
 /// Past this, nothing more is read from stdin (the payload is rejected as too large).
@@ -90,12 +92,30 @@ fn hard_deadline() -> Duration {
     HARD_DEADLINE
 }
 
-/// Runs one hook and exits the process with status 0.
-pub(crate) fn run(event_arg: &str) -> ! {
+/// A hook configured with a host cmem does not know: its answer's shape is unknown, so the
+/// emptiest JSON object, and the reason in the log.
+pub(crate) fn run_unknown_host(name: &str) -> ! {
+    let settings = config::load_lenient(&mut |_| {});
+    logging::init(
+        &settings.data_dir(),
+        Level::parse(&settings.log_level),
+        "hook",
+    );
+    let known: Vec<&str> = Host::ALL.iter().map(|h| h.name()).collect();
+    logging::error(format!(
+        "unknown hook host {name:?} (cmem knows {}); answered {{}} and stored nothing: fix the hook's --host",
+        known.join(", ")
+    ));
+    answer("{}");
+    std::process::exit(0);
+}
+
+/// Runs one hook of `host` and exits the process with status 0.
+pub(crate) fn run(host: Host, event_arg: &str) -> ! {
     let started = Instant::now();
-    let event = HookEvent::parse(event_arg);
+    let event = host.event(event_arg);
     let hard = hard_deadline();
-    deadline::arm(hard, event.map_or("{}", HookEvent::noop_json));
+    deadline::arm(hard, event.map_or("{}", |e| host.noop(e)));
     deadline::guard_fatal_signals();
     crate::store::configure_for_one_shot_process();
     std::panic::set_hook(Box::new(|info| {
@@ -106,10 +126,17 @@ pub(crate) fn run(event_arg: &str) -> ! {
 
     let mut problems = Vec::new();
     let settings = config::load_lenient(&mut |m| problems.push(m));
-    let component = format!(
-        "hook {}",
-        event.map(HookEvent::cli_name).unwrap_or(event_arg)
-    );
+    let component = match host {
+        Host::Claude => format!(
+            "hook {}",
+            event.map(HookEvent::cli_name).unwrap_or(event_arg)
+        ),
+        _ => format!(
+            "hook --host {} {}",
+            host.name(),
+            event.map(HookEvent::cli_name).unwrap_or(event_arg)
+        ),
+    };
     let data_dir = settings.data_dir();
     logging::init(&data_dir, Level::parse(&settings.log_level), &component);
     deadline::set_targets(&data_dir);
@@ -134,7 +161,8 @@ pub(crate) fn run(event_arg: &str) -> ! {
                 observe_budget: OBSERVE_BUDGET,
                 parse_budget: HOOK_PARSE_BUDGET,
             };
-            handle(event, &bytes, &settings, &call)
+            handle_for(host, event, &bytes, &settings, &call)
+                .map(|out| out.map(|json| host.answer(event, &json)))
         }) {
             Ok(out) => out,
             Err(e) => {
@@ -188,8 +216,28 @@ pub(crate) fn handle(
     settings: &Settings,
     call: &Call,
 ) -> Result<Option<String>> {
+    handle_for(Host::Claude, event, bytes, settings, call)
+}
+
+/// `handle` for a host's payload; the answer is in Claude Code's shape (`Host::answer` turns
+/// it into the host's).
+pub(crate) fn handle_for(
+    host: Host,
+    event: HookEvent,
+    bytes: &[u8],
+    settings: &Settings,
+    call: &Call,
+) -> Result<Option<String>> {
     let deadline = call.deadline;
-    let payload = Payload::parse(bytes).context("invalid hook payload")?;
+    let mut payloads = host
+        .normalize(
+            event,
+            Payload::parse(bytes).context("invalid hook payload")?,
+        )
+        .into_iter();
+    let Some(payload) = payloads.next() else {
+        return Ok(None);
+    };
     match event {
         HookEvent::SessionStart => session_start::answer(&payload, settings, deadline, call.now_ms)
             .context("session-start"),
@@ -198,24 +246,27 @@ pub(crate) fn handle(
         }
         _ => {
             let end_cwd = (event == HookEvent::SessionEnd).then(|| capture::event_cwd(&payload));
-            match capture::build(event, payload, settings, call.now_ms)
-                .context("invalid hook payload")?
-            {
-                Ok(capture) => {
-                    let store = persist(capture, settings, deadline, call.now_ms);
-                    // These events close a turn (the next prompt closes one left open).
-                    let closes_turn = matches!(
-                        event,
-                        HookEvent::Stop | HookEvent::SessionEnd | HookEvent::UserPromptSubmit
-                    );
-                    if let Some(store) = store.filter(|_| closes_turn) {
-                        observe_closed_turns(store, settings, call);
+            for payload in std::iter::once(payload).chain(payloads) {
+                match capture::build(event, payload, settings, call.now_ms)
+                    .context("invalid hook payload")?
+                {
+                    Ok(mut capture) => {
+                        capture.session_mut().platform_source = host.name().into();
+                        let store = persist(capture, settings, deadline, call.now_ms);
+                        // These events close a turn (the next prompt closes one left open).
+                        let closes_turn = matches!(
+                            event,
+                            HookEvent::Stop | HookEvent::SessionEnd | HookEvent::UserPromptSubmit
+                        );
+                        if let Some(store) = store.filter(|_| closes_turn) {
+                            observe_closed_turns(store, settings, call);
+                        }
                     }
-                    if let Some(cwd) = end_cwd {
-                        kept::refresh(&cwd, settings);
-                    }
+                    Err(skip) => logging::debug(format!("not stored: {skip:?}")),
                 }
-                Err(skip) => logging::debug(format!("not stored: {skip:?}")),
+            }
+            if let Some(cwd) = end_cwd {
+                kept::refresh(&cwd, settings);
             }
             if matches!(event, HookEvent::SessionEnd) {
                 auto_sync::maybe_spawn(settings);

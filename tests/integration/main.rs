@@ -26,6 +26,7 @@ mod history;
 mod hook_capture;
 mod hook_concurrency;
 mod hook_fail_open;
+mod hook_hosts;
 mod hook_payload_fuzz;
 mod import_export;
 mod install;
