@@ -139,6 +139,22 @@ pub struct Observation {
     pub created_at: i64,
     pub session_id: Option<i64>,
     pub source: String,
+    /// The agent whose session it came from (`sessions.platform_source`: claude, codex, …),
+    /// when the query asked for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
+}
+
+/// The name a person knows an agent by, for a `sessions.platform_source`.
+pub fn host_name(platform: &str) -> &str {
+    match platform {
+        "claude" => "Claude Code",
+        "codex" => "Codex",
+        "gemini" => "Gemini CLI",
+        "cursor" => "Cursor",
+        "copilot" => "Copilot CLI",
+        other => other,
+    }
 }
 
 /// A stored observation reads as its body (`o.title`), so the views need not spell `o.body`.

@@ -30,6 +30,8 @@ pub(crate) fn from_row(r: &Row) -> rusqlite::Result<Observation> {
         created_at: r.get("created_at_epoch")?,
         session_id: r.get("session_id")?,
         source: r.get("source")?,
+        // Only the queries for a record's details ask for it (`by_ids`).
+        host: r.get::<_, Option<String>>("host").ok().flatten(),
     })
 }
 
@@ -112,7 +114,10 @@ pub(crate) fn filtered(
 pub(crate) fn by_ids(conn: &Connection, ids: &[i64]) -> Result<Vec<Observation>> {
     super::by_ids(
         conn,
-        &format!("SELECT {COLUMNS} FROM observations WHERE id"),
+        &format!(
+            "SELECT {COLUMNS}, (SELECT s.platform_source FROM sessions s WHERE s.id = observations.session_id) AS host
+             FROM observations WHERE id"
+        ),
         ids,
         from_row,
         |o| o.id,

@@ -5,7 +5,7 @@ use super::doc::{Block, BlockKind, Doc, Line, Role};
 use super::raw::tool_use_id;
 use super::raw::{human_bytes, summary_of_input};
 use super::time::{Tz, thousands};
-use crate::model::{ObsType, Observation, Prompt, Summary, ToolUse};
+use crate::model::{ObsType, Observation, Prompt, Summary, ToolUse, host_name};
 use crate::text::{escape_controls, one_line};
 
 fn field(label: &str, value: &str) -> Vec<Line> {
@@ -75,8 +75,10 @@ pub(crate) fn observation(o: &Observation, tool_uses: &[ToolUse], tz: &Tz) -> Do
     if let Some(p) = o.prompt_number {
         meta.push(format!("prompt {p}"));
     }
-    if let Some(s) = o.session_id {
-        meta.push(format!("session {s}"));
+    match (o.session_id, o.host.as_deref()) {
+        (Some(s), Some(host)) => meta.push(format!("session {s} in {}", host_name(host))),
+        (Some(s), None) => meta.push(format!("session {s}")),
+        (None, _) => {}
     }
     meta.push(format!("~{}t to read", thousands(o.read_tokens())));
     if o.discovery_tokens > 0 {

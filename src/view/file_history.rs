@@ -196,6 +196,7 @@ mod tests {
             created_at: at,
             session_id: None,
             source: "test".into(),
+            host: None,
         }
     }
 

@@ -477,6 +477,7 @@ mod tests {
             created_at: 1_000,
             session_id: Some(1),
             source: "rules".into(),
+            host: None,
         }
     }
 

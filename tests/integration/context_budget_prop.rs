@@ -114,6 +114,7 @@ fn observations(rng: &mut Gen, n: usize, now: i64) -> Vec<Observation> {
                 created_at: t,
                 session_id: None,
                 source: "prop".into(),
+                host: None,
             }
         })
         .collect()
