@@ -60,7 +60,7 @@ enum Command {
         /// session-start, user-prompt-submit, pre-tool-use, post-tool-use, post-tool-use-failure,
         /// stop or session-end (the host's own names such as PostToolUse work too)
         event: String,
-        /// The agent that runs the hook: claude (default) or codex
+        /// The agent that runs the hook: claude (default), codex, gemini, cursor or copilot
         #[arg(long, default_value = "claude", value_parser = parse_host)]
         host: crate::hook::Host,
     },

@@ -229,16 +229,22 @@ pub(crate) fn handle_for(
     call: &Call,
 ) -> Result<Option<String>> {
     let deadline = call.deadline;
-    let mut payloads = host
-        .normalize(
-            event,
-            Payload::parse(bytes).context("invalid hook payload")?,
-        )
-        .into_iter();
+    let (event, payloads) = host.normalize(
+        event,
+        Payload::parse(bytes).context("invalid hook payload")?,
+    );
+    let mut payloads = payloads.into_iter();
     let Some(payload) = payloads.next() else {
         return Ok(None);
     };
     match event {
+        HookEvent::SessionStart
+            if host.injects_once()
+                && !host::first_start(&settings.data_dir(), host, payload.session_id()?) =>
+        {
+            logging::debug("this session's memory was injected at its first start");
+            Ok(None)
+        }
         HookEvent::SessionStart => session_start::answer(&payload, settings, deadline, call.now_ms)
             .context("session-start"),
         HookEvent::PreToolUse => {

@@ -173,3 +173,169 @@ fn an_unknown_host_or_a_broken_payload_still_answers_and_is_logged() {
     assert!(log.contains("unknown hook host \"vim\""), "{log}");
     assert!(log.contains("invalid hook payload"), "{log}");
 }
+
+/// One turn of each host in its documented payload shapes: captured into the project's
+/// memory, and the next session start answered in the host's own shape with that memory.
+#[test]
+fn gemini_cursor_and_copilot_turns_are_captured_and_their_starts_carry_the_memory() {
+    let env = Env::new();
+    let cwd = env.project().to_string_lossy().into_owned();
+    let hosts: [(&str, Vec<(&str, Value)>); 3] = [
+        (
+            "gemini",
+            vec![
+                (
+                    "BeforeAgent",
+                    json!({"session_id": "g1", "cwd": cwd, "hook_event_name": "BeforeAgent", "timestamp": "2026-12-05T10:00:00Z",
+                    "prompt": "<hook_context>old memory</hook_context>\n\nRaise RETRY_LIMIT in src/net.py from 3 to 5"}),
+                ),
+                (
+                    "AfterTool",
+                    json!({"session_id": "g1", "cwd": cwd, "hook_event_name": "AfterTool", "timestamp": "2026-12-05T10:00:02Z",
+                    "tool_name": "replace", "tool_input": {"file_path": "src/net.py", "instruction": "raise it", "old_string": "RETRY_LIMIT = 3", "new_string": "RETRY_LIMIT = 5"},
+                    "tool_response": {"llmContent": "Successfully modified file", "returnDisplay": ""}}),
+                ),
+                (
+                    "AfterAgent",
+                    json!({"session_id": "g1", "cwd": cwd, "hook_event_name": "AfterAgent", "prompt": "…",
+                    "prompt_response": "RETRY_LIMIT is 5 now.", "stop_hook_active": false}),
+                ),
+            ],
+        ),
+        (
+            "cursor",
+            vec![
+                (
+                    "beforeSubmitPrompt",
+                    json!({"conversation_id": "k1", "generation_id": "gen1", "hook_event_name": "beforeSubmitPrompt",
+                    "workspace_roots": [cwd], "prompt": "Rename fetch_user to load_user in src/users.py"}),
+                ),
+                (
+                    "postToolUse",
+                    json!({"conversation_id": "k1", "generation_id": "gen1", "hook_event_name": "postToolUse", "workspace_roots": [cwd],
+                    "tool_name": "StrReplace", "tool_input": {"path": "src/users.py", "old_string": "def fetch_user(", "new_string": "def load_user("},
+                    "tool_output": "{\"success\":true}", "tool_use_id": "tu1"}),
+                ),
+                (
+                    "afterAgentResponse",
+                    json!({"conversation_id": "k1", "generation_id": "gen1", "hook_event_name": "afterAgentResponse",
+                    "workspace_roots": [cwd], "text": "Renamed fetch_user to load_user."}),
+                ),
+            ],
+        ),
+        (
+            "copilot",
+            vec![
+                (
+                    "userPromptSubmitted",
+                    json!({"sessionId": "p1", "timestamp": 1796486400000_i64, "cwd": cwd,
+                    "prompt": "Set TIMEOUT_S in src/cfg.py to 60"}),
+                ),
+                (
+                    "postToolUse",
+                    json!({"sessionId": "p1", "timestamp": 1796486401000_i64, "cwd": cwd, "toolName": "edit",
+                    "toolArgs": "{\"path\":\"src/cfg.py\",\"old_str\":\"TIMEOUT_S = 30\",\"new_str\":\"TIMEOUT_S = 60\"}",
+                    "toolResult": {"resultType": "success", "textResultForLlm": "File edited"}}),
+                ),
+                (
+                    "agentStop",
+                    json!({"sessionId": "p1", "timestamp": 1796486402000_i64, "cwd": cwd, "stopReason": "end_turn"}),
+                ),
+            ],
+        ),
+    ];
+    for (host, events) in &hosts {
+        for (event, payload) in events {
+            let answer = hook(&env, host, event, payload);
+            let expected = if (*host, *event) == ("cursor", "beforeSubmitPrompt") {
+                json!({"continue": true})
+            } else {
+                json!({})
+            };
+            assert_eq!(answer, expected, "{host} {event}");
+        }
+    }
+    let rows: Vec<(String, String)> = env.rows(
+        "SELECT s.platform_source, p.prompt_text FROM user_prompts p JOIN sessions s ON s.id = p.session_id ORDER BY p.id",
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    );
+    assert_eq!(
+        rows,
+        [
+            (
+                "gemini".to_string(),
+                "Raise RETRY_LIMIT in src/net.py from 3 to 5".to_string()
+            ),
+            (
+                "cursor".to_string(),
+                "Rename fetch_user to load_user in src/users.py".to_string()
+            ),
+            (
+                "copilot".to_string(),
+                "Set TIMEOUT_S in src/cfg.py to 60".to_string()
+            ),
+        ]
+    );
+    let edits: Vec<String> = env.rows(
+        "SELECT json_extract(tool_input, '$.file_path') FROM tool_uses WHERE tool_name = 'Edit' ORDER BY id",
+        |r| r.get(0),
+    );
+    assert_eq!(
+        edits,
+        ["src/net.py", "src/users.py", "src/cfg.py"].map(|f| format!("{cwd}/{f}"))
+    );
+    // Gemini and Cursor end their turns with the answer; Copilot's agentStop has none.
+    let observed = env.count_where("user_prompts", "observed_at_epoch IS NOT NULL");
+    assert_eq!(observed, 3);
+    let titles: Vec<String> = env.rows("SELECT title FROM observations", |r| r.get(0));
+    for needle in ["RETRY_LIMIT", "load_user", "TIMEOUT_S"] {
+        assert!(
+            titles.iter().any(|t| t.contains(needle)),
+            "{needle}: {titles:?}"
+        );
+    }
+
+    let start = |host: &str, event: &str, payload: Value| hook(&env, host, event, &payload);
+    let gemini = start(
+        "gemini",
+        "SessionStart",
+        json!({"session_id": "g2", "cwd": cwd, "hook_event_name": "SessionStart", "source": "startup"}),
+    );
+    assert!(
+        gemini["hookSpecificOutput"]["additionalContext"]
+            .as_str()
+            .unwrap()
+            .contains("TIMEOUT_S")
+    );
+    let cursor = start(
+        "cursor",
+        "sessionStart",
+        json!({"conversation_id": "k2", "session_id": "k2", "hook_event_name": "sessionStart", "workspace_roots": [cwd]}),
+    );
+    assert_eq!(cursor.as_object().unwrap().len(), 1);
+    assert!(
+        cursor["additional_context"]
+            .as_str()
+            .unwrap()
+            .contains("RETRY_LIMIT")
+    );
+    let copilot = start(
+        "copilot",
+        "sessionStart",
+        json!({"sessionId": "p2", "timestamp": 1796486500000_i64, "cwd": cwd, "source": "new"}),
+    );
+    assert_eq!(copilot.as_object().unwrap().len(), 1);
+    assert!(
+        copilot["additionalContext"]
+            .as_str()
+            .unwrap()
+            .contains("load_user")
+    );
+    // Copilot CLI before 1.0.22 starts the session again on every prompt: injected once.
+    let again = start(
+        "copilot",
+        "sessionStart",
+        json!({"sessionId": "p2", "timestamp": 1796486600000_i64, "cwd": cwd, "source": "new"}),
+    );
+    assert_eq!(again, json!({}));
+}

@@ -1,0 +1,255 @@
+//! The agents whose hooks `cmem hook --host <host> <event>` answers. Each adapter maps its
+//! host's event names and payload into the Claude Code shape the capture code handles, and
+//! writes cmem's answer back in its host's shape, with only the keys that host accepts (Codex
+//! refuses an answer with a key it does not know). One file per host.
+
+mod codex;
+mod copilot;
+mod cursor;
+mod gemini;
+
+use serde_json::{Map, Value, json};
+use sha2::{Digest, Sha256};
+
+use super::HookEvent;
+use super::payload::Payload;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Host {
+    Claude,
+    Codex,
+    Gemini,
+    Cursor,
+    Copilot,
+}
+
+impl Host {
+    pub(crate) const ALL: [Host; 5] = [
+        Host::Claude,
+        Host::Codex,
+        Host::Gemini,
+        Host::Cursor,
+        Host::Copilot,
+    ];
+
+    pub(crate) fn parse(name: &str) -> Option<Host> {
+        let name = name.trim();
+        Host::ALL
+            .into_iter()
+            .find(|h| h.name().eq_ignore_ascii_case(name))
+            .or(match name.to_ascii_lowercase().as_str() {
+                "claude-code" => Some(Host::Claude),
+                "gemini-cli" => Some(Host::Gemini),
+                "copilot-cli" => Some(Host::Copilot),
+                _ => None,
+            })
+    }
+
+    /// The name in `--host` and in `sessions.platform_source`.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Host::Claude => "claude",
+            Host::Codex => "codex",
+            Host::Gemini => "gemini",
+            Host::Cursor => "cursor",
+            Host::Copilot => "copilot",
+        }
+    }
+
+    /// cmem's event for the name the host's hook configuration passes (cmem's own names,
+    /// `session-start` …, work for every host).
+    pub(crate) fn event(self, name: &str) -> Option<HookEvent> {
+        let own = HookEvent::parse(name);
+        match self {
+            Host::Claude | Host::Codex => own,
+            Host::Gemini => gemini::event(name).or(own),
+            Host::Cursor => cursor::event(name).or(own),
+            Host::Copilot => copilot::event(name).or(own),
+        }
+    }
+
+    /// The answer that changes nothing, in the host's shape.
+    pub(crate) fn noop(self, event: HookEvent) -> &'static str {
+        match self {
+            Host::Claude | Host::Codex => event.noop_json(),
+            Host::Cursor if event == HookEvent::UserPromptSubmit => r#"{"continue":true}"#,
+            Host::Gemini | Host::Cursor | Host::Copilot => "{}",
+        }
+    }
+
+    /// The host's payload as the Claude Code event and payloads the capture code handles:
+    /// usually one; a Codex `apply_patch` that changed several places is one `Edit` (or
+    /// `Write`) each; a tool call the host reports as done but that failed is a failure.
+    pub(crate) fn normalize(self, event: HookEvent, payload: Payload) -> (HookEvent, Vec<Payload>) {
+        match self {
+            Host::Claude => (event, vec![payload]),
+            Host::Codex => (event, codex::payloads(event, payload)),
+            Host::Gemini => gemini::normalize(event, payload),
+            Host::Cursor => cursor::normalize(event, payload),
+            Host::Copilot => copilot::normalize(event, payload),
+        }
+    }
+
+    /// cmem's answer (Claude Code's shape) in the host's.
+    pub(crate) fn answer(self, event: HookEvent, claude: &str) -> String {
+        match self {
+            Host::Claude => claude.to_string(),
+            Host::Codex => codex::answer(event, claude),
+            // Gemini reads Claude Code's keys and ignores the ones it does not know.
+            Host::Gemini => claude.to_string(),
+            Host::Cursor => context_of(claude).map_or_else(
+                || self.noop(event).to_string(),
+                |c| json!({ "additional_context": c }).to_string(),
+            ),
+            Host::Copilot => context_of(claude).map_or_else(
+                || self.noop(event).to_string(),
+                |c| json!({ "additionalContext": c }).to_string(),
+            ),
+        }
+    }
+
+    /// Whether this host may start a session more than once (Copilot CLI before 1.0.22 fired
+    /// sessionStart on every prompt): the memory is injected at the first start only.
+    pub(crate) fn injects_once(self) -> bool {
+        self == Host::Copilot
+    }
+}
+
+/// Whether this is the first start of `session` this data dir sees from `host` (a marker file
+/// per session under `host-sessions/`; markers older than a week are swept now and then).
+pub(crate) fn first_start(data_dir: &std::path::Path, host: Host, session: &str) -> bool {
+    let dir = data_dir.join("host-sessions");
+    let digest = Sha256::digest(session.as_bytes());
+    let hex = crate::store::fingerprint::hex(&digest);
+    let marker = dir.join(format!("{}-{}", host.name(), &hex[..24]));
+    if std::fs::create_dir_all(&dir).is_err() {
+        // Better twice than never: without a marker the memory is injected again.
+        return true;
+    }
+    let first = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&marker)
+        .is_ok();
+    if first && digest[0] == 0 {
+        sweep(&dir);
+    }
+    first
+}
+
+fn sweep(dir: &std::path::Path) {
+    let week = std::time::Duration::from_secs(7 * 24 * 3600);
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let old = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age > week);
+        if old {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// The context a Claude Code answer injects, if any.
+fn context_of(claude: &str) -> Option<String> {
+    let v: Value = serde_json::from_str(claude).ok()?;
+    v.pointer("/hookSpecificOutput/additionalContext")?
+        .as_str()
+        .filter(|c| !c.is_empty())
+        .map(String::from)
+}
+
+/// Moves `from` to `to` in a payload when `to` is absent.
+fn rename(p: &mut Map<String, Value>, from: &str, to: &str) {
+    if !p.contains_key(to)
+        && let Some(v) = p.remove(from)
+    {
+        p.insert(to.into(), v);
+    }
+}
+
+/// An absolute path for a tool's file argument (hosts pass paths relative to the cwd).
+fn absolute(path: &str, cwd: Option<&str>) -> String {
+    match cwd {
+        Some(dir) if !path.starts_with('/') && !path.is_empty() => {
+            format!(
+                "{}/{}",
+                dir.trim_end_matches('/'),
+                path.trim_start_matches("./")
+            )
+        }
+        _ => path.to_string(),
+    }
+}
+
+/// A tool use id for hosts that send none: stable for the same call, so a repeated delivery
+/// is stored once.
+fn synthetic_tool_use_id(host: &str, p: &Map<String, Value>) -> String {
+    let mut h = Sha256::new();
+    for key in ["timestamp", "tool_name", "tool_input"] {
+        h.update(p.get(key).map(Value::to_string).unwrap_or_default());
+        h.update([0]);
+    }
+    let hex = crate::store::fingerprint::hex(&h.finalize());
+    format!("{host}-{}", &hex[..16])
+}
+
+/// A file tool's input in Claude Code's shape: `{"file_path": …}` plus the other keys given.
+fn file_input(
+    input: &Value,
+    path_keys: &[&str],
+    cwd: Option<&str>,
+    extra: &[(&str, &str)],
+) -> Value {
+    let path = path_keys
+        .iter()
+        .find_map(|k| input.get(*k).and_then(Value::as_str))
+        .unwrap_or("");
+    let mut out = json!({ "file_path": absolute(path, cwd) });
+    for (from, to) in extra {
+        if let Some(v) = input.get(*from) {
+            out[*to] = v.clone();
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    pub(crate) fn payload(v: Value) -> Payload {
+        match v {
+            Value::Object(m) => Payload(m),
+            _ => panic!("an object expected"),
+        }
+    }
+
+    #[test]
+    fn hosts_by_name_and_their_answers_to_a_context() {
+        assert_eq!(Host::parse("CODEX"), Some(Host::Codex));
+        assert_eq!(Host::parse("claude-code"), Some(Host::Claude));
+        assert_eq!(Host::parse("gemini-cli"), Some(Host::Gemini));
+        assert_eq!(Host::parse("vim"), None);
+        let claude = r#"{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"memory"},"systemMessage":"m"}"#;
+        let e = HookEvent::SessionStart;
+        assert_eq!(
+            Host::Cursor.answer(e, claude),
+            r#"{"additional_context":"memory"}"#
+        );
+        assert_eq!(
+            Host::Copilot.answer(e, claude),
+            r#"{"additionalContext":"memory"}"#
+        );
+        assert_eq!(Host::Gemini.answer(e, claude), claude);
+        assert_eq!(
+            Host::Cursor.answer(HookEvent::UserPromptSubmit, "{}"),
+            r#"{"continue":true}"#
+        );
+    }
+}
