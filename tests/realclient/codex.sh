@@ -125,14 +125,18 @@ hooks_list() { codex_env 9 "$out/runs" python3 "$kit/codex_hooks.py" "$codex" "$
 # --- 1. cmem's hooks in the isolated CODEX_HOME, trusted as /hooks would.
 hooks_list list >"$out/hooks-before.json"
 check "Codex finds cmem's 5 hooks in \$CODEX_HOME/hooks.json (no warning), none trusted yet" \
-  python3 - "$out/hooks-before.json" "$codex_home/hooks.json" <<'PY'
-import json, sys
-entry, source = json.load(open(sys.argv[1]))["list"], sys.argv[2]
-ours = {h["eventName"]: h["trustStatus"] for h in entry["hooks"] if h["sourcePath"] == source}
-print("  listed:", ours, "warnings:", entry["warnings"], "errors:", entry["errors"])
+  python3 - "$out/hooks-before.json" "$codex_home/hooks.json" "$CMEM_BIN" <<'PY'
+import json, shlex, sys
+entry, source, cmem = json.load(open(sys.argv[1]))["list"], sys.argv[2], sys.argv[3]
+ours = [h for h in entry["hooks"] if h["sourcePath"] == source]
+print("  listed:", {h["eventName"]: h["trustStatus"] for h in ours}, "warnings:", entry["warnings"],
+      "errors:", entry["errors"])
+# Each runs `<cmem> hook --host codex <Event>` (through the recorder).
+runs_cmem = all(shlex.split(h["command"])[-5:] == [cmem, "hook", "--host", "codex", h["eventName"][0].upper() + h["eventName"][1:]]
+                for h in ours)
 want = {"sessionStart", "userPromptSubmit", "postToolUse", "stop", "sessionEnd"}
-sys.exit(0 if set(ours) == want and set(ours.values()) == {"untrusted"}
-         and not entry["warnings"] and not entry["errors"] else 1)
+sys.exit(0 if {h["eventName"] for h in ours} == want and {h["trustStatus"] for h in ours} == {"untrusted"}
+         and runs_cmem and not entry["warnings"] and not entry["errors"] else 1)
 PY
 untrusted_probe() {
   codex_session untrusted-probe --ephemeral && [ -z "$(ls "$out/runs/untrusted-probe/hooks")" ] && [ ! -e "$db" ]
@@ -264,6 +268,8 @@ check "a Claude Code session start in the project gets the Codex session's obser
 find "$codex_home/sessions" -name '*.jsonl' -exec touch -d '10 minutes ago' {} +
 counts="SELECT (SELECT COUNT(*) FROM sessions) || '/' || (SELECT COUNT(*) FROM user_prompts) || '/' || (SELECT COUNT(*) FROM tool_uses) || '/' || (SELECT COUNT(*) FROM observations)"
 before=$(sql "$db" "$counts")
+# Printed, not checked: the dry run counts sessions the hooks already captured as to be imported.
+CMEM_DATA_DIR=$data HOME=$home CODEX_HOME=$codex_home "$CMEM_BIN" import codex --dry-run 2>&1 | sed 's/^/  dry run: /' || true
 CMEM_DATA_DIR=$data HOME=$home CODEX_HOME=$codex_home "$CMEM_BIN" import codex >"$out/import.txt" 2>&1 || true
 sed 's/^/  import: /' "$out/import.txt"
 after=$(sql "$db" "$counts")
