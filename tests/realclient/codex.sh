@@ -120,7 +120,7 @@ codex_session() {
   echo "  codex exec $name: exit $rc, $(grep -c '"step"' "$run/stub/requests.jsonl" 2>/dev/null || true) model requests, $(ls "$run/hooks" | wc -l) hook calls"
   return "$rc"
 }
-hooks_list() { codex_env 9 "$out/runs" python3 "$kit/codex_hooks.py" "$codex" "$shop" "$@"; }
+hooks_list() { codex_env 9 "$out/runs" "$py" "$kit/codex_hooks.py" "$codex" "$shop" "$@"; }
 
 # --- 1. cmem's hooks in the isolated CODEX_HOME, trusted as /hooks would.
 hooks_list list >"$out/hooks-before.json"
