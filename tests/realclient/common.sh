@@ -1,5 +1,7 @@
 # Set-up shared by the real-client scripts; they source it with the cmem binary (empty: the
-# debug build, built if missing) and a name for their temp dir:
+# debug build, built if missing), a name for their temp dir and, optionally, the kit's set-up
+# script that installs the clients they run (default setup.sh: Claude Code, the Inspector, the
+# MCP SDK; codex.sh runs setup_codex.sh):
 #
 #   . "$(dirname "$0")/common.sh" "${1:-}" cmem-read-gate
 #
@@ -13,7 +15,7 @@ bin=${1:-$repo/target/debug/cmem}
 export CMEM_BIN=$(realpath "$bin")
 # One line per step (what it installed or found up to date), so a CI log says what it used.
 setup_status=0
-setup_log=$("$kit/setup.sh") || setup_status=$?
+setup_log=$("$kit/${3:-setup.sh}") || setup_status=$?
 printf '%s\n' "$setup_log" | sed '/^[[:space:]]*$/d; s/^/real-client set-up: /'
 [ "$setup_status" = 0 ] || { echo "real-client set-up failed (exit $setup_status)"; exit 1; }
 
