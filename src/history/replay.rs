@@ -116,10 +116,21 @@ pub(super) fn store_batch(
             }
         }
     }
-    let Some(store) = store.filter(|_| !opts.dry_run) else {
+    if opts.dry_run {
         for c in &captures {
-            tally(report, c, Counted::Other, true);
+            let known = match store.as_deref() {
+                Some(s) => ingest::already_stored(&s.conn, c)?,
+                None => false,
+            };
+            if known {
+                report.already += 1;
+            } else {
+                tally(report, c, Counted::Other, true);
+            }
         }
+        return Ok(());
+    }
+    let Some(store) = store else {
         return Ok(());
     };
     let outcomes = store.write(|tx| {

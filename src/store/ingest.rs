@@ -97,6 +97,36 @@ impl Capture {
     }
 }
 
+/// Whether a prompt or tool use is already stored (matched as `apply` matches them: a prompt by
+/// its id, a tool use by its session and id), for a dry run's counts.
+pub(crate) fn already_stored(conn: &rusqlite::Connection, capture: &Capture) -> Result<bool> {
+    let (sql, id) = match capture {
+        Capture::Prompt {
+            prompt_id: Some(id),
+            ..
+        } => (
+            "SELECT 1 FROM user_prompts WHERE content_session_id = ?1 AND prompt_id = ?2",
+            id.as_str(),
+        ),
+        Capture::ToolUse { tool, .. }
+        | Capture::WorkState {
+            tool: Some(tool), ..
+        } => (
+            "SELECT 1 FROM tool_uses WHERE content_session_id = ?1 AND tool_use_id = ?2",
+            tool.tool_use_id.as_str(),
+        ),
+        _ => return Ok(false),
+    };
+    Ok(conn
+        .prepare_cached(sql)?
+        .query_row(
+            params![capture.session().content_session_id, id],
+            |_| Ok(()),
+        )
+        .optional()?
+        .is_some())
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Outcome {
     Stored(i64),

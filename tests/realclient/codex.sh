@@ -216,11 +216,11 @@ echo "  observations:"
 sql "$db" "SELECT '    #' || id || ' ' || type || ' ' || title FROM observations ORDER BY id"
 pool_title=$(sql "$db" "SELECT title FROM observations WHERE title LIKE '%POOL_SIZE%' ORDER BY id LIMIT 1")
 check "an observation names POOL_SIZE and 5 → 20" grep -q 'POOL_SIZE.*5 → 20' <<<"$pool_title"
-# Known gaps of the adapter against these payloads (printed, not checked): Codex's PostToolUse for
-# a shell command carries its output as a bare string with no exit code, where the observers read
-# Claude Code's {stdout, stderr, ...}; the rollout named in transcript_path already holds the
-# command's exit code (an item_completed CommandExecution) when the hook runs.
-python3 - "$db" "$sid" "$run1/hooks" <<'PY'
+# Codex's PostToolUse for a shell command carries its output as a bare string and no exit
+# code; the adapter stores Claude Code's {stdout, ...} and reads the exit code from the
+# item_completed CommandExecution already in the rollout named in transcript_path.
+check "every shell call's output is stored as {stdout, ...}, and each failed exactly when its exit code (in the rollout) says so" \
+  python3 - "$db" "$sid" "$run1/hooks" <<'PY'
 import json, pathlib, sqlite3, sys
 db, sid, hooks = sys.argv[1:]
 rec = next(json.loads(p.read_text()) for p in sorted(pathlib.Path(hooks).glob("*-PostToolUse.json")))
@@ -229,16 +229,15 @@ for line in open(rec["stdin_json"]["transcript_path"]):
     item = json.loads(line).get("payload", {}).get("item") or {}
     if item.get("type") == "CommandExecution":
         exits[item["id"]] = item.get("exit_code")
-rows = sqlite3.connect(db).execute("SELECT tool_use_id, failed, json_type(tool_response) FROM tool_uses "
+rows = sqlite3.connect(db).execute("SELECT tool_use_id, failed, json_type(tool_response), error FROM tool_uses "
                                    "WHERE content_session_id = ? AND tool_name = 'Bash'", (sid,)).fetchall()
-strings = sum(1 for _, _, kind in rows if kind == "text")
-if strings:
-    print("  gap: %d of %d Bash tool responses are stored as bare strings (Codex's shape), so the observer"
-          " sees no stdout/stderr in them" % (strings, len(rows)))
-for tid, failed, _ in rows:
-    if exits.get(tid) not in (None, 0) and not failed:
-        print("  gap: %s exited %s (rollout) but is stored as not failed" % (tid, exits[tid]))
+bad = [r for r in rows if (r[1] == 1) != (exits.get(r[0]) not in (None, 0)) or (r[1] == 0 and r[2] != "object")]
+for r in rows:
+    print("  %s exit %s: failed=%s response=%s" % (r[0], exits.get(r[0]), r[1], r[2]))
+sys.exit(1 if bad or not any(r[1] for r in rows) else 0)
 PY
+check "the fix is a bugfix: the failing test, the edit, the passing test" \
+  test "$(sql "$db" "SELECT COUNT(*) FROM observations WHERE type = 'bugfix' AND title LIKE '%POOL_SIZE%'")" -ge 1
 
 # --- 3. The next session's model is sent the memory.
 check "a second codex exec in the project runs" codex_session pool-ask
@@ -268,8 +267,10 @@ check "a Claude Code session start in the project gets the Codex session's obser
 find "$codex_home/sessions" -name '*.jsonl' -exec touch -d '10 minutes ago' {} +
 counts="SELECT (SELECT COUNT(*) FROM sessions) || '/' || (SELECT COUNT(*) FROM user_prompts) || '/' || (SELECT COUNT(*) FROM tool_uses) || '/' || (SELECT COUNT(*) FROM observations)"
 before=$(sql "$db" "$counts")
-# Printed, not checked: the dry run counts sessions the hooks already captured as to be imported.
-CMEM_DATA_DIR=$data HOME=$home CODEX_HOME=$codex_home "$CMEM_BIN" import codex --dry-run 2>&1 | sed 's/^/  dry run: /' || true
+CMEM_DATA_DIR=$data HOME=$home CODEX_HOME=$codex_home "$CMEM_BIN" import codex --dry-run >"$out/dry.txt" 2>&1 || true
+sed 's/^/  dry run: /' "$out/dry.txt"
+check "the dry run finds nothing to import (the hooks captured it all)" \
+  grep -q 'would import 0 sessions, 0 prompts, 0 tool uses' "$out/dry.txt"
 CMEM_DATA_DIR=$data HOME=$home CODEX_HOME=$codex_home "$CMEM_BIN" import codex >"$out/import.txt" 2>&1 || true
 sed 's/^/  import: /' "$out/import.txt"
 after=$(sql "$db" "$counts")

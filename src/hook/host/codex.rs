@@ -33,7 +33,79 @@ pub(super) fn answer(event: HookEvent, claude: &str) -> String {
 
 /// Codex sends Claude Code's payload with a `turn_id` (the prompt's id, which the history
 /// import uses too) and reports `apply_patch` as `{"command": <patch>}`.
-pub(super) fn payloads(event: HookEvent, mut payload: Payload) -> Vec<Payload> {
+pub(super) fn normalize(event: HookEvent, payload: Payload) -> (HookEvent, Vec<Payload>) {
+    if event == HookEvent::PostToolUse && payload.str("tool_name") == Some("Bash") {
+        return shell(payload);
+    }
+    (event, payloads(event, payload))
+}
+
+/// Codex reports a shell call's output as a bare string and no exit code (even for a failing
+/// one): the output becomes Claude Code's `{stdout, …}`, and the exit code is read from the
+/// `item_completed` record Codex has already written to the session's rollout.
+fn shell(mut payload: Payload) -> (HookEvent, Vec<Payload>) {
+    if payload.str("prompt_id").is_none()
+        && let Some(turn) = payload.str("turn_id").map(String::from)
+    {
+        payload.0.insert("prompt_id".into(), json!(turn));
+    }
+    let output = match payload.0.remove("tool_response") {
+        Some(Value::String(s)) => s,
+        Some(Value::Null) | None => String::new(),
+        Some(other) => {
+            payload.0.insert("tool_response".into(), other);
+            return (HookEvent::PostToolUse, vec![payload]);
+        }
+    };
+    let exit = match (payload.str("transcript_path"), payload.str("tool_use_id")) {
+        (Some(path), Some(id)) => exit_code_in_rollout(std::path::Path::new(path), id),
+        _ => None,
+    };
+    match exit {
+        Some(code) if code != 0 => {
+            payload
+                .0
+                .insert("error".into(), json!(format!("Exit code {code}\n{output}")));
+            (HookEvent::PostToolUseFailure, vec![payload])
+        }
+        _ => {
+            payload.0.insert(
+                "tool_response".into(),
+                json!({"stdout": output, "stderr": "", "interrupted": false}),
+            );
+            (HookEvent::PostToolUse, vec![payload])
+        }
+    }
+}
+
+/// How much of the rollout's end is read for a call's exit code: the call was just made.
+const ROLLOUT_TAIL: u64 = 256 * 1024;
+
+/// The exit code of call `id`, from the `item_completed` `CommandExecution` line near the end
+/// of the rollout (Codex 0.169+; older versions write none, and the call counts as done).
+fn exit_code_in_rollout(path: &std::path::Path, id: &str) -> Option<i64> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut file = std::fs::File::open(path).ok()?;
+    let len = file.metadata().ok()?.len();
+    file.seek(SeekFrom::Start(len.saturating_sub(ROLLOUT_TAIL)))
+        .ok()?;
+    let mut tail = Vec::new();
+    file.take(ROLLOUT_TAIL).read_to_end(&mut tail).ok()?;
+    let quoted = format!("\"{id}\"");
+    tail.split(|b| *b == b'\n')
+        .rev()
+        .filter(|l| {
+            l.windows(quoted.len()).any(|w| w == quoted.as_bytes())
+                && l.windows(16).any(|w| w == b"CommandExecution")
+        })
+        .find_map(|l| {
+            let v: Value = serde_json::from_slice(l).ok()?;
+            let item = v.pointer("/payload/item")?;
+            (item.get("id")?.as_str()? == id).then(|| item.get("exit_code")?.as_i64())?
+        })
+}
+
+fn payloads(event: HookEvent, mut payload: Payload) -> Vec<Payload> {
     if payload.str("prompt_id").is_none()
         && let Some(turn) = payload.str("turn_id").map(String::from)
     {
@@ -105,7 +177,7 @@ mod tests {
         let p = payload(json!({"session_id": "s", "cwd": "/w", "turn_id": "t1",
             "tool_name": "apply_patch", "tool_use_id": "call_1",
             "tool_input": {"command": "*** Begin Patch\n*** Update File: a.py\n@@\n-X = 1\n+X = 2\n*** Add File: b.py\n+Y = 3\n*** End Patch"}}));
-        let out = payloads(HookEvent::PostToolUse, p);
+        let (_, out) = normalize(HookEvent::PostToolUse, p);
         assert_eq!(out.len(), 2);
         assert_eq!(out[0].str("tool_name"), Some("Edit"));
         assert_eq!(out[0].str("prompt_id"), Some("t1"));
@@ -123,5 +195,45 @@ mod tests {
         assert!(v.get("extra").is_none());
         let stop: Value = serde_json::from_str(&answer(HookEvent::Stop, claude)).unwrap();
         assert!(stop.get("hookSpecificOutput").is_none());
+    }
+
+    #[test]
+    fn a_shell_call_gets_stdout_and_the_exit_code_codex_wrote_to_the_rollout() {
+        let dir = tempfile::tempdir().unwrap();
+        let rollout = dir.path().join("rollout.jsonl");
+        std::fs::write(
+            &rollout,
+            concat!(
+                r#"{"timestamp":"t","type":"event_msg","payload":{"type":"item_completed","item":{"type":"CommandExecution","id":"call_a","status":"failed","exit_code":1}}}"#,
+                "\n",
+                r#"{"timestamp":"t","type":"event_msg","payload":{"type":"item_completed","item":{"type":"CommandExecution","id":"call_b","status":"completed","exit_code":0}}}"#,
+                "\n"
+            ),
+        )
+        .unwrap();
+        let call = |id: &str| {
+            payload(
+                json!({"session_id": "s", "cwd": "/w", "turn_id": "t1", "tool_name": "Bash",
+                "tool_use_id": id, "transcript_path": rollout.to_string_lossy(),
+                "tool_input": {"command": "pytest"}, "tool_response": "FAILED (failures=1)\n"}),
+            )
+        };
+        let (e, out) = normalize(HookEvent::PostToolUse, call("call_a"));
+        assert_eq!(e, HookEvent::PostToolUseFailure);
+        assert_eq!(
+            out[0].str("error"),
+            Some("Exit code 1\nFAILED (failures=1)\n")
+        );
+        let (e, out) = normalize(HookEvent::PostToolUse, call("call_b"));
+        assert_eq!(e, HookEvent::PostToolUse);
+        assert_eq!(out[0].0["tool_response"]["stdout"], "FAILED (failures=1)\n");
+        assert_eq!(out[0].str("prompt_id"), Some("t1"));
+        // No rollout (an older Codex): the call counts as done.
+        let mut p = call("call_c");
+        p.0.remove("transcript_path");
+        assert_eq!(
+            normalize(HookEvent::PostToolUse, p).0,
+            HookEvent::PostToolUse
+        );
     }
 }

@@ -83,7 +83,7 @@ impl Host {
     pub(crate) fn normalize(self, event: HookEvent, payload: Payload) -> (HookEvent, Vec<Payload>) {
         match self {
             Host::Claude => (event, vec![payload]),
-            Host::Codex => (event, codex::payloads(event, payload)),
+            Host::Codex => codex::normalize(event, payload),
             Host::Gemini => gemini::normalize(event, payload),
             Host::Cursor => cursor::normalize(event, payload),
             Host::Copilot => copilot::normalize(event, payload),
