@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Whole-process benchmarks of cmem's hooks (stdlib only; figures go in the README).
 
-    scripts/bench.py post-tool-use [--runs N] [--tool-uses N] [--payload-kib N] [--bin PATH]
-    scripts/bench.py session-start [--runs N] [--sizes 1000,10000,100000] [--bin PATH]
+    scripts/bench.py post-tool-use [--runs N] [--tool-uses N] [--payload-kib N] [--host H] [--bin PATH]
+    scripts/bench.py session-start [--runs N] [--sizes 1000,10000,100000] [--host H] [--bin PATH]
     scripts/bench.py stop [--runs N] [--bin PATH]
     scripts/bench.py mcp [--runs N] [--bin PATH]   (handshake round trip; mem_search step 1 at 100k)
     scripts/bench.py tui [--runs N] [--keys N] [--bin PATH]
@@ -125,6 +125,54 @@ def bench_home(prefix, project):
     return tmp, data, work, env
 
 
+# Each host's name for the events, and where its session-start answer holds the context.
+HOST_POST_TOOL_USE = {"claude": "post-tool-use", "codex": "PostToolUse", "gemini": "AfterTool",
+                      "cursor": "postToolUse", "copilot": "postToolUse"}
+HOST_SESSION_START = {"claude": "session-start", "codex": "SessionStart", "gemini": "SessionStart",
+                      "cursor": "sessionStart", "copilot": "sessionStart"}
+
+
+def host_tool_payload(host, i, work, content, rollout):
+    """A tool call's PostToolUse payload in the host's documented shape (a file read; Codex,
+    which has no Read tool, reads it with a shell command)."""
+    path = str(work / "src/lib.rs")
+    if host == "codex":
+        return {"session_id": "bench", "turn_id": "t1", "cwd": str(work), "hook_event_name": "PostToolUse",
+                "model": "gpt-5.5", "transcript_path": str(rollout), "tool_name": "Bash",
+                "tool_use_id": f"call_bench_{i}", "tool_input": {"command": "cat src/lib.rs"}, "tool_response": content}
+    if host == "gemini":
+        return {"session_id": "bench", "cwd": str(work), "hook_event_name": "AfterTool",
+                "timestamp": f"2026-12-05T10:00:{i % 60:02d}.{i:03d}Z", "tool_name": "read_file",
+                "tool_input": {"file_path": "src/lib.rs"}, "tool_response": {"llmContent": content, "returnDisplay": ""}}
+    if host == "cursor":
+        return {"conversation_id": "bench", "generation_id": "g1", "hook_event_name": "postToolUse",
+                "workspace_roots": [str(work)], "tool_name": "Read", "tool_input": {"path": path},
+                "tool_output": json.dumps({"content": content}), "tool_use_id": f"toolu_bench_{i}"}
+    if host == "copilot":
+        return {"sessionId": "bench", "timestamp": 1796486400000 + i, "cwd": str(work), "toolName": "view",
+                "toolArgs": json.dumps({"path": path}), "toolResult": {"resultType": "success", "textResultForLlm": content}}
+    return {"session_id": "bench", "cwd": str(work), "hook_event_name": "PostToolUse",
+            "tool_name": "Read", "tool_use_id": f"toolu_bench_{i}", "tool_input": {"file_path": path},
+            "tool_response": {"type": "text", "file": {"filePath": path, "content": content}}}
+
+
+def host_start_payload(host, session, work):
+    if host == "cursor":
+        return {"conversation_id": session, "session_id": session, "hook_event_name": "sessionStart",
+                "workspace_roots": [str(work)]}
+    if host == "copilot":
+        return {"sessionId": session, "timestamp": 1796486400000, "cwd": str(work), "source": "new"}
+    return {"session_id": session, "cwd": str(work), "hook_event_name": "SessionStart", "source": "startup"}
+
+
+def host_context(host, answer):
+    if host == "cursor":
+        return answer.get("additional_context", "")
+    if host == "copilot":
+        return answer.get("additionalContext", "")
+    return answer["hookSpecificOutput"]["additionalContext"]
+
+
 def bench_post_tool_use(args, cmem):
     tmp, data, work, env = bench_home("cmem-bench-", "work")
     first = tmp / "first.json"
@@ -134,46 +182,52 @@ def bench_post_tool_use(args, cmem):
 
     payloads = []
     content = ("fn line_of_code() { let x = 42; }\n" * (args.payload_kib * 1024 // 34 + 1))[: args.payload_kib * 1024]
+    rollout = tmp / "rollout.jsonl"
+    if args.host == "codex":  # the Codex adapter reads each shell call's exit code from it
+        rollout.write_text("".join(json.dumps({"timestamp": "2026-12-05T10:00:00.000Z", "type": "event_msg", "payload": {
+            "type": "item_completed", "item": {"type": "CommandExecution", "id": f"call_bench_{i}", "status": "completed",
+                                               "exit_code": 0, "aggregated_output": content[:400]}}}) + "\n"
+                                   for i in range(args.runs)))
     for i in range(args.runs):
         p = tmp / f"p{i}.json"
-        p.write_text(json.dumps({
-            "session_id": "bench", "cwd": str(work), "hook_event_name": "PostToolUse",
-            "tool_name": "Read", "tool_use_id": f"toolu_bench_{i}",
-            "tool_input": {"file_path": str(work / "src/lib.rs")},
-            "tool_response": {"type": "text", "file": {"filePath": str(work / "src/lib.rs"), "content": content}},
-        }))
+        p.write_text(json.dumps(host_tool_payload(args.host, i, work, content, rollout)))
         payloads.append(p)
 
+    argv = [str(cmem), "hook"] + (["--host", args.host] if args.host != "claude" else []) + [HOST_POST_TOOL_USE[args.host]]
     baseline = [spawn_timed(["/bin/true"], payloads[0], env) for _ in range(50)]
     for p in payloads[:10]:  # warm the page cache and the WAL
-        spawn_timed([str(cmem), "hook", "post-tool-use"], p, env)
-    samples = [spawn_timed([str(cmem), "hook", "post-tool-use"], p, env) for p in payloads[10:]]
+        spawn_timed(argv, p, env)
+    samples = [spawn_timed(argv, p, env) for p in payloads[10:]]
     con = sqlite3.connect(data / "cmem.db")
     rows = con.execute("SELECT COUNT(*) FROM tool_uses").fetchone()[0]
     expected = args.tool_uses + len(payloads)
     if rows != expected:
         sys.exit(f"expected {expected} tool_uses rows after the runs, found {rows}")
     kib = len(payloads[0].read_bytes()) / 1024
-    print(f"cmem hook post-tool-use: {kib:.1f} KiB payload, DB with {args.tool_uses:,} tool uses, {os.cpu_count()} cores")
+    print(f"cmem hook post-tool-use (--host {args.host}): {kib:.1f} KiB payload, DB with {args.tool_uses:,} tool uses, "
+          f"{os.cpu_count()} cores")
     summary("cmem hook post-tool-use", samples)
     summary("harness spawn overhead (/bin/true)", baseline)
 
 
 def bench_session_start(args, cmem):
-    print(f"cmem hook session-start: one project holding all observations, {os.cpu_count()} cores")
+    print(f"cmem hook session-start (--host {args.host}): one project holding all observations, {os.cpu_count()} cores")
     for n in args.sizes:
         tmp, data, work, env = bench_home("cmem-bench-ss-", "acme-api")
         subprocess.run([str(cmem), "dev", "generate", "--observations", str(n), "--projects", "acme-api",
                         "--days", "365"], env=env, check=True, stdout=subprocess.DEVNULL)
-        payload = tmp / "start.json"
-        payload.write_text(json.dumps({"session_id": "bench", "cwd": str(work), "hook_event_name": "SessionStart",
-                                       "source": "startup"}))
-        argv = [str(cmem), "hook", "session-start"]
-        for _ in range(10):
-            spawn_timed(argv, payload, env)
-        samples = [spawn_timed(argv, payload, env) for _ in range(args.runs)]
-        out = subprocess.run(argv, stdin=payload.open("rb"), env=env, capture_output=True, check=True).stdout
-        ctx = json.loads(out)["hookSpecificOutput"]["additionalContext"]
+        # A session each run: Copilot's adapter injects the memory once per session.
+        starts = []
+        for i in range(args.runs + 11):
+            payload = tmp / f"start{i}.json"
+            payload.write_text(json.dumps(host_start_payload(args.host, f"bench{i}", work)))
+            starts.append(payload)
+        argv = [str(cmem), "hook"] + (["--host", args.host] if args.host != "claude" else []) + [HOST_SESSION_START[args.host]]
+        for p in starts[:10]:
+            spawn_timed(argv, p, env)
+        samples = [spawn_timed(argv, p, env) for p in starts[10:-1]]
+        out = subprocess.run(argv, stdin=starts[-1].open("rb"), env=env, capture_output=True, check=True).stdout
+        ctx = host_context(args.host, json.loads(out))
         rows = sum(1 for line in ctx.splitlines() if line.split(" ", 1)[0].isdigit())
         if rows == 0:
             sys.exit("session-start injected no observation rows")
@@ -790,6 +844,8 @@ def main():
     ap.add_argument("--runs", type=int, default=None)
     ap.add_argument("--tool-uses", type=int, default=10_000)
     ap.add_argument("--payload-kib", type=int, default=10)
+    ap.add_argument("--host", default="claude", choices=sorted(HOST_POST_TOOL_USE),
+                    help="post-tool-use, session-start: the agent whose payloads and answers are used")
     ap.add_argument("--history-tool-uses", type=int, default=100_000,
                     help="import: tool uses in the generated Claude Code history")
     ap.add_argument("--keys", type=int, default=200, help="tui: key presses per run")
