@@ -240,7 +240,7 @@ pub(crate) fn parse_cmem_hook_command(command: &str) -> Option<(PathBuf, HookEve
     Some((PathBuf::from(program), HookEvent::parse(event)?))
 }
 
-fn is_cmem_hook(entry: &Value) -> bool {
+pub(super) fn is_cmem_hook(entry: &Value) -> bool {
     entry
         .get("command")
         .and_then(Value::as_str)
@@ -282,14 +282,14 @@ fn remove_cmem_entries(groups: &mut Vec<Value>) -> bool {
     removed
 }
 
-fn pointer(path: &[&str]) -> String {
+pub(super) fn pointer(path: &[&str]) -> String {
     path.iter()
         .map(|p| format!("/{}", p.replace('~', "~0").replace('/', "~1")))
         .collect()
 }
 
 /// Gets `obj[key]` as an object, creating it (and recording that) when absent.
-fn child_object<'a>(
+pub(super) fn child_object<'a>(
     obj: &'a mut Map<String, Value>,
     key: &str,
     here: &str,
@@ -356,7 +356,7 @@ fn desired_server(binary: &Path) -> Value {
     })
 }
 
-fn is_cmem_server(server: &Value) -> bool {
+pub(super) fn is_cmem_server(server: &Value) -> bool {
     let command = server.get("command").and_then(Value::as_str).unwrap_or("");
     let args = server.get("args").and_then(Value::as_array);
     Path::new(command)
@@ -406,7 +406,7 @@ fn uninstall_mcp(root: &mut Value, parent: &[String]) {
 /// Removes the containers install created, deepest first, if they are empty now. Without a
 /// record (install ran with another data dir), cmem's own well-known containers are removed
 /// when empty.
-fn prune_created(root: &mut Value, created: Option<&Vec<String>>, fallback: &[String]) {
+pub(super) fn prune_created(root: &mut Value, created: Option<&Vec<String>>, fallback: &[String]) {
     let mut pointers: Vec<String> = created.cloned().unwrap_or_else(|| fallback.to_vec());
     pointers.sort_by_key(|p| std::cmp::Reverse(p.matches('/').count()));
     for p in pointers {
@@ -443,7 +443,7 @@ fn fallback_hook_containers() -> Vec<String> {
 
 /// What install did to one file, so uninstall can undo exactly that.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-struct FileRecord {
+pub(super) struct FileRecord {
     /// JSON pointers of the containers install created; `""` is the file itself.
     #[serde(default)]
     created: Vec<String>,
@@ -458,17 +458,17 @@ struct FileRecord {
 }
 
 impl FileRecord {
-    fn is_empty(&self) -> bool {
+    pub(super) fn is_empty(&self) -> bool {
         self.created.is_empty() && self.written.is_none() && self.dirs.is_empty()
     }
 
-    fn created_file(&self) -> bool {
+    pub(super) fn created_file(&self) -> bool {
         self.created.iter().any(String::is_empty)
     }
 }
 
 /// Per absolute file path. Older versions kept only the list of created containers.
-type Record = BTreeMap<String, FileRecord>;
+pub(super) type Record = BTreeMap<String, FileRecord>;
 
 #[derive(Deserialize)]
 #[serde(untagged)]
@@ -484,7 +484,7 @@ fn record_path() -> PathBuf {
         .join("install-state.json")
 }
 
-fn load_record() -> Record {
+pub(super) fn load_record() -> Record {
     let stored: BTreeMap<String, StoredRecord> = std::fs::read_to_string(record_path())
         .ok()
         .and_then(|t| serde_json::from_str(&t).ok())
@@ -513,11 +513,11 @@ fn save_record(record: &Record) -> Result<()> {
         .with_context(|| format!("cannot write {}", path.display()))
 }
 
-fn key(path: &Path) -> String {
+pub(super) fn key(path: &Path) -> String {
     path.to_string_lossy().into_owned()
 }
 
-fn sha256(text: &str) -> String {
+pub(super) fn sha256(text: &str) -> String {
     Sha256::digest(text.as_bytes())
         .iter()
         .map(|b| format!("{b:02x}"))
@@ -535,70 +535,89 @@ fn missing_dirs(path: &Path) -> Vec<PathBuf> {
 }
 
 /// What happens to one file.
-struct Plan<'a> {
-    file: &'a JsonFile,
+pub(super) struct Plan {
+    pub(super) path: PathBuf,
+    /// The text as found (`None`: no file).
+    pub(super) original: Option<String>,
     /// The text to leave; `None`: remove the file.
-    after: Option<String>,
-    record: FileRecord,
+    pub(super) after: Option<String>,
+    pub(super) record: FileRecord,
     /// Install: the backup to write first (the file as found).
-    backup: Option<String>,
+    pub(super) backup: Option<String>,
     /// Uninstall: the text from before cmem went back exactly, so its backup goes too.
-    restored: bool,
+    pub(super) restored: bool,
 }
 
-impl Plan<'_> {
+impl Plan {
     fn changes(&self) -> bool {
-        self.after.as_deref() != self.file.original.as_deref()
+        self.after.as_deref() != self.original.as_deref()
     }
 }
 
 /// Install: the edited file; its backup and record say how to undo it exactly later.
-fn plan_install<'a>(
-    file: &'a JsonFile,
+fn plan_install(
+    file: &JsonFile,
     before: &Value,
     strip: impl Fn(&mut Value),
     created: Vec<String>,
     old: Option<&FileRecord>,
-) -> Plan<'a> {
+) -> Plan {
+    let mut stripped = before.clone();
+    strip(&mut stripped);
+    let had_cmem = stripped != *before;
+    let after = file.changed().then(|| file.render());
+    plan_install_text(
+        &file.path,
+        file.original.clone(),
+        after,
+        had_cmem,
+        created,
+        old,
+    )
+}
+
+/// Install of any file: `after` is its new text (`None`: unchanged); `had_cmem`, whether the
+/// file as found already held cmem's entries.
+pub(super) fn plan_install_text(
+    path: &Path,
+    original: Option<String>,
+    after: Option<String>,
+    had_cmem: bool,
+    created: Vec<String>,
+    old: Option<&FileRecord>,
+) -> Plan {
     let mut record = old.cloned().unwrap_or_default();
     for c in created {
         if !record.created.contains(&c) {
             record.created.push(c);
         }
     }
-    let after = Some(file.render());
-    if !file.changed() {
+    let Some(after) = after.filter(|a| Some(a) != original.as_ref()) else {
         return Plan {
-            file,
-            after: file.original.clone(),
+            path: path.to_path_buf(),
+            after: original.clone(),
+            original,
             record,
             backup: None,
             restored: false,
         };
-    }
-    let backup_path = super::jsonfile::backup_path(&file.path);
+    };
+    let backup_path = super::jsonfile::backup_path(path);
     // Still exactly what cmem wrote last: the text from before cmem is still known.
     let still_ours = record.written.is_some()
-        && record.written == file.original.as_deref().map(sha256)
+        && record.written == original.as_deref().map(sha256)
         && (record.created_file() || backup_path.exists());
-    let mut stripped = before.clone();
-    strip(&mut stripped);
     // Nothing of cmem's in it yet: the file as found is the text to go back to.
-    let pristine = !still_ours && (file.original.is_none() || stripped == *before);
-    let backup = if still_ours {
-        None
-    } else {
-        file.original.clone()
-    };
-    if file.original.is_none() && !still_ours {
-        record.dirs = missing_dirs(&file.path).iter().map(|d| key(d)).collect();
+    let pristine = !still_ours && (original.is_none() || !had_cmem);
+    let backup = if still_ours { None } else { original.clone() };
+    if original.is_none() && !still_ours {
+        record.dirs = missing_dirs(path).iter().map(|d| key(d)).collect();
     }
-    record.written = (still_ours || pristine)
-        .then(|| after.as_deref().map(sha256))
-        .flatten();
+    record.written = (still_ours || pristine).then(|| sha256(&after));
     Plan {
-        file,
-        after,
+        path: path.to_path_buf(),
+        original,
+        after: Some(after),
         record,
         backup,
         restored: false,
@@ -607,46 +626,137 @@ fn plan_install<'a>(
 
 /// Uninstall: the text from before cmem when the file is still as cmem left it, else `edited`
 /// (cmem's entries taken out of what is there now; `None` removes a file install created).
-fn plan_uninstall<'a>(
-    file: &'a JsonFile,
+pub(super) fn plan_uninstall(
+    path: &Path,
+    original: Option<String>,
     edited: Option<String>,
     old: Option<&FileRecord>,
-) -> Result<Plan<'a>> {
+) -> Result<Plan> {
     let record = old.cloned().unwrap_or_default();
-    let backup_path = super::jsonfile::backup_path(&file.path);
-    let unchanged =
-        record.written.is_some() && record.written == file.original.as_deref().map(sha256);
+    let backup_path = super::jsonfile::backup_path(path);
+    let unchanged = record.written.is_some() && record.written == original.as_deref().map(sha256);
+    let plan = |after, backup, restored| Plan {
+        path: path.to_path_buf(),
+        original: original.clone(),
+        after,
+        record: record.clone(),
+        backup,
+        restored,
+    };
     if unchanged && record.created_file() {
-        return Ok(Plan {
-            file,
-            after: None,
-            record,
-            backup: None,
-            restored: true,
-        });
+        return Ok(plan(None, None, true));
     }
     if unchanged && backup_path.exists() {
         let text = std::fs::read_to_string(&backup_path)
             .with_context(|| format!("cannot read the backup {}", backup_path.display()))?;
-        return Ok(Plan {
-            file,
-            after: Some(text),
-            record,
-            backup: None,
-            restored: true,
-        });
+        return Ok(plan(Some(text), None, true));
     }
     // Without a backup from install, the file as found now is kept before it is edited.
     let backup = (!backup_path.exists() && edited.is_some())
-        .then(|| file.original.clone())
+        .then(|| original.clone())
         .flatten();
-    Ok(Plan {
-        file,
-        after: edited,
-        record,
-        backup,
-        restored: false,
-    })
+    Ok(plan(edited, backup, false))
+}
+
+/// A JSON file after cmem's entries were taken out: `None` when install created it and nothing
+/// is left in it (or it never existed).
+pub(super) fn uninstalled_json(file: &JsonFile, record: &Record) -> Option<String> {
+    let made_it = record
+        .get(&key(&file.path))
+        .is_some_and(FileRecord::created_file);
+    if file.original.is_none() || (made_it && file.value.as_object().is_some_and(Map::is_empty)) {
+        None
+    } else if file.changed() {
+        Some(file.render())
+    } else {
+        file.original.clone()
+    }
+}
+
+/// What applying the plans did.
+pub(super) struct Applied {
+    pub(super) changed: usize,
+    pub(super) kept_backups: Vec<PathBuf>,
+}
+
+/// Writes the plans (backups first) and the record; on a dry run prints the diffs instead and
+/// returns `None`.
+pub(super) fn apply(
+    plans: &[Plan],
+    action: Action,
+    dry_run: bool,
+    record: &mut Record,
+) -> Result<Option<Applied>> {
+    if dry_run {
+        let mut any = false;
+        for plan in plans.iter().filter(|p| p.changes()) {
+            any = true;
+            match &plan.after {
+                Some(text) => print!(
+                    "{}",
+                    super::jsonfile::unified_diff(
+                        plan.original.as_deref().unwrap_or_default(),
+                        text,
+                        &plan.path.display().to_string()
+                    )
+                ),
+                None => println!(
+                    "cmem: would remove {} (install created it)",
+                    plan.path.display()
+                ),
+            }
+        }
+        if !any {
+            println!("cmem: nothing to change");
+        }
+        return Ok(None);
+    }
+    let mut changed = 0;
+    let mut kept_backups = Vec::new();
+    for plan in plans {
+        let path = &plan.path;
+        let backup = super::jsonfile::backup_path(path);
+        if plan.changes() {
+            changed += 1;
+            if let Some(text) = &plan.backup {
+                std::fs::create_dir_all(path.parent().unwrap_or(Path::new(".")))?;
+                std::fs::write(&backup, text)
+                    .with_context(|| format!("cannot write the backup {}", backup.display()))?;
+            }
+            match &plan.after {
+                Some(text) => super::jsonfile::write_atomic(path, text)?,
+                None => std::fs::remove_file(path)
+                    .with_context(|| format!("cannot remove {}", path.display()))?,
+            }
+        }
+        let file_key = key(path);
+        match action {
+            Action::Install => {
+                record.insert(file_key, plan.record.clone());
+            }
+            Action::Uninstall => {
+                let removed_ours = plan.after.is_none() && plan.record.created_file();
+                if plan.restored || (removed_ours && plan.changes()) {
+                    let _ = std::fs::remove_file(&backup);
+                } else if plan.changes() && backup.exists() {
+                    kept_backups.push(backup);
+                }
+                if plan.after.is_none() {
+                    // Directories install created for the file, if nothing else is in them.
+                    for dir in &plan.record.dirs {
+                        let _ = std::fs::remove_dir(dir);
+                    }
+                }
+                record.remove(&file_key);
+            }
+        }
+    }
+    record.retain(|_, v| !v.is_empty());
+    save_record(record)?;
+    Ok(Some(Applied {
+        changed,
+        kept_backups,
+    }))
 }
 
 pub(crate) fn run(args: &InstallArgs, action: Action) -> Result<ExitCode> {
@@ -711,91 +821,30 @@ pub(crate) fn run(args: &InstallArgs, action: Action) -> Result<ExitCode> {
                 &[pointer(&parent)],
             );
             // A file install had to create is removed again once nothing is left in it.
-            let edited = |file: &JsonFile| -> Option<String> {
-                let made_it = record
-                    .get(&key(&file.path))
-                    .is_some_and(FileRecord::created_file);
-                if file.original.is_none()
-                    || (made_it && file.value.as_object().is_some_and(Map::is_empty))
-                {
-                    None
-                } else if file.changed() {
-                    Some(file.render())
-                } else {
-                    file.original.clone()
-                }
-            };
             [
                 plan_uninstall(
-                    &settings,
-                    edited(&settings),
+                    &settings.path,
+                    settings.original.clone(),
+                    uninstalled_json(&settings, &record),
                     record.get(&key(&settings.path)),
                 )?,
-                plan_uninstall(&mcp, edited(&mcp), record.get(&key(&mcp.path)))?,
+                plan_uninstall(
+                    &mcp.path,
+                    mcp.original.clone(),
+                    uninstalled_json(&mcp, &record),
+                    record.get(&key(&mcp.path)),
+                )?,
             ]
         }
     };
 
-    if args.dry_run {
-        let mut any = false;
-        for plan in plans.iter().filter(|p| p.changes()) {
-            any = true;
-            match &plan.after {
-                Some(text) => print!("{}", plan.file.diff_to(text)),
-                None => println!(
-                    "cmem: would remove {} (install created it)",
-                    plan.file.path.display()
-                ),
-            }
-        }
-        if !any {
-            println!("cmem: nothing to change");
-        }
+    let Some(Applied {
+        changed,
+        kept_backups,
+    }) = apply(&plans, action, args.dry_run, &mut record)?
+    else {
         return Ok(ExitCode::SUCCESS);
-    }
-
-    let mut changed = 0;
-    let mut kept_backups = Vec::new();
-    for plan in &plans {
-        let path = &plan.file.path;
-        let backup = super::jsonfile::backup_path(path);
-        if plan.changes() {
-            changed += 1;
-            if let Some(text) = &plan.backup {
-                std::fs::create_dir_all(path.parent().unwrap_or(Path::new(".")))?;
-                std::fs::write(&backup, text)
-                    .with_context(|| format!("cannot write the backup {}", backup.display()))?;
-            }
-            match &plan.after {
-                Some(text) => super::jsonfile::write_atomic(path, text)?,
-                None => std::fs::remove_file(path)
-                    .with_context(|| format!("cannot remove {}", path.display()))?,
-            }
-        }
-        let file_key = key(path);
-        match action {
-            Action::Install => {
-                record.insert(file_key, plan.record.clone());
-            }
-            Action::Uninstall => {
-                let removed_ours = plan.after.is_none() && plan.record.created_file();
-                if plan.restored || (removed_ours && plan.changes()) {
-                    let _ = std::fs::remove_file(&backup);
-                } else if plan.changes() && backup.exists() {
-                    kept_backups.push(backup);
-                }
-                if plan.after.is_none() {
-                    // Directories install created for the file, if nothing else is in them.
-                    for dir in &plan.record.dirs {
-                        let _ = std::fs::remove_dir(dir);
-                    }
-                }
-                record.remove(&file_key);
-            }
-        }
-    }
-    record.retain(|_, v| !v.is_empty());
-    save_record(&record)?;
+    };
 
     let scope = format!("{:?}", args.scope).to_lowercase();
     match (action, changed) {

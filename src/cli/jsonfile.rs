@@ -87,13 +87,6 @@ impl JsonFile {
     pub(crate) fn changed(&self) -> bool {
         self.original.as_deref() != Some(self.render().as_str())
     }
-
-    /// A unified diff from the file as found to `after`, for `--dry-run`.
-    pub(crate) fn diff_to(&self, after: &str) -> String {
-        let before = self.original.clone().unwrap_or_default();
-        let label = self.path.display().to_string();
-        unified_diff(&before, after, &label)
-    }
 }
 
 /// Replaces `path` with `text` atomically (a temporary file beside it, then a rename), keeping
