@@ -77,6 +77,7 @@ pub(crate) fn run(args: &DoctorArgs, face: &super::face::Face) -> Result<ExitCod
     check_spool(&mut r, &data_dir);
     check_disk(&mut r, &data_dir);
     check_install(&mut r)?;
+    check_hosts(&mut r);
     check_log(&mut r, &data_dir);
     println!();
     Ok(match r.worst {
@@ -188,6 +189,65 @@ fn check_database(r: &mut Report, settings: &config::Settings, init: bool) {
     }
     check_quarantine(r, &store);
     check_search(r, &store, settings.search.semantic, &settings.data_dir());
+}
+
+/// The other agents found on this machine: whether cmem's hooks and MCP server are in their
+/// files, and for Codex whether it trusts the hooks (it skips untrusted ones silently).
+fn check_hosts(r: &mut Report) {
+    use crate::hook::Host;
+    for host in [Host::Codex, Host::Gemini, Host::Cursor, Host::Copilot] {
+        let found = super::install_hosts::inspect(host);
+        if !found.present {
+            continue;
+        }
+        let what = format!("{} hooks", host.name());
+        if found.events.is_empty() {
+            r.line(
+                Status::Ok,
+                &what,
+                format!(
+                    "{} is here, cmem is not installed for it (`cmem install --host {}`)",
+                    crate::model::host_name(host.name()),
+                    host.name()
+                ),
+            );
+            continue;
+        }
+        let mcp = if found.mcp {
+            "and the MCP server"
+        } else {
+            "(no MCP server)"
+        };
+        if found.events.len() < found.expected {
+            r.line(
+                Status::Warn,
+                &what,
+                format!("{} of {} events {mcp}", found.events.len(), found.expected),
+            );
+            r.hint(&format!("run `cmem install --host {}` again", host.name()));
+        } else if !found.untrusted.is_empty() {
+            r.line(
+                Status::Warn,
+                &what,
+                format!(
+                    "installed {mcp}, but Codex does not trust {} yet: it skips them without a word",
+                    found.untrusted.join(", ")
+                ),
+            );
+            r.hint("start `codex`, type /hooks and trust cmem's hooks");
+        } else {
+            let trusted = if host == Host::Codex {
+                " (trusted)"
+            } else {
+                ""
+            };
+            r.line(
+                Status::Ok,
+                &what,
+                format!("{} events{trusted} {mcp}", found.events.len()),
+            );
+        }
+    }
 }
 
 /// Past sessions on disk that could become memory: named while the memory is empty (the
@@ -507,7 +567,21 @@ fn check_install(r: &mut Report) -> Result<()> {
             }
         }
     }
-    if !any_hooks {
+    let other_agent = || {
+        use crate::hook::Host;
+        [Host::Codex, Host::Gemini, Host::Cursor, Host::Copilot]
+            .into_iter()
+            .any(|h| !super::install_hosts::inspect(h).events.is_empty())
+    };
+    if !any_hooks && other_agent() {
+        // Memory for another agent only: Claude Code without cmem is a choice, not a fault.
+        r.line(
+            Status::Ok,
+            "hooks",
+            format!("not installed for Claude Code (`{cmem} install` adds them)"),
+        );
+        hinted = true;
+    } else if !any_hooks {
         r.line(
             Status::Fail,
             "hooks",
@@ -518,7 +592,9 @@ fn check_install(r: &mut Report) -> Result<()> {
         ));
         hinted = true;
     }
-    if !any_mcp {
+    if !any_mcp && !any_hooks && other_agent() {
+        r.line(Status::Ok, "mcp server", "not registered with Claude Code");
+    } else if !any_mcp {
         r.line(
             Status::Fail,
             "mcp server",

@@ -19,7 +19,7 @@ use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
 use super::jsonfile::JsonFile;
-use crate::hook::HookEvent;
+use crate::hook::{HookEvent, Host};
 use crate::names::MCP_SERVER_NAME;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -46,6 +46,9 @@ pub(crate) struct InstallArgs {
     /// The project for --scope project/local (default: the git top level of the current dir)
     #[arg(long)]
     pub project_dir: Option<PathBuf>,
+    /// The agent: claude (default), codex, gemini, cursor or copilot (user scope)
+    #[arg(long, default_value = "claude", value_parser = parse_host)]
+    pub host: Host,
     /// Install only: also turn the past Claude Code and Codex sessions on disk into memory now
     /// (`cmem import claude-code`, `cmem import codex`)
     #[arg(long)]
@@ -226,18 +229,28 @@ fn shell_words(cmd: &str) -> Vec<String> {
 
 /// If `command` is a cmem hook command, its binary and event.
 pub(crate) fn parse_cmem_hook_command(command: &str) -> Option<(PathBuf, HookEvent)> {
+    parse_cmem_hook(command).map(|(program, _, event)| (program, event))
+}
+
+/// If `command` is a cmem hook command (`cmem hook EVENT` or `cmem hook --host H EVENT`), its
+/// binary, host and event.
+pub(crate) fn parse_cmem_hook(command: &str) -> Option<(PathBuf, Host, HookEvent)> {
     let words = shell_words(command);
-    let [program, hook, event] = words.as_slice() else {
-        return None;
+    let (program, host, event) = match words.as_slice() {
+        [program, hook, event] if hook == "hook" => (program, Host::Claude, event),
+        [program, hook, flag, host, event] if hook == "hook" && flag == "--host" => {
+            (program, Host::parse(host)?, event)
+        }
+        _ => return None,
     };
     let name = Path::new(program)
         .file_name()?
         .to_string_lossy()
         .into_owned();
-    if !name.starts_with("cmem") || hook != "hook" {
+    if !name.starts_with("cmem") {
         return None;
     }
-    Some((PathBuf::from(program), HookEvent::parse(event)?))
+    Some((PathBuf::from(program), host, host.event(event)?))
 }
 
 pub(super) fn is_cmem_hook(entry: &Value) -> bool {
@@ -446,7 +459,7 @@ fn fallback_hook_containers() -> Vec<String> {
 pub(super) struct FileRecord {
     /// JSON pointers of the containers install created; `""` is the file itself.
     #[serde(default)]
-    created: Vec<String>,
+    pub(super) created: Vec<String>,
     /// SHA-256 of the text install last wrote, kept only while the file's text from before cmem
     /// is known (in `<file>.cmem-backup`, or "no file" when install created it): if the file
     /// still reads so at uninstall, that text goes back byte for byte.
@@ -759,11 +772,30 @@ pub(super) fn apply(
     }))
 }
 
+fn parse_host(name: &str) -> std::result::Result<Host, String> {
+    Host::parse(name).ok_or_else(|| {
+        let known: Vec<&str> = Host::ALL.iter().map(|h| h.name()).collect();
+        format!(
+            "unknown agent {name:?}; cmem installs into {}",
+            known.join(", ")
+        )
+    })
+}
+
 pub(crate) fn run(args: &InstallArgs, action: Action) -> Result<ExitCode> {
     let binary = match &args.binary {
         Some(b) => std::path::absolute(b).context("cannot make --binary absolute")?,
         None => current_binary()?,
     };
+    if args.host != Host::Claude {
+        if args.scope != Scope::User {
+            bail!(
+                "--scope {:?} is for Claude Code; other agents are installed for the user only",
+                args.scope
+            );
+        }
+        return super::install_hosts::run(args.host, &binary, action, args.dry_run);
+    }
     let project_dir = match &args.project_dir {
         Some(d) => std::path::absolute(d).context("cannot make --project-dir absolute")?,
         None => default_project_dir()?,

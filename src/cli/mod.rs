@@ -10,6 +10,7 @@ mod face;
 mod forget;
 mod history;
 pub mod install;
+mod install_hosts;
 mod jsonedit;
 pub mod jsonfile;
 mod keep_memory;

@@ -30,6 +30,7 @@ mod hook_hosts;
 mod hook_payload_fuzz;
 mod import_export;
 mod install;
+mod install_hosts;
 mod layers;
 mod mcp_lines;
 mod mcp_transcripts;
