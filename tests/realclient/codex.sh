@@ -11,14 +11,16 @@
 # of the run, and refuses and logs anything else). CMEM_CODEX_SAVE_SAMPLES=1 also writes the hook
 # payloads Codex sent (paths under /home/dev) to kit/samples/codex-hook-<Event>.json.
 #
-# How cmem's hooks get into Codex (what `cmem install --host codex` will have to do):
+# How cmem's hooks get into Codex: `cmem install --host codex` writes them, then they are trusted
+# the way Codex's /hooks does, and at the end `cmem uninstall --host codex` takes them out:
 #  * $CODEX_HOME/hooks.json, root keys `description` and `hooks` only, shaped like Claude Code's:
 #      {"hooks": {"<Event>": [{"matcher"?: "...", "hooks": [{"type": "command",
 #                                                             "command": "...", "timeout": <s>}]}]}}
 #    Events used: SessionStart, UserPromptSubmit, PostToolUse, Stop, SessionEnd (Codex 0.171 has
 #    SessionEnd; it clamps that hook's timeout to 3 s and warns when it is set higher).
-#    Here each command is cmem's, `'<cmem>' hook --host codex <Event>`, run through
-#    kit/hook_recorder.py so the payloads and answers are kept.
+#    Here the binary install registers is a wrapper that runs cmem through
+#    kit/hook_recorder.py, so the payloads and answers are kept. [mcp_servers.cmem] goes into
+#    config.toml.
 #  * Trust: `codex exec` silently skips a user hook that is not trusted. Trust lives in the user's
 #    $CODEX_HOME/config.toml, one table per handler:
 #      [hooks.state."<abs path of hooks.json>:<event_snake_case>:<group idx>:<handler idx>"]
@@ -29,7 +31,8 @@
 #    key and currentHash (`hooks/list`); the TUI's /hooks "trust" writes them back with
 #    `config/batchWrite` {"keyPath": "hooks.state", "value": {"<key>": {"trusted_hash":
 #    "<currentHash>"}}, "mergeStrategy": "upsert"}. kit/codex_hooks.py does exactly that; the
-#    checks below also show that before it, `codex exec` runs none of the hooks.
+#    checks below also show that before it, `codex exec` runs none of the hooks, and that
+#    `cmem doctor` (which computes the same hash) tells untrusted from trusted.
 set -euo pipefail
 . "$(dirname "$0")/common.sh" "${1:-}" cmem-realclient-codex setup_codex.sh
 . "$kit/lib.sh"
@@ -82,15 +85,33 @@ env_key = "STUB_API_KEY"
 request_max_retries = 0
 stream_max_retries = 0
 TOML
-python3 - "$codex_home/hooks.json" "$py" "$kit/hook_recorder.py" "$CMEM_BIN" $events <<'PY'
-import json, shlex, sys
-path, py, recorder, cmem, *events = sys.argv[1:]
-hooks = {e: [{"hooks": [{"type": "command",
-                         "command": " ".join(shlex.quote(a) for a in
-                                             (py, recorder, e, "--", cmem, "hook", "--host", "codex", e)),
-                         "timeout": 3 if e == "SessionEnd" else 5}]}] for e in events}
-with open(path, "w") as f:
-    json.dump({"description": "cmem: memory across sessions (tests/realclient/codex.sh)", "hooks": hooks}, f, indent=1)
+# cmem's own installer writes the hooks and the MCP server. The binary it registers is a wrapper
+# (its name starts with cmem, as install requires of its entries) that runs the real one under
+# kit/hook_recorder.py, so every payload and answer is kept: the hook commands read
+# `<wrapper> hook --host codex <Event>`.
+wrapper=$out/cmem-recorded
+cat >"$wrapper" <<SH
+#!/bin/sh
+# hook --host codex EVENT
+exec "$py" "$kit/hook_recorder.py" "\$4" -- "$CMEM_BIN" "\$@"
+SH
+chmod +x "$wrapper"
+cp "$codex_home/config.toml" "$out/config-before-install.toml"
+CODEX_HOME=$codex_home HOME=$home CMEM_DATA_DIR=$data "$CMEM_BIN" install --host codex --binary "$wrapper" >"$out/install.txt"
+sed 's/^/  install: /' "$out/install.txt"
+check "cmem install --host codex: hooks.json with only description and hooks, [mcp_servers.cmem] in config.toml, the rest of it as it was" \
+  python3 - "$codex_home/hooks.json" "$codex_home/config.toml" "$out/config-before-install.toml" "$wrapper" <<'PY'
+import json, sys, tomllib
+hooks, config, before, wrapper = sys.argv[1:]
+h = json.load(open(hooks))
+c = tomllib.load(open(config, "rb"))
+text, old = open(config).read(), open(before).read()
+ok = (sorted(h) == ["description", "hooks"]
+      and sorted(h["hooks"]) == ["PostToolUse", "SessionEnd", "SessionStart", "Stop", "UserPromptSubmit"]
+      and h["hooks"]["SessionEnd"][0]["hooks"][0]["timeout"] == 3
+      and c["mcp_servers"]["cmem"] == {"command": wrapper, "args": ["mcp"]}
+      and text.startswith(old.rstrip("\n")))
+sys.exit(0 if ok else 1)
 PY
 
 # Codex's environment: nothing of the caller's but PATH's basics; the stub is the proxy too.
@@ -125,13 +146,13 @@ hooks_list() { codex_env 9 "$out/runs" "$py" "$kit/codex_hooks.py" "$codex" "$sh
 # --- 1. cmem's hooks in the isolated CODEX_HOME, trusted as /hooks would.
 hooks_list list >"$out/hooks-before.json"
 check "Codex finds cmem's 5 hooks in \$CODEX_HOME/hooks.json (no warning), none trusted yet" \
-  python3 - "$out/hooks-before.json" "$codex_home/hooks.json" "$CMEM_BIN" <<'PY'
+  python3 - "$out/hooks-before.json" "$codex_home/hooks.json" "$wrapper" <<'PY'
 import json, shlex, sys
 entry, source, cmem = json.load(open(sys.argv[1]))["list"], sys.argv[2], sys.argv[3]
 ours = [h for h in entry["hooks"] if h["sourcePath"] == source]
 print("  listed:", {h["eventName"]: h["trustStatus"] for h in ours}, "warnings:", entry["warnings"],
       "errors:", entry["errors"])
-# Each runs `<cmem> hook --host codex <Event>` (through the recorder).
+# Each runs `<wrapper> hook --host codex <Event>` (the wrapper runs cmem under the recorder).
 runs_cmem = all(shlex.split(h["command"])[-5:] == [cmem, "hook", "--host", "codex", h["eventName"][0].upper() + h["eventName"][1:]]
                 for h in ours)
 want = {"sessionStart", "userPromptSubmit", "postToolUse", "stop", "sessionEnd"}
@@ -143,7 +164,14 @@ untrusted_probe() {
 }
 check "codex exec before the trust runs, and runs none of them (Codex skips untrusted hooks silently)" \
   untrusted_probe
+doctor() { CODEX_HOME=$codex_home HOME=$home CMEM_DATA_DIR=$data "$CMEM_BIN" doctor >"$1" 2>&1 || true; }
+doctor "$out/doctor-untrusted.txt"
+check "cmem doctor says Codex does not trust the hooks yet" grep -q 'Codex does not trust' "$out/doctor-untrusted.txt"
 hooks_list trust "$codex_home/hooks.json" >"$out/hooks-trust.json"
+doctor "$out/doctor-trusted.txt"
+grep 'codex hooks' "$out/doctor-trusted.txt" | sed 's/^/  doctor: /'
+check "once trusted in Codex, cmem doctor says so (its hash of each hook is the one Codex computes)" \
+  grep -q 'codex hooks .*5 events (trusted) and the MCP server' "$out/doctor-trusted.txt"
 echo "  trust written to \$CODEX_HOME/config.toml:"
 sed -n '/^\[hooks.state/,$p' "$codex_home/config.toml" | sed "s|$home|~|; s/^/    /"
 check "trusted as the TUI's /hooks does: a trusted_hash per hook in config.toml, hooks/list says trusted" \
@@ -285,6 +313,16 @@ check "no prompt or tool use is there twice" \
 # --- 6. Nothing went wrong on the way.
 check "Codex sent nothing anywhere but the stub (no request refused)" \
   bash -c "! grep -q '\"refused\"' '$out'/runs/*/stub/requests.jsonl"
+CODEX_HOME=$codex_home HOME=$home CMEM_DATA_DIR=$data "$CMEM_BIN" uninstall --host codex >"$out/uninstall.txt"
+sed 's/^/  uninstall: /' "$out/uninstall.txt"
+check "cmem uninstall --host codex: hooks.json (install made it) gone, [mcp_servers.cmem] out of config.toml, the trust Codex wrote kept" \
+  python3 - "$codex_home" <<'PY'
+import os, sys, tomllib
+home = sys.argv[1]
+c = tomllib.load(open(os.path.join(home, "config.toml"), "rb"))
+sys.exit(0 if not os.path.exists(os.path.join(home, "hooks.json")) and "cmem" not in c.get("mcp_servers", {})
+         and c.get("hooks", {}).get("state") and c["model_provider"] == "stub" else 1)
+PY
 check "no errors in cmem's log" bash -c "! grep -q ERROR '$data/logs/cmem.log' 2>/dev/null"
 
 # The payloads Codex sent each hook, paths under /home/dev: the first of each event, and the
