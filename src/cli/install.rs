@@ -782,20 +782,19 @@ fn parse_host(name: &str) -> std::result::Result<Host, String> {
     })
 }
 
-pub(crate) fn run(args: &InstallArgs, action: Action) -> Result<ExitCode> {
-    let binary = match &args.binary {
-        Some(b) => std::path::absolute(b).context("cannot make --binary absolute")?,
-        None => current_binary()?,
-    };
-    if args.host != Host::Claude {
-        if args.scope != Scope::User {
-            bail!(
-                "--scope {:?} is for Claude Code; other agents are installed for the user only",
-                args.scope
-            );
-        }
-        return super::install_hosts::run(args.host, &binary, action, args.dry_run);
+/// The binary the hooks and the MCP server run: `--binary`, else this one.
+pub(super) fn binary_of(args: &InstallArgs) -> Result<PathBuf> {
+    match &args.binary {
+        Some(b) => std::path::absolute(b).context("cannot make --binary absolute"),
+        None => current_binary(),
     }
+}
+
+pub(crate) fn run(args: &InstallArgs, action: Action) -> Result<ExitCode> {
+    if args.host != Host::Claude {
+        bail!("install::run is Claude Code's; other agents go through install_hosts::run");
+    }
+    let binary = binary_of(args)?;
     let project_dir = match &args.project_dir {
         Some(d) => std::path::absolute(d).context("cannot make --project-dir absolute")?,
         None => default_project_dir()?,

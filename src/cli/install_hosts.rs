@@ -633,7 +633,19 @@ fn snake(event: &str) -> String {
     out
 }
 
-pub(super) fn run(host: Host, binary: &Path, action: Action, dry_run: bool) -> Result<ExitCode> {
+/// `cmem install --host H` / `cmem uninstall --host H` (H not Claude Code).
+pub(super) fn run_args(args: &super::install::InstallArgs, action: Action) -> Result<ExitCode> {
+    if args.scope != super::install::Scope::User {
+        bail!(
+            "--scope {:?} is for Claude Code; other agents are installed for the user only",
+            args.scope
+        );
+    }
+    let binary = super::install::binary_of(args)?;
+    run(args.host, &binary, action, args.dry_run)
+}
+
+fn run(host: Host, binary: &Path, action: Action, dry_run: bool) -> Result<ExitCode> {
     let f = files(host);
     let mut record = load_record();
     let mut plans = Vec::new();

@@ -149,6 +149,17 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Hook { event, host } => crate::hook::run(host, &event),
         Command::Mcp => crate::mcp::serve(),
+        Command::Install(args) if args.host != crate::hook::Host::Claude => {
+            install_hosts::run_args(&args, install::Action::Install).and_then(|code| {
+                if !args.dry_run {
+                    history::after_install(args.import_history, &face)?;
+                }
+                Ok(code)
+            })
+        }
+        Command::Uninstall(args) if args.host != crate::hook::Host::Claude => {
+            install_hosts::run_args(&args, install::Action::Uninstall)
+        }
         Command::Install(args) => install::run(&args, install::Action::Install).and_then(|code| {
             if !args.dry_run {
                 history::after_install(args.import_history, &face)?;
