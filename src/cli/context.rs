@@ -31,6 +31,11 @@ pub(crate) struct ContextArgs {
     /// With --by-file: at most this many observations (default: [context] observations)
     #[arg(long, requires = "by_file")]
     limit: Option<usize>,
+    /// Write the context into the project's always-applied Cursor rule,
+    /// .cursor/rules/cmem.mdc, for Cursor agents that run no sessionStart hook (cloud agents);
+    /// Cursor's sessionEnd hook keeps an existing one current
+    #[arg(long, conflicts_with_all = ["json", "by_file"])]
+    cursor_rule: bool,
 }
 
 pub(crate) fn run(args: &ContextArgs, face: &super::face::Face) -> Result<ExitCode> {
@@ -50,6 +55,11 @@ pub(crate) fn run(args: &ContextArgs, face: &super::face::Face) -> Result<ExitCo
         face.now_ms(),
         args.full,
     )?;
+    if args.cursor_rule {
+        let path = crate::hook::host::write_cursor_rule(&keys.root, &ctx.text)?;
+        println!("wrote {}", path.display());
+        return Ok(ExitCode::SUCCESS);
+    }
     if args.json {
         let out = json!({
             "project": keys.primary,

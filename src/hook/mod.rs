@@ -273,6 +273,9 @@ pub(crate) fn handle_for(
             }
             if let Some(cwd) = end_cwd {
                 kept::refresh(&cwd, settings);
+                if host == Host::Cursor {
+                    host::refresh_cursor_rule(&cwd, &settings.data_dir());
+                }
             }
             if matches!(event, HookEvent::SessionEnd) {
                 auto_sync::maybe_spawn(settings);

@@ -339,3 +339,61 @@ fn gemini_cursor_and_copilot_turns_are_captured_and_their_starts_carry_the_memor
     );
     assert_eq!(again, json!({}));
 }
+
+/// For Cursor agents that run no sessionStart hook (cloud agents): the context as an
+/// always-applied project rule, kept current by the sessionEnd hook once it exists.
+#[test]
+fn cursor_rule_file_holds_the_memory_and_session_end_keeps_it_current() {
+    let env = Env::new();
+    let cwd = env.project().to_string_lossy().into_owned();
+    let turn = |prompt: &str, id: &str, old: &str, new: &str| {
+        hook(
+            &env,
+            "cursor",
+            "beforeSubmitPrompt",
+            &json!({"conversation_id": "k1", "generation_id": id,
+            "hook_event_name": "beforeSubmitPrompt", "workspace_roots": [cwd], "prompt": prompt}),
+        );
+        hook(
+            &env,
+            "cursor",
+            "postToolUse",
+            &json!({"conversation_id": "k1", "generation_id": id, "workspace_roots": [cwd],
+            "tool_name": "StrReplace", "tool_input": {"path": "src/a.py", "old_string": old, "new_string": new},
+            "tool_output": "{}", "tool_use_id": format!("tu-{id}")}),
+        );
+        hook(
+            &env,
+            "cursor",
+            "afterAgentResponse",
+            &json!({"conversation_id": "k1", "generation_id": id,
+            "workspace_roots": [cwd], "text": "Done."}),
+        );
+    };
+    turn("Set LIMIT_A to 2", "g1", "LIMIT_A = 1", "LIMIT_A = 2");
+    let out = env.run_stdout(&["context", "--cursor-rule"]);
+    let rule = env.project().join(".cursor/rules/cmem.mdc");
+    assert!(out.contains(".cursor/rules/cmem.mdc"), "{out}");
+    let text = std::fs::read_to_string(&rule).unwrap();
+    assert!(text.starts_with("---\ndescription: "), "{text}");
+    assert!(text.contains("\nalwaysApply: true\n---\n"), "{text}");
+    assert!(text.contains("LIMIT_A"), "{text}");
+
+    turn("Set LIMIT_B to 3", "g2", "LIMIT_B = 1", "LIMIT_B = 3");
+    hook(
+        &env,
+        "cursor",
+        "sessionEnd",
+        &json!({"conversation_id": "k1", "session_id": "k1",
+        "hook_event_name": "sessionEnd", "workspace_roots": [cwd], "reason": "completed"}),
+    );
+    let mut refreshed = String::new();
+    for _ in 0..100 {
+        refreshed = std::fs::read_to_string(&rule).unwrap_or_default();
+        if refreshed.contains("LIMIT_B") {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(refreshed.contains("LIMIT_B"), "{refreshed}");
+}

@@ -115,6 +115,61 @@ impl Host {
     }
 }
 
+/// Cursor's always-applied project rule holding cmem's context (for agents that run no
+/// sessionStart hook, such as Cursor's cloud agents).
+pub(crate) fn cursor_rule_path(root: &std::path::Path) -> std::path::PathBuf {
+    root.join(".cursor").join("rules").join("cmem.mdc")
+}
+
+/// Writes the context into the project's Cursor rule (only when it changed); its path.
+pub(crate) fn write_cursor_rule(
+    root: &std::path::Path,
+    context: &str,
+) -> anyhow::Result<std::path::PathBuf> {
+    use anyhow::Context;
+    let path = cursor_rule_path(root);
+    let text = format!(
+        "---\ndescription: What earlier sessions in this project did, from cmem's memory (written by `cmem context --cursor-rule`, kept current by cmem's Cursor sessionEnd hook)\nalwaysApply: true\n---\n\n{}\n",
+        context.trim_end()
+    );
+    if std::fs::read_to_string(&path).ok().as_deref() == Some(text.as_str()) {
+        return Ok(path);
+    }
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    }
+    // Beside it, then renamed: Cursor never reads half a rule.
+    let tmp = path.with_extension("mdc.cmem-tmp");
+    std::fs::write(&tmp, &text)
+        .and_then(|()| std::fs::rename(&tmp, &path))
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(path)
+}
+
+/// At a Cursor session's end: rewrites the project's rule, when there is one, in a detached
+/// process (the hook does not wait for it).
+pub(crate) fn refresh_cursor_rule(cwd: &std::path::Path, data_dir: &std::path::Path) {
+    use std::os::unix::process::CommandExt;
+    let root = crate::project::resolve(cwd).root;
+    if !cursor_rule_path(&root).exists() {
+        return;
+    }
+    let spawned = std::env::current_exe().and_then(|exe| {
+        std::process::Command::new(exe)
+            .args(["context", "--cursor-rule", "--cwd"])
+            .arg(cwd)
+            .env("CMEM_DATA_DIR", data_dir)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .process_group(0)
+            .spawn()
+    });
+    if let Err(e) = spawned {
+        crate::logging::warn(format!("cannot refresh the Cursor rule: {e}"));
+    }
+}
+
 /// Whether this is the first start of `session` this data dir sees from `host` (a marker file
 /// per session under `host-sessions/`; markers older than a week are swept now and then).
 pub(crate) fn first_start(data_dir: &std::path::Path, host: Host, session: &str) -> bool {
