@@ -142,7 +142,7 @@ gemini_env() {  # gemini_env RUN_DIR COMMAND...
   local run=$1; shift
   env -i HOME="$home" GEMINI_CLI_HOME="$gemini_home" PATH=/usr/local/bin:/usr/bin:/bin SHELL=/bin/bash \
     TERM=dumb LANG=C.UTF-8 TZ=UTC TMPDIR="$out/tmp" PYTHONDONTWRITEBYTECODE=1 \
-    GEMINI_API_KEY=not-a-key GEMINI_CLI_TRUST_WORKSPACE=true \
+    GEMINI_API_KEY=not-a-key GEMINI_CLI_TRUST_WORKSPACE="${GEMINI_TRUST:-true}" \
     GEMINI_TELEMETRY_ENABLED=true GEMINI_TELEMETRY_TARGET=local GEMINI_TELEMETRY_LOG_PROMPTS=true \
     GEMINI_TELEMETRY_OUTFILE="$run/telemetry.log" \
     HTTP_PROXY="http://127.0.0.1:$proxy_port" HTTPS_PROXY="http://127.0.0.1:$proxy_port" \
@@ -202,6 +202,16 @@ for p in sorted(pathlib.Path(sys.argv[1]).glob("*.json")):
     print(json.dumps(json.loads(p.read_text())))
 PY
 }
+
+# Folder trust (on by default): in a folder Gemini does not trust it runs no settings hook.
+untrusted_probe() {
+  local rc=0
+  GEMINI_TRUST=false gemini_session untrusted-probe || rc=$?
+  grep -m1 -a 'trusted directory' "$out/runs/untrusted-probe/stderr.txt" | sed 's/\x1b\[[0-9;]*m//g; s/^/  stderr: /' | cut -c1-160
+  [ "$rc" = 55 ] && [ -z "$(ls "$out/runs/untrusted-probe/hooks")" ] && [ ! -e "$db" ]
+}
+check "in a folder it does not trust (GEMINI_CLI_TRUST_WORKSPACE=false), gemini -p exits 55 and runs none of cmem's hooks" \
+  untrusted_probe
 
 # --- 2. A session: the test fails, read_file, replace 5 → 20, the test passes, an answer.
 check "gemini -p (headless, --yolo, fake model) runs the pool fix and exits 0" gemini_session pool-fix
