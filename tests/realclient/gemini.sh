@@ -381,6 +381,11 @@ if [ -n "$own" ]; then
 else
   echo "  cmem's own memory search is not stored as a tool use (as with Claude Code's mcp__cmem__mem_search)"
 fi
+# A tool the adapter has no Claude Code name for (MCP tools; also grep_search, glob, web_fetch …).
+response=$(sql "$db" "SELECT coalesce(length(tool_response), 'NULL') FROM tool_uses WHERE content_session_id = '$sid2' AND tool_name LIKE 'mcp%' LIMIT 1")
+if [ "$response" = NULL ]; then
+  gap "the mcp_cmem_mem_search call is stored with tool_response NULL, though Gemini sent it ($(python3 -c 'import json, sys; r = next(json.loads(l)["stdin_json"] for l in open(sys.argv[1]) if json.loads(l)["label"] == "AfterTool"); print(len(json.dumps(r["tool_response"]["llmContent"])))' "$run2/records.jsonl") chars of llmContent, a list of parts): the adapter takes tool_response out of every AfterTool and puts it back only for read_file, replace, write_file and run_shell_command"
+fi
 
 # --- 4. A Claude Code session start in the same project sees the same memory.
 echo "{\"session_id\":\"cc\",\"cwd\":\"$shop\",\"hook_event_name\":\"SessionStart\",\"source\":\"startup\"}" |
@@ -409,13 +414,13 @@ check "no errors in cmem's log" bash -c "! grep -q ERROR '$data/logs/cmem.log' 2
 
 # The payloads Gemini sent each hook, paths under /home/dev: the first of each event, AfterTool
 # once per tool (and once for the failing shell command).
-python3 - "$run1/records.jsonl" "$run2/records.jsonl" "$gemini_home" "$home" "$out/samples" <<'PY'
+python3 - "$run1/records.jsonl" "$run2/records.jsonl" "$gemini_home" "$home" "$out/samples" "$out" <<'PY'
 import json, pathlib, re, sys
-gemini_home, home, dest = sys.argv[3], sys.argv[4], pathlib.Path(sys.argv[5])
+gemini_home, home, dest, out = sys.argv[3], sys.argv[4], pathlib.Path(sys.argv[5]), sys.argv[6]
 dest.mkdir(parents=True, exist_ok=True)
 def norm(v):
     if isinstance(v, str):
-        return v.replace(gemini_home, "/home/dev").replace(home, "/home/dev")
+        return v.replace(gemini_home, "/home/dev").replace(home, "/home/dev").replace(out, "/home/dev")
     if isinstance(v, dict):
         return {k: norm(x) for k, x in v.items()}
     if isinstance(v, list):
