@@ -53,14 +53,18 @@ pub(super) fn normalize(event: HookEvent, mut payload: Payload) -> (HookEvent, V
         HookEvent::PostToolUse => {
             let id = synthetic_tool_use_id("gemini", p);
             p.entry("tool_use_id").or_insert(json!(id));
+            // An MCP tool is `mcp_<server>_<tool>` here; Claude Code's `mcp__<server>__<tool>`
+            // is what the capture rules know (cmem's own memory tools are not stored).
+            if let Some(ctx) = p.get("mcp_context").cloned()
+                && let (Some(server), Some(tool)) = (
+                    ctx.get("server_name").and_then(Value::as_str),
+                    ctx.get("tool_name").and_then(Value::as_str),
+                )
+            {
+                p.insert("tool_name".into(), json!(format!("mcp__{server}__{tool}")));
+            }
             let response = p.remove("tool_response").unwrap_or(Value::Null);
-            let text = response
-                .get("llmContent")
-                .map(|c| match c {
-                    Value::String(s) => s.clone(),
-                    other => other.to_string(),
-                })
-                .unwrap_or_default();
+            let text = content_text(response.get("llmContent"));
             if let Some(error) = response.get("error").filter(|e| !e.is_null()) {
                 event = HookEvent::PostToolUseFailure;
                 let message = error
@@ -69,11 +73,72 @@ pub(super) fn normalize(event: HookEvent, mut payload: Payload) -> (HookEvent, V
                     .map_or_else(|| error.to_string(), String::from);
                 p.insert("error".into(), json!(message));
             }
-            map_tool(p, &text, cwd.as_deref());
+            let is_shell = p.get("tool_name").and_then(Value::as_str) == Some("run_shell_command");
+            if is_shell && event == HookEvent::PostToolUse {
+                // A command that ran and failed is no error to Gemini: only its output says so.
+                let shell = shell_output(&text, response.get("returnDisplay"));
+                if let Some(code) = shell.exit.filter(|c| *c != 0) {
+                    event = HookEvent::PostToolUseFailure;
+                    p.insert(
+                        "error".into(),
+                        json!(format!("Exit code {code}\n{}", shell.output)),
+                    );
+                }
+                map_tool(p, &shell.output, cwd.as_deref());
+            } else {
+                map_tool(p, &text, cwd.as_deref());
+            }
         }
         _ => {}
     }
     (event, vec![payload])
+}
+
+/// A tool result's text: a string, or its parts' text joined (MCP tools send parts).
+fn content_text(content: Option<&Value>) -> String {
+    match content {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(parts)) => parts
+            .iter()
+            .filter_map(|p| p.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        Some(Value::Null) | None => String::new(),
+        Some(other) => other.to_string(),
+    }
+}
+
+struct Shell {
+    output: String,
+    exit: Option<i64>,
+}
+
+/// What a shell command printed and its exit code: `llmContent` wraps the output as
+/// `<untrusted_context>\nOutput: …\nExit Code: N\nProcess Group PGID: …</untrusted_context>`;
+/// `returnDisplay` holds the plain output.
+fn shell_output(llm: &str, display: Option<&Value>) -> Shell {
+    let inner = llm
+        .trim()
+        .strip_prefix("<untrusted_context>")
+        .and_then(|t| t.strip_suffix("</untrusted_context>"))
+        .unwrap_or(llm)
+        .trim_matches('\n');
+    let mut exit = None;
+    let mut lines = Vec::new();
+    for line in inner.lines() {
+        if let Some(code) = line.strip_prefix("Exit Code: ") {
+            exit = code.trim().parse().ok();
+        } else if !line.starts_with("Process Group PGID: ") {
+            lines.push(line);
+        }
+    }
+    let body = lines.join("\n");
+    let body = body.strip_prefix("Output: ").unwrap_or(&body).to_string();
+    let output = display
+        .and_then(Value::as_str)
+        .filter(|d| !d.trim().is_empty())
+        .map_or(body, String::from);
+    Shell { output, exit }
 }
 
 fn map_tool(p: &mut Map<String, Value>, text: &str, cwd: Option<&str>) {
@@ -122,7 +187,12 @@ fn map_tool(p: &mut Map<String, Value>, text: &str, cwd: Option<&str>) {
                 json!({ "stdout": text, "stderr": "" }),
             )
         }
-        _ => return,
+        _ => {
+            if !p.contains_key("error") {
+                p.insert("tool_response".into(), json!(text));
+            }
+            return;
+        }
     };
     p.insert("tool_name".into(), json!(claude));
     p.insert("tool_input".into(), input);
@@ -180,5 +250,40 @@ mod tests {
         assert_eq!(e, HookEvent::Stop);
         assert_eq!(out[0].str("last_assistant_message"), Some("Done."));
         assert_eq!(event("AfterAgent"), Some(HookEvent::Stop));
+    }
+
+    #[test]
+    fn gemini_shell_exit_codes_unwrapped_output_and_mcp_names() {
+        let llm = "<untrusted_context>\nOutput: FAILED (failures=1)\nExit Code: 1\nProcess Group PGID: 979\n</untrusted_context>";
+        let (e, out) = normalize(
+            HookEvent::PostToolUse,
+            payload(
+                json!({"session_id": "g", "cwd": "/w", "tool_name": "run_shell_command",
+                "tool_input": {"command": "pytest"},
+                "tool_response": {"llmContent": llm, "returnDisplay": "FAILED (failures=1)"}}),
+            ),
+        );
+        assert_eq!(e, HookEvent::PostToolUseFailure);
+        assert_eq!(
+            out[0].str("error"),
+            Some("Exit code 1\nFAILED (failures=1)")
+        );
+        let ok = shell_output(
+            "<untrusted_context>\nOutput: 3 passed\nExit Code: 0\nProcess Group PGID: 9\n</untrusted_context>",
+            Some(&json!("")),
+        );
+        assert_eq!((ok.output.as_str(), ok.exit), ("3 passed", Some(0)));
+
+        let (_, out) = normalize(
+            HookEvent::PostToolUse,
+            payload(
+                json!({"session_id": "g", "cwd": "/w", "tool_name": "mcp_cmem_mem_search",
+                "mcp_context": {"server_name": "cmem", "tool_name": "mem_search"},
+                "tool_input": {"query": "POOL_SIZE"},
+                "tool_response": {"llmContent": [{"text": "found it"}]}}),
+            ),
+        );
+        assert_eq!(out[0].str("tool_name"), Some("mcp__cmem__mem_search"));
+        assert_eq!(out[0].0["tool_response"], "found it");
     }
 }

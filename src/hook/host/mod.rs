@@ -94,9 +94,9 @@ impl Host {
     pub(crate) fn answer(self, event: HookEvent, claude: &str) -> String {
         match self {
             Host::Claude => claude.to_string(),
-            Host::Codex => codex::answer(event, claude),
+            Host::Codex => codex::answer(event, &without_colours(claude)),
             // Gemini reads Claude Code's keys and ignores the ones it does not know.
-            Host::Gemini => claude.to_string(),
+            Host::Gemini => without_colours(claude),
             Host::Cursor => context_of(claude).map_or_else(
                 || self.noop(event).to_string(),
                 |c| json!({ "additional_context": c }).to_string(),
@@ -210,6 +210,35 @@ fn sweep(dir: &std::path::Path) {
     }
 }
 
+/// The answer with its `systemMessage` in plain text: Claude Code shows the person its colours,
+/// Codex and Gemini print the escape codes raw.
+fn without_colours(claude: &str) -> String {
+    let Ok(Value::Object(mut map)) = serde_json::from_str::<Value>(claude) else {
+        return claude.to_string();
+    };
+    let Some(Value::String(message)) = map.get("systemMessage") else {
+        return claude.to_string();
+    };
+    let mut plain = String::with_capacity(message.len());
+    let mut chars = message.chars();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            // CSI: ESC [ parameters… final byte in @..~
+            if chars.next() == Some('[') {
+                for d in chars.by_ref() {
+                    if ('@'..='~').contains(&d) {
+                        break;
+                    }
+                }
+            }
+        } else {
+            plain.push(c);
+        }
+    }
+    map.insert("systemMessage".into(), json!(plain));
+    Value::Object(map).to_string()
+}
+
 /// The context a Claude Code answer injects, if any.
 fn context_of(claude: &str) -> Option<String> {
     let v: Value = serde_json::from_str(claude).ok()?;
@@ -302,6 +331,11 @@ pub(crate) mod tests {
             r#"{"additionalContext":"memory"}"#
         );
         assert_eq!(Host::Gemini.answer(e, claude), claude);
+        let coloured = r#"{"systemMessage":"\u001b[36mcmem\u001b[0m injected 3 rows"}"#;
+        assert_eq!(
+            Host::Gemini.answer(e, coloured),
+            r#"{"systemMessage":"cmem injected 3 rows"}"#
+        );
         assert_eq!(
             Host::Cursor.answer(HookEvent::UserPromptSubmit, "{}"),
             r#"{"continue":true}"#
