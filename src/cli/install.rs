@@ -46,7 +46,8 @@ pub(crate) struct InstallArgs {
     /// The project for --scope project/local (default: the git top level of the current dir)
     #[arg(long)]
     pub project_dir: Option<PathBuf>,
-    /// The agent: claude (default), codex, gemini, cursor or copilot (user scope)
+    /// The agent: claude (default), codex, gemini, cursor or copilot (these with --scope user or
+    /// project)
     #[arg(long, default_value = "claude", value_parser = parse_host)]
     pub host: Host,
     /// Install only: also turn the past Claude Code and Codex sessions on disk into memory now

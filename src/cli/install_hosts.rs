@@ -147,36 +147,57 @@ fn env_dir(name: &str) -> Option<PathBuf> {
         .map(PathBuf::from)
 }
 
+/// The user's files of `host` (`cmem doctor` looks at these).
 pub(crate) fn files(host: Host) -> HostFiles {
+    files_for(host, None)
+}
+
+/// The host's files for the user, or (`project`) for one project: `.codex/`, `.gemini/`,
+/// `.cursor/` in it, and for Copilot `.github/hooks/cmem.json` and `.github/mcp.json`.
+fn files_for(host: Host, project: Option<&Path>) -> HostFiles {
     let home = crate::paths::home_dir();
-    match host {
-        Host::Codex => {
+    match (host, project) {
+        (Host::Codex, Some(p)) => HostFiles {
+            hooks: p.join(".codex").join("hooks.json"),
+            mcp: p.join(".codex").join("config.toml"),
+        },
+        (Host::Codex, None) => {
             let dir = env_dir("CODEX_HOME").unwrap_or_else(|| home.join(".codex"));
             HostFiles {
                 hooks: dir.join("hooks.json"),
                 mcp: dir.join("config.toml"),
             }
         }
-        Host::Gemini => {
-            let base = env_dir("GEMINI_CLI_HOME").unwrap_or(home);
+        (Host::Gemini, _) => {
+            let base = project
+                .map(Path::to_path_buf)
+                .or_else(|| env_dir("GEMINI_CLI_HOME"))
+                .unwrap_or(home);
             let settings = base.join(".gemini").join("settings.json");
             HostFiles {
                 hooks: settings.clone(),
                 mcp: settings,
             }
         }
-        Host::Cursor => HostFiles {
-            hooks: home.join(".cursor").join("hooks.json"),
-            mcp: home.join(".cursor").join("mcp.json"),
+        (Host::Cursor, _) => {
+            let base = project.map_or(home, Path::to_path_buf).join(".cursor");
+            HostFiles {
+                hooks: base.join("hooks.json"),
+                mcp: base.join("mcp.json"),
+            }
+        }
+        (Host::Copilot, Some(p)) => HostFiles {
+            hooks: p.join(".github").join("hooks").join("cmem.json"),
+            mcp: p.join(".github").join("mcp.json"),
         },
-        Host::Copilot => {
+        (Host::Copilot, None) => {
             let dir = env_dir("COPILOT_HOME").unwrap_or_else(|| home.join(".copilot"));
             HostFiles {
                 hooks: dir.join("hooks").join("cmem.json"),
                 mcp: dir.join("mcp-config.json"),
             }
         }
-        Host::Claude => HostFiles {
+        (Host::Claude, _) => HostFiles {
             hooks: PathBuf::new(),
             mcp: PathBuf::new(),
         },
@@ -635,18 +656,28 @@ fn snake(event: &str) -> String {
 
 /// `cmem install --host H` / `cmem uninstall --host H` (H not Claude Code).
 pub(super) fn run_args(args: &super::install::InstallArgs, action: Action) -> Result<ExitCode> {
-    if args.scope != super::install::Scope::User {
-        bail!(
-            "--scope {:?} is for Claude Code; other agents are installed for the user only",
-            args.scope
-        );
-    }
+    let project = match args.scope {
+        super::install::Scope::User => None,
+        super::install::Scope::Project => Some(match &args.project_dir {
+            Some(d) => std::path::absolute(d).context("cannot make --project-dir absolute")?,
+            None => super::install::default_project_dir()?,
+        }),
+        super::install::Scope::Local => bail!(
+            "--scope local is Claude Code's; for other agents use --scope user or --scope project"
+        ),
+    };
     let binary = super::install::binary_of(args)?;
-    run(args.host, &binary, action, args.dry_run)
+    run(args.host, &binary, action, args.dry_run, project.as_deref())
 }
 
-fn run(host: Host, binary: &Path, action: Action, dry_run: bool) -> Result<ExitCode> {
-    let f = files(host);
+fn run(
+    host: Host,
+    binary: &Path,
+    action: Action,
+    dry_run: bool,
+    project: Option<&Path>,
+) -> Result<ExitCode> {
+    let f = files_for(host, project);
     let mut record = load_record();
     let mut plans = Vec::new();
     let hooks_edit = |file: &mut JsonFile, created: &mut Vec<String>| -> Result<()> {

@@ -212,3 +212,58 @@ fn every_agent_gets_its_files_its_answers_and_its_bytes_back() {
     );
     assert!(seeded.iter().all(|p| p.exists()));
 }
+
+#[test]
+fn project_scope_writes_into_the_project_and_takes_it_all_out_again() {
+    let env = Env::new();
+    let project = env.project();
+    let before = snapshot(&project);
+    let dir = project.to_str().unwrap();
+    for host in ["codex", "gemini", "cursor", "copilot"] {
+        env.run_ok(&[
+            "install",
+            "--host",
+            host,
+            "--scope",
+            "project",
+            "--project-dir",
+            dir,
+        ]);
+    }
+    for rel in [
+        ".codex/hooks.json",
+        ".codex/config.toml",
+        ".gemini/settings.json",
+        ".cursor/hooks.json",
+        ".cursor/mcp.json",
+        ".github/hooks/cmem.json",
+        ".github/mcp.json",
+    ] {
+        assert!(project.join(rel).is_file(), "{rel} missing");
+    }
+    let config: toml::Table = std::fs::read_to_string(project.join(".codex/config.toml"))
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(config["mcp_servers"]["cmem"].is_table());
+    // Nothing of the user's own files was touched.
+    assert!(!env.home().join(".codex").exists() && !env.home().join(".cursor").exists());
+    let local = env
+        .cmd()
+        .args(["install", "--host", "codex", "--scope", "local"])
+        .output()
+        .unwrap();
+    assert!(!local.status.success());
+    for host in ["codex", "gemini", "cursor", "copilot"] {
+        env.run_ok(&[
+            "uninstall",
+            "--host",
+            host,
+            "--scope",
+            "project",
+            "--project-dir",
+            dir,
+        ]);
+    }
+    assert_eq!(snapshot(&project), before);
+}
