@@ -245,8 +245,14 @@ pub(crate) fn handle_for(
             logging::debug("this session's memory was injected at its first start");
             Ok(None)
         }
-        HookEvent::SessionStart => session_start::answer(&payload, settings, deadline, call.now_ms)
-            .context("session-start"),
+        HookEvent::SessionStart => session_start::answer(
+            &payload,
+            settings,
+            deadline,
+            call.now_ms,
+            host.context_bytes(),
+        )
+        .context("session-start"),
         HookEvent::PreToolUse => {
             read_gate::answer(&payload, settings, deadline).context("pre-tool-use (read gate)")
         }

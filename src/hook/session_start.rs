@@ -17,6 +17,7 @@ pub(crate) fn answer(
     settings: &Settings,
     deadline: Instant,
     now: i64,
+    max_bytes: Option<usize>,
 ) -> Result<Option<String>> {
     payload.validate()?;
     let cwd = capture::event_cwd(payload);
@@ -38,7 +39,7 @@ pub(crate) fn answer(
         false => None,
     };
     let conn = store.as_ref().map(|s| &s.conn);
-    let ctx = context::load_or_empty(
+    let mut ctx = context::load_or_empty(
         conn,
         &keys.primary,
         &keys.all,
@@ -46,6 +47,20 @@ pub(crate) fn answer(
         now,
         false,
     )?;
+    // A host that measures its context in bytes (Codex moves a longer one into a file) gets the
+    // index fitted again into a smaller limit: Chinese text takes three bytes a character.
+    if let Some(max) = max_bytes {
+        let mut fitted = settings.context.clone();
+        for _ in 0..4 {
+            let bytes = ctx.text.len();
+            if bytes <= max {
+                break;
+            }
+            // The text's own length in the limit's units, cut in the proportion of bytes over.
+            fitted.limit = (ctx.chars() * max / bytes).saturating_sub(100).max(1_000);
+            ctx = context::load_or_empty(conn, &keys.primary, &keys.all, &fitted, now, false)?;
+        }
+    }
     if ctx.over_budget {
         crate::logging::warn(format!(
             "context is over its limit ({} > {})",

@@ -397,3 +397,65 @@ fn cursor_rule_file_holds_the_memory_and_session_end_keeps_it_current() {
     }
     assert!(refreshed.contains("LIMIT_B"), "{refreshed}");
 }
+
+/// Codex moves a session-start context over about 10 KB into a file, and Copilot caps one at
+/// 10 KB: for them the index is fitted into bytes, which Chinese titles fill three times faster.
+#[test]
+fn codex_and_copilot_get_a_context_that_fits_in_their_bytes() {
+    let env = Env::new();
+    env.cmd().args(["doctor", "--init"]).output().unwrap();
+    let title = "修复高峰期下单接口因连接池耗尽返回 502 的问题，并确保错误分支归还连接，同时把重试上限和超时配置统一到配置中心";
+    let inserts: Vec<String> = (0..80)
+        .map(|i| {
+            format!(
+                "INSERT INTO observations (project, type, title, narrative, created_at_epoch, source) \
+                 VALUES ('project', 'bugfix', '{title} #{i}', '{title}', {}, 'by-hand')",
+                1_796_400_000_000_i64 + i * 60_000
+            )
+        })
+        .collect();
+    env.run_ok(&["sql", &inserts.join("; ")]);
+    let cwd = env.project().to_string_lossy().into_owned();
+    let claude = env.hook(
+        "session-start",
+        &env.payload(
+            "c",
+            json!({"hook_event_name": "SessionStart", "source": "startup"}),
+        ),
+    );
+    let claude_bytes = claude["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap()
+        .len();
+    assert!(claude_bytes > 9_800, "{claude_bytes}");
+    let codex = hook(
+        &env,
+        "codex",
+        "SessionStart",
+        &codex(
+            &env,
+            "x",
+            json!({"hook_event_name": "SessionStart", "source": "startup"}),
+        ),
+    );
+    let text = codex["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    assert!(
+        text.len() <= 9_800 && text.contains("连接池耗尽"),
+        "{} bytes",
+        text.len()
+    );
+    let copilot = hook(
+        &env,
+        "copilot",
+        "sessionStart",
+        &json!({"sessionId": "y", "cwd": cwd, "source": "new"}),
+    );
+    let text = copilot["additionalContext"].as_str().unwrap();
+    assert!(
+        text.len() <= 9_800 && text.contains("连接池耗尽"),
+        "{} bytes",
+        text.len()
+    );
+}

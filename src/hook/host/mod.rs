@@ -108,6 +108,16 @@ impl Host {
         }
     }
 
+    /// The most bytes of context the host takes in full: Codex puts a session-start context
+    /// over about 2,500 tokens (10 KB, by its bytes-over-four count) into a file instead, and
+    /// Copilot caps a hook's context at 10 KB. `None`: the character limit alone.
+    pub(crate) fn context_bytes(self) -> Option<usize> {
+        match self {
+            Host::Codex | Host::Copilot => Some(9_800),
+            Host::Claude | Host::Gemini | Host::Cursor => None,
+        }
+    }
+
     /// Whether this host may start a session more than once (Copilot CLI before 1.0.22 fired
     /// sessionStart on every prompt): the memory is injected at the first start only.
     pub(crate) fn injects_once(self) -> bool {
