@@ -158,11 +158,15 @@ pub(crate) fn sentence(text: &str) -> String {
         Some(_) => format!("{} …", &line[..words[SUBTITLE_WORDS - 1].1]),
         None => line,
     };
-    if !out.is_empty() && !out.ends_with(['.', '!', '?', '…']) {
+    if !out.is_empty() && !out.ends_with(SENTENCE_ENDS) {
         out.push('.');
     }
     out
 }
+
+/// What ends a sentence, in Latin and in Chinese or Japanese (full-width) text: a field that
+/// ends so gets no second full stop (`…通过（3 passed）。`, not `…。.`).
+pub(crate) const SENTENCE_ENDS: [char; 8] = ['.', '!', '?', '…', '。', '！', '？', '．'];
 
 /// `` `text` `` clipped to `max` units inside the backticks: the text exactly as given (a line
 /// break or tab becomes one space, nothing is collapsed), cut only between words.
@@ -200,7 +204,7 @@ fn fence(text: &str) -> String {
 /// Byte ranges of the spans of `text` that are never split or collapsed: code spans (a run of
 /// backticks up to the next run of the same length) and “curly” quotes; with `shell`, also
 /// '…' and "…" quotes. An opener without its closer is an ordinary character.
-fn spans(text: &str, shell: bool) -> Vec<(usize, usize)> {
+pub(crate) fn spans(text: &str, shell: bool) -> Vec<(usize, usize)> {
     let bytes = text.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;

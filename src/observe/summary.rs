@@ -125,7 +125,7 @@ fn sentence_list(parts: &[String]) -> Option<String> {
         None
     } else {
         let mut s = parts.join("; ");
-        if !s.ends_with(['.', '!', '?', '…']) {
+        if !s.ends_with(super::draft::SENTENCE_ENDS) {
             s.push('.');
         }
         Some(clip(&s, 1200))

@@ -3,7 +3,7 @@
 //! already stored (privacy-filtered at capture) and cost nothing to use. The rules say which
 //! files, symbols and checks; these words say what it amounted to.
 
-use super::draft::{Draft, clip_words, flat, words};
+use super::draft::{Draft, clip_words, flat, spans, words};
 use super::summary::before_next_steps;
 use crate::model::ObsType;
 
@@ -95,7 +95,48 @@ pub(crate) fn sentences(text: &str) -> Vec<String> {
     if !rest.is_empty() {
         out.push(rest.to_string());
     }
+    // Chinese and Japanese sentences end at `。！？` with no space after them.
+    out.iter().flat_map(|s| split_cjk_sentences(s)).collect()
+}
+
+/// `s` cut after each `。`, `！` or `？` outside a quoted span.
+fn split_cjk_sentences(s: &str) -> Vec<String> {
+    let quoted = spans(s, false);
+    let mut out = Vec::new();
+    let mut start = 0;
+    for (i, c) in s.char_indices() {
+        let inside = quoted.iter().any(|&(a, b)| a <= i && i < b);
+        if matches!(c, '。' | '！' | '？') && !inside {
+            let end = i + c.len_utf8();
+            let piece = s[start..end].trim();
+            if !piece.is_empty() {
+                out.push(piece.to_string());
+            }
+            start = end;
+        }
+    }
+    let rest = s[start..].trim();
+    if !rest.is_empty() {
+        out.push(rest.to_string());
+    }
     out
+}
+
+/// Words in `s` for the length rules: a whitespace-separated word counts one, and in a run of
+/// Han, kana or Hangul every two characters count one (such text has no spaces).
+fn word_count(s: &str) -> usize {
+    s.split_whitespace()
+        .map(|w| {
+            let cjk = w.chars().filter(|c| is_cjk(*c)).count();
+            let rest = w.chars().any(|c| !is_cjk(c) && c.is_alphanumeric());
+            cjk.div_ceil(2) + usize::from(rest || cjk == 0)
+        })
+        .sum()
+}
+
+fn is_cjk(c: char) -> bool {
+    matches!(c as u32,
+        0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xAC00..=0xD7AF | 0xF900..=0xFAFF)
 }
 
 fn ends_with_abbreviation(text: &str) -> bool {
@@ -275,22 +316,22 @@ pub(crate) fn why(prompt: &str, outcome: Option<&str>) -> Option<String> {
     });
     let stated = first
         .map(|s| {
-            // `: ` or `;` end a clause; a colon inside a time (`01:00`) or a path does not.
-            let end = [": ", ";"].iter().filter_map(|k| s.find(k)).min();
+            // `: ` or `;` end a clause, as do the full-width `，；：、` of Chinese and Japanese
+            // text; a colon inside a time (`01:00`) or a path does not.
+            let end = [": ", ";", "，", "；", "：", "、"]
+                .iter()
+                .filter_map(|k| s.find(k))
+                .min();
             let head = s[..end.unwrap_or(s.len())].trim();
             // A label before the colon (`weird bug: when I tag one job …`) is no why on its
             // own: the sentence is.
-            let why = if head.split_whitespace().count() < 3 {
-                s.trim()
-            } else {
-                head
-            };
+            let why = if word_count(head) < 3 { s.trim() } else { head };
             // `… has the same tags??` is surprise, not a question.
             let why = match why.strip_suffix("??") {
                 Some(w) => w.trim_end_matches('?'),
                 None => why,
             };
-            why.trim_end_matches(['.', '!']).to_string()
+            why.trim_end_matches(['.', '!', '。', '！']).to_string()
         })
         .filter(|s| !s.ends_with('?') && !opens(s, IMPERATIVE) && !opens(s, APPROVAL));
     let led_to = || {
@@ -304,7 +345,7 @@ pub(crate) fn why(prompt: &str, outcome: Option<&str>) -> Option<String> {
     stated
         .or(after_ask)
         .or_else(led_to)
-        .filter(|w| w.split_whitespace().count() >= 2)
+        .filter(|w| word_count(w) >= 2)
         .map(|w| lower_first(&clip_at_words(&w, WHY_WORDS)))
 }
 
@@ -557,6 +598,33 @@ pub(crate) fn give_voice(drafts: &mut [Draft], prompt: &str, last_message: Optio
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn chinese_sentences_and_clauses_end_where_their_punctuation_says() {
+        assert_eq!(
+            sentences(
+                "高峰期下单接口经常 502，日志里是连接池耗尽。帮我看看 src/pool.py，把连接池调大。"
+            ),
+            vec![
+                "高峰期下单接口经常 502，日志里是连接池耗尽。",
+                "帮我看看 src/pool.py，把连接池调大。"
+            ]
+        );
+        assert_eq!(
+            why(
+                "高峰期下单接口经常 502，日志里是连接池耗尽。帮我看看 src/pool.py，把连接池调大并确保错误分支也会归还连接。",
+                None
+            )
+            .as_deref(),
+            Some("高峰期下单接口经常 502")
+        );
+        assert_eq!(
+            sentences("运行 `echo 好。吗` 看看"),
+            vec!["运行 `echo 好。吗` 看看"]
+        );
+        assert_eq!(word_count("连接池耗尽"), 3);
+        assert_eq!(word_count("raise the pool"), 3);
+    }
 
     #[test]
     fn sentences_end_between_words_not_inside_names() {
