@@ -17,6 +17,7 @@ const STEPS: &[&str] = &[
     include_str!("sql/008_cjk_words.sql"),
     include_str!("sql/009_vector_script.sql"),
     include_str!("sql/010_history_files.sql"),
+    include_str!("sql/011_vector_triggers_on_change.sql"),
 ];
 
 pub const SCHEMA_VERSION: i64 = STEPS.len() as i64;

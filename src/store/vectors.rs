@@ -539,6 +539,38 @@ mod tests {
     use crate::store::observations::{NewObservation, insert};
 
     #[test]
+    fn a_vector_goes_when_its_records_text_changes_not_when_it_is_rewritten_unchanged() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("t.db")).unwrap();
+        let c = &store.conn;
+        insert(c, &NewObservation::sample("p", "bugfix", "Pool leaked", 1))
+            .unwrap()
+            .unwrap();
+        let vectors = || -> i64 {
+            c.query_row("SELECT COUNT(*) FROM record_vectors", [], |r| r.get(0))
+                .unwrap()
+        };
+        c.execute(
+            "INSERT INTO record_vectors (kind, record_id, project, model, vector) VALUES (0, 1, 'p', 'm', x'00')",
+            [],
+        )
+        .unwrap();
+        // A sync writes every column of a pulled revision, the same text included.
+        c.execute(
+            "UPDATE observations SET project = project, title = title, subtitle = subtitle, narrative = narrative, facts = facts WHERE id = 1",
+            [],
+        )
+        .unwrap();
+        assert_eq!(vectors(), 1, "an unchanged rewrite dropped the vector");
+        c.execute(
+            "UPDATE observations SET title = 'Pool fixed' WHERE id = 1",
+            [],
+        )
+        .unwrap();
+        assert_eq!(vectors(), 0, "a changed title kept a stale vector");
+    }
+
+    #[test]
     fn a_full_pass_finds_a_vector_missing_anywhere_and_skips_complete_kinds() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("t.db")).unwrap();

@@ -915,7 +915,6 @@ fn apply_one(
     }
     let scrubbed = scrub_pulled(&mut row, &p.project, scrubs);
     let identity = (p.device.as_str(), p.remote_id);
-    let mut stashed = None;
     let (id, step) = match here {
         Some(id) if table == "work_state_entries" => {
             // Append-only by trigger: a new revision (a scrub) replaces the entry whole.
@@ -937,7 +936,7 @@ fn apply_one(
                 .join(", ");
             let mut values = vec![Sql::Integer(id)];
             values.extend(row.iter().map(|(_, v)| v.clone()));
-            stashed = vectors::stash(tx, table, id)?;
+            // The row's vector goes only if its text changes (the triggers compare old and new).
             tx.execute(
                 &format!("UPDATE {table} SET {sets} WHERE id = ?1"),
                 params_from_iter(values.iter()),
@@ -955,10 +954,8 @@ fn apply_one(
             }
         }
     };
-    // The vector the revision carries, when the record has none here; then, when the revision
-    // rewrote the row (which drops its vector) but left its text as it was, the one it had.
+    // The vector the revision carries, when the record has none here.
     vectors::keep_pulled(tx, &shape.model, table, id, &pulled, &p.writer)?;
-    vectors::restore(tx, id, stashed)?;
     if matches!(step, Step::Updated)
         && pulled_vector(&pulled).is_none()
         && vectors::has(tx, table, id)?

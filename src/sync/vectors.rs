@@ -24,7 +24,7 @@ use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
 use crate::model::Kind;
-use crate::store::vectors::{self, Stored};
+use crate::store::vectors;
 
 /// The document key a record's vector travels under.
 pub(crate) const KEY: &str = "_vector";
@@ -264,25 +264,6 @@ pub(crate) fn has(conn: &Connection, table: &str, id: i64) -> Result<bool> {
         return Ok(false);
     };
     Ok(vectors::stored(conn, kind, id)?.is_some())
-}
-
-/// The vector of local row `id` of `table` before a pulled revision rewrites the row (which
-/// deletes the vector: the schema's triggers fire on every column written, changed or not).
-pub(crate) fn stash(conn: &Connection, table: &str, id: i64) -> Result<Option<(Kind, Stored)>> {
-    let Some(kind) = kind_of(table) else {
-        return Ok(None);
-    };
-    Ok(vectors::stored(conn, kind, id)?.map(|s| (kind, s)))
-}
-
-/// Puts a stashed vector back when the rewritten row still holds the text it was made from
-/// and got no vector from the pulled revision: a revision that changed no text costs no new
-/// embedding.
-pub(crate) fn restore(conn: &Connection, id: i64, stashed: Option<(Kind, Stored)>) -> Result<()> {
-    if let Some((kind, s)) = stashed {
-        vectors::keep(conn, kind, id, &s.model, &s.bytes, s.text.as_deref())?;
-    }
-    Ok(())
 }
 
 #[cfg(test)]
