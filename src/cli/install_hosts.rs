@@ -342,7 +342,22 @@ fn install_server(
             "an MCP server named `{MCP_SERVER_NAME}` is already registered and does not run cmem; rename or remove it first"
         );
     }
-    servers.insert(MCP_SERVER_NAME.into(), server(host, binary));
+    // cmem's own entry is updated in place: keys the person added to it (env, timeouts) stay.
+    match servers
+        .get_mut(MCP_SERVER_NAME)
+        .and_then(Value::as_object_mut)
+    {
+        Some(existing) => {
+            if let Value::Object(want) = server(host, binary) {
+                for (k, v) in want {
+                    existing.insert(k, v);
+                }
+            }
+        }
+        None => {
+            servers.insert(MCP_SERVER_NAME.into(), server(host, binary));
+        }
+    }
     Ok(())
 }
 
@@ -460,17 +475,36 @@ fn codex_toml_plan(path: &Path, binary: &Path, action: Action, record: &Record) 
                     path.display()
                 );
             }
-            let mut table = toml_edit::Table::new();
-            table["command"] = toml_edit::value(binary.to_string_lossy().into_owned());
-            let mut args = toml_edit::Array::new();
-            args.push("mcp");
-            table["args"] = toml_edit::value(args);
-            let same = servers
-                .get(MCP_SERVER_NAME)
-                .and_then(|t| t.as_table())
-                .is_some_and(|t| t.to_string() == table.to_string());
-            if !same {
-                servers.insert(MCP_SERVER_NAME, toml_edit::Item::Table(table));
+            let command = binary.to_string_lossy().into_owned();
+            match servers
+                .get_mut(MCP_SERVER_NAME)
+                .and_then(|t| t.as_table_mut())
+            {
+                // cmem's own table is updated in place: keys the person added to it stay.
+                Some(table) => {
+                    if table.get("command").and_then(|c| c.as_str()) != Some(command.as_str()) {
+                        table["command"] = toml_edit::value(command);
+                    }
+                    let args_ok = table
+                        .get("args")
+                        .and_then(|a| a.as_array())
+                        .is_some_and(|a| {
+                            a.len() == 1 && a.get(0).and_then(|v| v.as_str()) == Some("mcp")
+                        });
+                    if !args_ok {
+                        let mut args = toml_edit::Array::new();
+                        args.push("mcp");
+                        table["args"] = toml_edit::value(args);
+                    }
+                }
+                None => {
+                    let mut table = toml_edit::Table::new();
+                    table["command"] = toml_edit::value(command);
+                    let mut args = toml_edit::Array::new();
+                    args.push("mcp");
+                    table["args"] = toml_edit::value(args);
+                    servers.insert(MCP_SERVER_NAME, toml_edit::Item::Table(table));
+                }
             }
             let after = doc.to_string();
             let created = if original.is_none() {

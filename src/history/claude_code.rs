@@ -327,6 +327,10 @@ impl Reader for Transcript {
         read
     }
 
+    fn settled(&self) -> bool {
+        self.pending.is_empty()
+    }
+
     fn finish(&mut self, events: &mut Vec<Event>) {
         self.end_turn(events);
         if let Some((sid, cwd, at_ms)) = self.session.take() {

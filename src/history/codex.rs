@@ -616,6 +616,10 @@ impl Reader for Rollout {
         }
     }
 
+    fn settled(&self) -> bool {
+        self.calls.is_empty()
+    }
+
     fn finish(&mut self, events: &mut Vec<Event>) {
         self.end_turn(None, events);
         if self.skip {

@@ -121,6 +121,28 @@ fn head_sha256(file: &mut std::fs::File) -> Result<String> {
     Ok(crate::store::fingerprint::hex(&Sha256::digest(&head)))
 }
 
+/// Skips to just past the next newline without keeping what it passes; the bytes skipped.
+fn skip_line(lines: &mut impl BufRead) -> Result<usize> {
+    let mut skipped = 0;
+    loop {
+        let chunk = lines.fill_buf()?;
+        if chunk.is_empty() {
+            return Ok(skipped);
+        }
+        match chunk.iter().position(|b| *b == b'\n') {
+            Some(i) => {
+                lines.consume(i + 1);
+                return Ok(skipped + i + 1);
+            }
+            None => {
+                let n = chunk.len();
+                lines.consume(n);
+                skipped += n;
+            }
+        }
+    }
+}
+
 /// Reads one file from where the last import stopped: its whole lines become events, the
 /// events captures, stored a batch at a time with the file's mark.
 pub(super) fn read(
@@ -150,11 +172,16 @@ pub(super) fn read(
         Some(s) => history_files::get(&s.conn, &key)?,
         None => None,
     };
+    // The same file, unchanged since it was read (its mark may stop short of its end, before
+    // a call that never got its result): nothing to read.
+    let unchanged = prior
+        .as_ref()
+        .is_some_and(|m| m.head_sha256 == head && m.size_bytes == size && m.mtime_ms == mtime);
     let start = match prior {
         Some(m) if m.head_sha256 == head && m.read_bytes <= size => m.read_bytes,
         _ => 0,
     };
-    if start == size {
+    if start == size || unchanged {
         report.files_unchanged += 1;
         return Ok(());
     }
@@ -170,12 +197,26 @@ pub(super) fn read(
         mtime_ms: mtime,
         head_sha256: head,
     };
+    let mut reader = source.reader(path);
+    if start > 0 {
+        // Read on from a mark, the reader still needs what the file's first line says (a
+        // Codex rollout names its session only there); what it makes of it was stored before.
+        file.seek(SeekFrom::Start(0))?;
+        let mut first = Vec::new();
+        BufReader::new((&mut file).take(MAX_LINE_BYTES as u64)).read_until(b'\n', &mut first)?;
+        if first.last() == Some(&b'\n') {
+            reader.line(&first[..first.len() - 1], &mut Vec::new());
+        }
+    }
     file.seek(SeekFrom::Start(start))?;
     let mut lines = BufReader::with_capacity(1 << 20, file.take(size - start));
-    let mut reader = source.reader(path);
     let mut events = Vec::new();
     let mut buf = Vec::new();
     let mut pos = start;
+    // Where the next run may start: after a line that left no tool call waiting for its result
+    // (a result read without its call could not be stored). Lines after it are read again
+    // next time and matched by id, not doubled.
+    let mut settled = start;
     loop {
         buf.clear();
         let n = (&mut lines)
@@ -187,9 +228,8 @@ pub(super) fn read(
         }
         if buf.last() != Some(&b'\n') {
             if n > MAX_LINE_BYTES {
-                // Skip the rest of the giant line, then go on with the next.
-                let mut rest = Vec::new();
-                let skipped = lines.read_until(b'\n', &mut rest)?;
+                // Skip the rest of the giant line without holding it, then go on.
+                let skipped = skip_line(&mut lines)?;
                 pos += (n + skipped) as u64;
                 *report
                     .skipped_lines
@@ -209,8 +249,11 @@ pub(super) fn read(
             Line::Unreadable(why) => *report.skipped_lines.entry(why).or_default() += 1,
             Line::Used | Line::Ignored => {}
         }
+        if reader.settled() {
+            settled = pos;
+        }
         if events.len() >= BATCH {
-            mark.read_bytes = pos;
+            mark.read_bytes = settled;
             replay::store_batch(
                 store.as_deref_mut(),
                 source,
@@ -224,7 +267,7 @@ pub(super) fn read(
         }
     }
     reader.finish(&mut events);
-    mark.read_bytes = pos;
+    mark.read_bytes = settled;
     replay::store_batch(
         store,
         source,

@@ -87,6 +87,8 @@ pub(crate) enum Line {
 /// Reads one file's lines, in order, into events.
 pub(crate) trait Reader {
     fn line(&mut self, line: &[u8], events: &mut Vec<Event>) -> Line;
+    /// No tool call read so far is still waiting for its result: a next run may start here.
+    fn settled(&self) -> bool;
     /// The end of the file: closes the open turn and the session.
     fn finish(&mut self, events: &mut Vec<Event>);
 }

@@ -238,12 +238,26 @@ pub(crate) fn handle_for(
         return Ok(None);
     };
     match event {
-        HookEvent::SessionStart
-            if host.injects_once()
-                && !host::first_start(&settings.data_dir(), host, payload.session_id()?) =>
-        {
-            logging::debug("this session's memory was injected at its first start");
-            Ok(None)
+        HookEvent::SessionStart if host.injects_once() => {
+            let data_dir = settings.data_dir();
+            let session = payload.session_id()?.to_string();
+            if host::started(&data_dir, host, &session) {
+                logging::debug("this session's memory was injected at its first start");
+                return Ok(None);
+            }
+            let answer = session_start::answer(
+                &payload,
+                settings,
+                deadline,
+                call.now_ms,
+                host.context_bytes(),
+            )
+            .context("session-start")?;
+            // Marked only once the memory is on its way: a start that failed gets it next time.
+            if answer.is_some() {
+                host::mark_started(&data_dir, host, &session);
+            }
+            Ok(answer)
         }
         HookEvent::SessionStart => session_start::answer(
             &payload,

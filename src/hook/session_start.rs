@@ -57,7 +57,9 @@ pub(crate) fn answer(
                 break;
             }
             // The text's own length in the limit's units, cut in the proportion of bytes over.
-            fitted.limit = (ctx.chars() * max / bytes).saturating_sub(100).max(1_000);
+            fitted.limit = (ctx.chars() * max / bytes)
+                .saturating_sub(100)
+                .clamp(1_000.min(fitted.limit), fitted.limit);
             ctx = context::load_or_empty(conn, &keys.primary, &keys.all, &fitted, now, false)?;
         }
     }

@@ -189,9 +189,13 @@ fn a_second_run_reads_only_what_a_file_gained_and_skips_broken_lines() {
         first_observed_after, first_observed,
         "the first turn was read again"
     );
-    // The unfinished line is read once it is finished.
+    // Unchanged since: not read again; the unfinished line is read once it is finished.
     let out = env.run_stdout(&["import", "claude-code"]);
-    assert!(out.contains("an unfinished last line"), "{out}");
+    assert!(out.contains("1 unchanged"), "{out}");
+    append(&path, ":\"x\"}\n");
+    let out = env.run_stdout(&["import", "claude-code"]);
+    assert!(out.contains("read 1 of 1"), "{out}");
+    assert!(!out.contains("skipped"), "{out}");
 }
 
 #[test]
@@ -383,4 +387,66 @@ fn doctor_and_install_name_the_history_on_disk_and_install_imports_it_when_asked
     assert!(imported.contains("imported 1 session"), "{imported}");
     assert!(imported.contains("imported 5 sessions"), "{imported}");
     assert!(!env.doctor().contains("memory is empty"));
+}
+
+/// A Codex session continued after an import (`codex resume` appends to the same rollout): the
+/// next import reads the new turn under the same session, though only the first line names it.
+#[test]
+fn a_codex_rollout_continued_after_an_import_keeps_its_session() {
+    let env = Env::new();
+    let text = std::fs::read_to_string(format!(
+        "{}/tests/fixtures/transcripts/codex/rollout-c-two-turns-tui-0.171.jsonl",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let dir = env.home().join(".codex/sessions/2026/11/25");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("rollout-c.jsonl");
+    std::fs::write(&path, format!("{}\n", lines[..33].join("\n"))).unwrap();
+    settle(&path);
+    let out = env.run_stdout(&["import", "codex"]);
+    assert!(out.contains("imported 1 session, 1 prompt"), "{out}");
+    append(&path, &format!("{}\n", lines[33..].join("\n")));
+    let out = env.run_stdout(&["import", "codex"]);
+    assert!(out.contains("1 prompt"), "{out}");
+    assert!(!out.contains("before its session_meta"), "{out}");
+    let sessions: Vec<(String, i64)> = env.rows(
+        "SELECT s.content_session_id, COUNT(p.id) FROM sessions s JOIN user_prompts p ON p.session_id = s.id GROUP BY s.id",
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    );
+    assert_eq!(sessions.len(), 1, "{sessions:?}");
+    assert_eq!(sessions[0].1, 2);
+}
+
+/// A tool call still waiting for its result when the import ran (a permission prompt left
+/// open): the next import, after the result came, stores the call with it.
+#[test]
+fn a_call_waiting_for_its_result_is_read_again_once_the_result_is_there() {
+    let env = Env::new();
+    let path = transcript(&env, "claude-code-refresh-window.jsonl", "fix.jsonl");
+    let cwd = env.project().to_string_lossy().into_owned();
+    let call = json!({"type": "assistant", "sessionId": FIX_SESSION, "cwd": cwd, "timestamp": "2026-12-05T19:10:00Z",
+        "message": {"content": [{"type": "tool_use", "id": "toolu_late", "name": "Bash", "input": {"command": "cargo test auth"}}]}});
+    let prompt = json!({"type": "user", "promptId": "p-late", "sessionId": FIX_SESSION, "cwd": cwd,
+        "timestamp": "2026-12-05T19:09:59Z", "message": {"role": "user", "content": "run the auth tests"}});
+    append(&path, &format!("{prompt}\n{call}\n"));
+    env.run_stdout(&["import", "claude-code"]);
+    assert_eq!(
+        env.count_where("tool_uses", "tool_use_id = 'toolu_late'"),
+        0
+    );
+    let result = json!({"type": "user", "promptId": "p-late", "sessionId": FIX_SESSION, "cwd": cwd,
+        "timestamp": "2026-12-05T19:12:00Z", "toolUseResult": {"stdout": "test result: ok. 6 passed", "stderr": ""},
+        "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_late", "content": "test result: ok. 6 passed"}]}});
+    append(&path, &format!("{result}\n"));
+    env.run_stdout(&["import", "claude-code"]);
+    assert_eq!(
+        env.count_where("tool_uses", "tool_use_id = 'toolu_late'"),
+        1
+    );
+    assert_eq!(env.count("user_prompts"), 2);
+    // Unchanged since: nothing is read again.
+    let out = env.run_stdout(&["import", "claude-code"]);
+    assert!(out.contains("1 unchanged"), "{out}");
 }

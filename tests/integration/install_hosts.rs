@@ -267,3 +267,37 @@ fn project_scope_writes_into_the_project_and_takes_it_all_out_again() {
     }
     assert_eq!(snapshot(&project), before);
 }
+
+#[test]
+fn a_second_install_keeps_what_the_person_added_to_cmems_server_entry() {
+    let env = Env::new();
+    env.run_ok(&["install", "--host", "codex", "--binary", "/opt/cmem"]);
+    env.run_ok(&["install", "--host", "cursor", "--binary", "/opt/cmem"]);
+    let toml_path = env.home().join(".codex/config.toml");
+    let text = std::fs::read_to_string(&toml_path).unwrap();
+    std::fs::write(&toml_path, format!("{text}startup_timeout_sec = 30\n")).unwrap();
+    let mcp = env.home().join(".cursor/mcp.json");
+    let mut v: Value = serde_json::from_str(&std::fs::read_to_string(&mcp).unwrap()).unwrap();
+    v["mcpServers"]["cmem"]["env"] = json!({"CMEM_DATA_DIR": "/data/cmem"});
+    std::fs::write(&mcp, v.to_string()).unwrap();
+    env.run_ok(&["install", "--host", "codex", "--binary", "/usr/bin/cmem"]);
+    env.run_ok(&["install", "--host", "cursor", "--binary", "/usr/bin/cmem"]);
+    let config: toml::Table = std::fs::read_to_string(&toml_path)
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert_eq!(
+        config["mcp_servers"]["cmem"]["command"].as_str(),
+        Some("/usr/bin/cmem")
+    );
+    assert_eq!(
+        config["mcp_servers"]["cmem"]["startup_timeout_sec"].as_integer(),
+        Some(30)
+    );
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&mcp).unwrap()).unwrap();
+    assert_eq!(v["mcpServers"]["cmem"]["command"], "/usr/bin/cmem");
+    assert_eq!(
+        v["mcpServers"]["cmem"]["env"]["CMEM_DATA_DIR"],
+        "/data/cmem"
+    );
+}

@@ -180,26 +180,36 @@ pub(crate) fn refresh_cursor_rule(cwd: &std::path::Path, data_dir: &std::path::P
     }
 }
 
-/// Whether this is the first start of `session` this data dir sees from `host` (a marker file
-/// per session under `host-sessions/`; markers older than a week are swept now and then).
-pub(crate) fn first_start(data_dir: &std::path::Path, host: Host, session: &str) -> bool {
-    let dir = data_dir.join("host-sessions");
+fn start_marker(data_dir: &std::path::Path, host: Host, session: &str) -> (std::path::PathBuf, u8) {
     let digest = Sha256::digest(session.as_bytes());
     let hex = crate::store::fingerprint::hex(&digest);
-    let marker = dir.join(format!("{}-{}", host.name(), &hex[..24]));
-    if std::fs::create_dir_all(&dir).is_err() {
-        // Better twice than never: without a marker the memory is injected again.
-        return true;
+    (
+        data_dir
+            .join("host-sessions")
+            .join(format!("{}-{}", host.name(), &hex[..24])),
+        digest[0],
+    )
+}
+
+/// Whether `host` was already given the memory at a start of `session` (a marker file per
+/// session under `host-sessions/`).
+pub(crate) fn started(data_dir: &std::path::Path, host: Host, session: &str) -> bool {
+    start_marker(data_dir, host, session).0.exists()
+}
+
+/// Marks `session` as given its memory; markers older than a week are swept now and then.
+pub(crate) fn mark_started(data_dir: &std::path::Path, host: Host, session: &str) {
+    let (marker, first_byte) = start_marker(data_dir, host, session);
+    let Some(dir) = marker.parent() else {
+        return;
+    };
+    // Without a marker the memory is injected again at the next start: better twice than never.
+    if std::fs::create_dir_all(dir).is_ok()
+        && std::fs::write(&marker, b"").is_ok()
+        && first_byte == 0
+    {
+        sweep(dir);
     }
-    let first = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&marker)
-        .is_ok();
-    if first && digest[0] == 0 {
-        sweep(&dir);
-    }
-    first
 }
 
 fn sweep(dir: &std::path::Path) {
