@@ -109,6 +109,35 @@ pub(crate) fn edits(patch: &str, cwd: Option<&str>) -> Vec<Edit> {
     edits
 }
 
+/// The `n`th edit of call `call_id` as the tool use Claude Code would have made of it: its id
+/// (the call's own for the first, `call_id#2`, … after), tool name, input and response.
+pub(crate) fn tool_use(
+    call_id: &str,
+    n: usize,
+    edit: Edit,
+) -> (String, &'static str, serde_json::Value, serde_json::Value) {
+    use serde_json::json;
+    let id = if n == 0 {
+        call_id.to_string()
+    } else {
+        format!("{call_id}#{}", n + 1)
+    };
+    match edit {
+        Edit::Update { path, old, new } => (
+            id,
+            "Edit",
+            json!({"file_path": path, "old_string": old, "new_string": new}),
+            json!({"filePath": path, "oldString": old, "newString": new}),
+        ),
+        Edit::Add { path, content } => (
+            id,
+            "Write",
+            json!({"file_path": path, "content": content}),
+            json!({"type": "create", "filePath": path}),
+        ),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

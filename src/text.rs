@@ -159,6 +159,27 @@ pub(crate) fn common_ends<T>(a: &[T], b: &[T], same: impl Fn(&T, &T) -> bool) ->
     (prefix, suffix)
 }
 
+/// The text of a tool result as agents send it: a string, a list of content blocks
+/// (`[{"type": "text", "text": …}]`), or `{content: …}` holding either; `None` when blank.
+pub(crate) fn content_text(v: &serde_json::Value) -> Option<String> {
+    use serde_json::Value;
+    let blocks = match v {
+        Value::String(s) => return Some(s.clone()).filter(|s| !s.trim().is_empty()),
+        Value::Array(a) => a,
+        Value::Object(o) => match o.get("content") {
+            Some(Value::Array(a)) => a,
+            Some(Value::String(s)) => return Some(s.clone()),
+            _ => return None,
+        },
+        _ => return None,
+    };
+    let text: Vec<&str> = blocks
+        .iter()
+        .filter_map(|b| b.get("text").and_then(Value::as_str))
+        .collect();
+    Some(text.join("\n")).filter(|t| !t.trim().is_empty())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

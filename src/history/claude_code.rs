@@ -228,7 +228,10 @@ impl Transcript {
                 .unwrap_or("subagent");
             p.insert("agent_id".into(), json!(agent));
         }
-        let text = result_text(block.get("content"));
+        let text = block
+            .get("content")
+            .and_then(crate::text::content_text)
+            .unwrap_or_default();
         let failed = block.get("is_error").and_then(Value::as_bool) == Some(true);
         let kind = if failed {
             let interrupted = INTERRUPTED.iter().any(|i| text.trim() == *i);
@@ -403,19 +406,6 @@ fn between<'a>(text: &'a str, open: &str, close: &str) -> Option<&'a str> {
     let start = text.find(open)? + open.len();
     let end = text[start..].find(close)? + start;
     Some(&text[start..end])
-}
-
-/// A tool result's text: a string, or its text blocks joined.
-fn result_text(content: Option<&Value>) -> String {
-    match content {
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Array(blocks)) => blocks
-            .iter()
-            .filter_map(|b| b.get("text").and_then(Value::as_str))
-            .collect::<Vec<_>>()
-            .join("\n"),
-        _ => String::new(),
-    }
 }
 
 #[cfg(test)]

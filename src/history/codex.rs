@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use serde_json::{Map, Value, json};
 
 use super::{Event, Kind, Line, Reader};
-use crate::codex_patch::{Edit, edits as patch_edits};
+use crate::codex_patch::{edits as patch_edits, tool_use};
 
 /// A tool call waiting for its output.
 struct Call {
@@ -319,7 +319,10 @@ impl Rollout {
                 let Some(id) = call_id else {
                     return Line::Ignored;
                 };
-                let output = output_text(payload.get("output"));
+                let output = payload
+                    .get("output")
+                    .and_then(crate::text::content_text)
+                    .unwrap_or_default();
                 self.output(id, &output, at_ms, events);
             }
             _ => return Line::Ignored,
@@ -442,25 +445,8 @@ fn tool_uses(
                 .into_iter()
                 .enumerate()
                 .map(|(n, edit)| {
-                    let tool_use_id = if n == 0 {
-                        id.to_string()
-                    } else {
-                        format!("{id}#{}", n + 1)
-                    };
-                    match edit {
-                        Edit::Update { path, old, new } => (
-                            tool_use_id,
-                            "Edit".into(),
-                            json!({"file_path": path, "old_string": old, "new_string": new}),
-                            json!({"filePath": path, "oldString": old, "newString": new}),
-                        ),
-                        Edit::Add { path, content } => (
-                            tool_use_id,
-                            "Write".into(),
-                            json!({"file_path": path, "content": content}),
-                            json!({"type": "create", "filePath": path}),
-                        ),
-                    }
+                    let (tool_use_id, name, input, response) = tool_use(id, n, edit);
+                    (tool_use_id, name.to_string(), input, response)
                 })
                 .collect()
         }
@@ -481,24 +467,6 @@ fn str_field(v: &Value, key: &str) -> String {
         .and_then(Value::as_str)
         .unwrap_or_default()
         .to_string()
-}
-
-/// A call output's text: a string, or its text parts joined.
-fn output_text(output: Option<&Value>) -> String {
-    match output {
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Array(parts)) => parts
-            .iter()
-            .filter_map(|p| p.get("text").and_then(Value::as_str))
-            .collect::<Vec<_>>()
-            .join("\n"),
-        Some(Value::Object(o)) => o
-            .get("content")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string(),
-        _ => String::new(),
-    }
 }
 
 /// The exit code an output reports: `Process exited with code N` (unified exec),

@@ -94,8 +94,9 @@ pub(super) fn store_batch(
             Payload(event.payload),
             settings,
             event.at_ms,
+            source.platform(),
         ) {
-            Ok(Ok(mut c)) => {
+            Ok(Ok(c)) => {
                 if filter
                     .project
                     .as_ref()
@@ -104,7 +105,6 @@ pub(super) fn store_batch(
                     report.other_projects += 1;
                     continue;
                 }
-                c.session_mut().platform_source = source.platform().into();
                 captures.push(c);
             }
             Ok(Err(_skip)) => report.not_stored += 1,

@@ -70,24 +70,26 @@ pub(crate) fn capture_disabled(cwd: &Path, settings: &Settings) -> Option<Skip> 
     None
 }
 
-fn session_ref(payload: &Payload, cwd: &Path) -> Result<SessionRef> {
+fn session_ref(payload: &Payload, cwd: &Path, platform: &str) -> Result<SessionRef> {
     let keys = project::resolve(cwd);
     Ok(SessionRef {
         content_session_id: payload.session_id()?.to_string(),
-        platform_source: "claude".into(),
+        platform_source: platform.into(),
         project: keys.primary,
         cwd: Some(cwd.to_string_lossy().into_owned()).filter(|c| !c.is_empty()),
         transcript_path: payload.str("transcript_path").map(String::from),
     })
 }
 
-/// Builds the capture for a writing event. `Ok(Err(skip))` means "valid, deliberately not
-/// stored"; `Err` means the payload is invalid.
+/// Builds the capture for a writing event of an agent (`platform`: `sessions.platform_source`,
+/// `claude`, `codex`, …). `Ok(Err(skip))` means "valid, deliberately not stored"; `Err` means
+/// the payload is invalid.
 pub(crate) fn build(
     event: HookEvent,
     mut payload: Payload,
     settings: &Settings,
     now_ms: i64,
+    platform: &str,
 ) -> Result<std::result::Result<Capture, Skip>> {
     // Validate first so an invalid payload is reported as such even when excluded.
     payload.validate()?;
@@ -95,7 +97,7 @@ pub(crate) fn build(
     if let Some(skip) = capture_disabled(&cwd, settings) {
         return Ok(Err(skip));
     }
-    let session = session_ref(&payload, &cwd)?;
+    let session = session_ref(&payload, &cwd, platform)?;
     let max = settings.capture.max_field_bytes;
     let capture = match event {
         HookEvent::UserPromptSubmit => {

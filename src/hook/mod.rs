@@ -273,11 +273,10 @@ pub(crate) fn handle_for(
         _ => {
             let end_cwd = (event == HookEvent::SessionEnd).then(|| capture::event_cwd(&payload));
             for payload in std::iter::once(payload).chain(payloads) {
-                match capture::build(event, payload, settings, call.now_ms)
+                match capture::build(event, payload, settings, call.now_ms, host.name())
                     .context("invalid hook payload")?
                 {
-                    Ok(mut capture) => {
-                        capture.session_mut().platform_source = host.name().into();
+                    Ok(capture) => {
                         let store = persist(capture, settings, deadline, call.now_ms);
                         // These events close a turn (the next prompt closes one left open).
                         let closes_turn = matches!(

@@ -300,7 +300,7 @@ fn parse(t: &ToolRow, place: &Place) -> Kind {
                 server: server.to_string(),
                 tool: tool.to_string(),
                 args: mcp_args(&input),
-                result: response.as_ref().and_then(content_text),
+                result: response.as_ref().and_then(crate::text::content_text),
                 error,
             }
         }
@@ -588,27 +588,8 @@ fn web_search_count(r: &Value) -> Option<usize> {
     Some(if nested > 0 { nested } else { results.len() })
 }
 
-/// The text of an MCP result: a list of content blocks, `{content: [...]}` or a string.
-fn content_text(v: &Value) -> Option<String> {
-    let blocks = match v {
-        Value::String(s) => return Some(s.clone()).filter(|s| !s.trim().is_empty()),
-        Value::Array(a) => a,
-        Value::Object(o) => match o.get("content") {
-            Some(Value::Array(a)) => a,
-            Some(Value::String(s)) => return Some(s.clone()),
-            _ => return None,
-        },
-        _ => return None,
-    };
-    let text: Vec<&str> = blocks
-        .iter()
-        .filter_map(|b| b.get("text").and_then(Value::as_str))
-        .collect();
-    Some(text.join("\n")).filter(|t| !t.trim().is_empty())
-}
-
 fn agent_result(r: &Value) -> Option<String> {
-    let text = content_text(r)?;
+    let text = crate::text::content_text(r)?;
     let cleaned = regex_lite_strip(&text, "tools-used-before-summary");
     Some(cleaned.trim().to_string()).filter(|t| !t.is_empty())
 }

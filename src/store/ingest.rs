@@ -85,16 +85,6 @@ impl Capture {
             | Capture::WorkState { session, .. } => session,
         }
     }
-
-    pub(crate) fn session_mut(&mut self) -> &mut SessionRef {
-        match self {
-            Capture::Prompt { session, .. }
-            | Capture::ToolUse { session, .. }
-            | Capture::TurnEnd { session, .. }
-            | Capture::SessionEnd { session, .. }
-            | Capture::WorkState { session, .. } => session,
-        }
-    }
 }
 
 /// Whether a prompt or tool use is already stored (matched as `apply` matches them: a prompt by

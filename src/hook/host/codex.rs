@@ -141,24 +141,8 @@ fn payloads(event: HookEvent, mut payload: Payload) -> Vec<Payload> {
         .enumerate()
         .map(|(n, edit)| {
             let mut p: Map<String, Value> = payload.0.clone();
-            let tool_use_id = if n == 0 {
-                id.clone()
-            } else {
-                format!("{id}#{}", n + 1)
-            };
+            let (tool_use_id, name, input, response) = crate::codex_patch::tool_use(&id, n, edit);
             p.insert("tool_use_id".into(), json!(tool_use_id));
-            let (name, input, response) = match edit {
-                crate::codex_patch::Edit::Update { path, old, new } => (
-                    "Edit",
-                    json!({"file_path": path, "old_string": old, "new_string": new}),
-                    json!({"filePath": path, "oldString": old, "newString": new}),
-                ),
-                crate::codex_patch::Edit::Add { path, content } => (
-                    "Write",
-                    json!({"file_path": path, "content": content}),
-                    json!({"type": "create", "filePath": path}),
-                ),
-            };
             p.insert("tool_name".into(), json!(name));
             p.insert("tool_input".into(), input);
             p.insert("tool_response".into(), response);

@@ -64,7 +64,10 @@ pub(super) fn normalize(event: HookEvent, mut payload: Payload) -> (HookEvent, V
                 p.insert("tool_name".into(), json!(format!("mcp__{server}__{tool}")));
             }
             let response = p.remove("tool_response").unwrap_or(Value::Null);
-            let text = content_text(response.get("llmContent"));
+            let text = response
+                .get("llmContent")
+                .and_then(crate::text::content_text)
+                .unwrap_or_default();
             if let Some(error) = response.get("error").filter(|e| !e.is_null()) {
                 event = HookEvent::PostToolUseFailure;
                 let message = error
@@ -92,20 +95,6 @@ pub(super) fn normalize(event: HookEvent, mut payload: Payload) -> (HookEvent, V
         _ => {}
     }
     (event, vec![payload])
-}
-
-/// A tool result's text: a string, or its parts' text joined (MCP tools send parts).
-fn content_text(content: Option<&Value>) -> String {
-    match content {
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Array(parts)) => parts
-            .iter()
-            .filter_map(|p| p.get("text").and_then(Value::as_str))
-            .collect::<Vec<_>>()
-            .join("\n"),
-        Some(Value::Null) | None => String::new(),
-        Some(other) => other.to_string(),
-    }
 }
 
 struct Shell {
