@@ -136,7 +136,8 @@ fn word_count(s: &str) -> usize {
 
 fn is_cjk(c: char) -> bool {
     matches!(c as u32,
-        0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xAC00..=0xD7AF | 0xF900..=0xFAFF)
+        0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xAC00..=0xD7AF | 0xF900..=0xFAFF
+        | 0x20000..=0x3FFFF)
 }
 
 fn ends_with_abbreviation(text: &str) -> bool {
@@ -623,6 +624,16 @@ mod tests {
             vec!["运行 `echo 好。吗` 看看"]
         );
         assert_eq!(word_count("连接池耗尽"), 3);
+        // Characters beyond the BMP (CJK Extension B, emoji) neither split nor break a clause.
+        assert_eq!(word_count("𠀀𠀁𠀂𠀃"), 2);
+        assert_eq!(
+            why(
+                "𠮷野家的接口经常 502 🙂，日志里是连接池耗尽。修一下。",
+                None
+            )
+            .as_deref(),
+            Some("𠮷野家的接口经常 502 🙂")
+        );
         assert_eq!(word_count("raise the pool"), 3);
     }
 
