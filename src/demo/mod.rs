@@ -120,7 +120,8 @@ mod tests {
             turns
         );
         assert_eq!(count("SELECT COUNT(DISTINCT project) FROM observations"), 3);
-        assert!(count("SELECT COUNT(*) FROM observations") as usize >= 2 * turns);
+        // One outcome, one row: a turn has at least one, often one.
+        assert!(count("SELECT COUNT(*) FROM observations") as usize >= turns);
         assert_eq!(
             count("SELECT COUNT(*) FROM observations WHERE source != 'rules'"),
             0,

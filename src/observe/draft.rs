@@ -1,17 +1,35 @@
 //! An observation as the rules build it, before it is stored, and the small text helpers every
-//! rule shares: titles of at most `TITLE_MAX` characters that name what happened, lists that fit.
+//! rule shares: titles of at most `TITLE_MAX` columns that name what happened, lists that fit.
 //!
 //! Two promises hold for every field: text between backticks (a command, a pattern) is kept
 //! exactly as it ran, inner whitespace included, and a shortened title or subtitle ends at a
 //! whole word, never inside a path, identifier, number or quoted string.
 
-use crate::model::{ObsType, ObservationBody, utf16_len};
-use crate::text::{clip, one_line};
+use crate::model::{ObsType, ObservationBody};
+use crate::text::{columns, is_cjk, one_line};
 
-/// Titles never exceed this (UTF-16 units).
-pub(crate) const TITLE_MAX: usize = 120;
+/// Titles never exceed this many terminal columns (a CJK character takes two): an index row
+/// the agent can scan, about ten words. What a title has no room for goes to the subtitle.
+pub(crate) const TITLE_MAX: usize = 100;
+/// A title drafted to be cut by `Draft::cap_title` (a commit message, a plan): long enough for
+/// anything worth keeping in the subtitle.
+pub(crate) const LONG_TITLE: usize = 300;
 /// Subtitles are one sentence of at most this many words (claude-mem asks its observer for this).
 pub(crate) const SUBTITLE_WORDS: usize = 24;
+
+/// What a draft stands for, as far as folding cares (`rules::fold`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum Role {
+    /// Anything else: kept as it is.
+    #[default]
+    Other,
+    /// A change to files (edits, a fix): what verification runs fold into.
+    Work,
+    /// A verification run (tests, build, lint, type check) that passed.
+    Check,
+    /// Reads, searches and look-ups: a row only when the turn did nothing else.
+    LookAround,
+}
 
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Draft {
@@ -29,6 +47,7 @@ pub(crate) struct Draft {
     /// first: the rule that knows it hands it over, so the turn's why can go between what
     /// changed and the check, whether or not the rule's own title had room for it.
     pub checks: Vec<String>,
+    pub role: Role,
 }
 
 impl Draft {
@@ -36,8 +55,9 @@ impl Draft {
         Draft::titled(obs_type, title, TITLE_MAX)
     }
 
-    /// A draft whose title may run to `max` units: the rare title that is the memory itself (a
-    /// plan, a commit message), not a rule's description of the work.
+    /// A draft whose title may run to `max` columns for now: the rare title that is the memory
+    /// itself (a plan, a commit message), not a rule's description of the work. `cap_title`
+    /// later keeps `TITLE_MAX` of it and moves the rest into the subtitle.
     pub(crate) fn titled(obs_type: ObsType, title: impl AsRef<str>, max: usize) -> Draft {
         Draft {
             obs_type,
@@ -50,7 +70,34 @@ impl Draft {
             files_modified: Vec::new(),
             tools: Vec::new(),
             checks: Vec::new(),
+            role: Role::Other,
         }
+    }
+
+    pub(crate) fn role(mut self, role: Role) -> Draft {
+        self.role = role;
+        self
+    }
+
+    /// Keeps the title within `TITLE_MAX` columns: a longer one is cut after a clause or a word
+    /// and what was cut off opens the subtitle, so title + subtitle still say it all.
+    pub(crate) fn cap_title(&mut self) {
+        if columns(&self.title) <= TITLE_MAX {
+            return;
+        }
+        let head = clip_words(&self.title, TITLE_MAX);
+        let kept = head.trim_end_matches('\u{2026}').trim_end();
+        let rest = self.title[kept.len()..]
+            .trim_start_matches(|c: char| c.is_whitespace() || OPENERS.contains(&c))
+            .trim();
+        if !rest.is_empty() && !self.subtitle.contains(rest) {
+            self.subtitle = if self.subtitle.is_empty() {
+                format!("\u{2026} {rest}")
+            } else {
+                format!("\u{2026} {rest} \u{2014} {}", self.subtitle)
+            };
+        }
+        self.title = head;
     }
 
     pub(crate) fn checked(mut self, checks: Vec<String>) -> Draft {
@@ -133,7 +180,7 @@ pub(crate) fn first_fitting(candidates: impl IntoIterator<Item = String>) -> Opt
     candidates
         .into_iter()
         .map(|c| flat(&c))
-        .find(|c| utf16_len(c) <= TITLE_MAX)
+        .find(|c| columns(c) <= TITLE_MAX)
 }
 
 /// The first candidate that fits in a title, else the last one shortened: callers list the
@@ -142,7 +189,7 @@ pub(crate) fn fitting_title(candidates: impl IntoIterator<Item = String>) -> Str
     let mut last = String::new();
     for c in candidates {
         let c = flat(&c);
-        if utf16_len(&c) <= TITLE_MAX {
+        if columns(&c) <= TITLE_MAX {
             return c;
         }
         last = c;
@@ -281,7 +328,7 @@ pub(crate) fn flat(text: &str) -> String {
     one_line(text)
 }
 
-/// `text` cut to at most `max` units at a word boundary, ending with ` …`: a path, name,
+/// `text` cut to at most `max` columns at a word boundary, ending with ` …`: a path, name,
 /// number or quoted span is kept whole or dropped whole. Only a first word longer than `max`
 /// is cut inside.
 pub(crate) fn clip_words(text: &str, max: usize) -> String {
@@ -289,13 +336,13 @@ pub(crate) fn clip_words(text: &str, max: usize) -> String {
 }
 
 fn clip_words_with(text: &str, max: usize, shell: bool) -> String {
-    if utf16_len(text) <= max {
+    if columns(text) <= max {
         return text.to_string();
     }
     let mut best: Option<&str> = None;
-    for (_, end) in words(text, shell) {
-        let head = text[..end].trim_end_matches([',', ';', ':', '(', '[', '{']);
-        if utf16_len(head) + 2 > max {
+    for end in cut_points(text, shell) {
+        let head = text[..end].trim_end_matches(OPENERS);
+        if columns(head) + 2 > max {
             break;
         }
         if !head.trim().is_empty() {
@@ -303,15 +350,73 @@ fn clip_words_with(text: &str, max: usize, shell: bool) -> String {
         }
     }
     match best {
-        Some(head) => format!("{} \u{2026}", head.trim_end()),
+        Some(head) => with_ellipsis(head.trim_end()),
         // A quoted command keeps its first word whole even past `max`: a cut program or
         // path would no longer be the command that ran.
         None if shell => match words(text, true).first() {
             Some(&(s, e)) if e < text.len() => format!("{} \u{2026}", &text[s..e]),
             _ => text.to_string(),
         },
-        None => clip(text, max),
+        None => clip_columns(text, max),
     }
+}
+
+/// What a shortened text does not end on: the start of a list, a clause or a bracket.
+const OPENERS: &[char] = &[
+    ',', ';', ':', '(', '[', '{', '\u{2014}', '\u{3001}', '\u{ff0c}', '\u{ff1b}', '\u{ff1a}',
+    '\u{ff08}', '\u{300c}',
+];
+
+/// `head …`, or `head…` after a CJK character (such text has no spaces to keep).
+fn with_ellipsis(head: &str) -> String {
+    match head.chars().next_back() {
+        Some(c) if is_cjk(c) || !c.is_ascii() && columns(c.encode_utf8(&mut [0; 4])) == 2 => {
+            format!("{head}\u{2026}")
+        }
+        _ => format!("{head} \u{2026}"),
+    }
+}
+
+/// Where `text` may be cut: after each word (see `words`), and inside a word between two
+/// characters of a script written without spaces or where such a run meets a Latin one
+/// (`pgvector做向量搜索` may end after `pgvector` or any Han character), never inside a Latin
+/// token or a quoted span.
+pub(crate) fn cut_points(text: &str, shell: bool) -> Vec<usize> {
+    let quoted = spans(text, shell);
+    let inside = |i: usize| quoted.iter().any(|&(a, b)| a < i && i < b);
+    let mut out = Vec::new();
+    for (start, end) in words(text, shell) {
+        let word = &text[start..end];
+        let mut prev: Option<char> = None;
+        for (i, c) in word.char_indices() {
+            let at = start + i;
+            if let Some(p) = prev
+                && (is_cjk(p) || is_cjk(c))
+                && !inside(at)
+            {
+                out.push(at);
+            }
+            prev = Some(c);
+        }
+        out.push(end);
+    }
+    out
+}
+
+/// `text` cut to `max` columns between characters, with `…`: for a first word too long to keep.
+fn clip_columns(text: &str, max: usize) -> String {
+    let mut out = String::new();
+    let mut used = 0;
+    for c in text.chars() {
+        let w = columns(c.encode_utf8(&mut [0; 4]));
+        if used + w + 1 > max {
+            break;
+        }
+        used += w;
+        out.push(c);
+    }
+    out.push('\u{2026}');
+    out
 }
 
 /// Items joined with ", " for as long as they fit in `max` units, then "and N more". Items are
@@ -328,7 +433,7 @@ pub(crate) fn fit_list(items: &[String], max: usize) -> String {
             String::new()
         };
         let candidate = format!("{out}{sep}{item}");
-        if i > 0 && utf16_len(&candidate) + utf16_len(&tail) > max {
+        if i > 0 && columns(&candidate) + columns(&tail) > max {
             return format!("{out} and {} more", items.len() - i);
         }
         out = candidate;
@@ -414,7 +519,7 @@ mod tests {
         let t = title_text(
             "Fixed failing `grep -q '    300' src/auth.rs` after editing src/very/long/path/to/the/module/of/the/session/window/auth_window.rs",
         );
-        assert!(utf16_len(&t) <= TITLE_MAX, "{t}");
+        assert!(columns(&t) <= TITLE_MAX, "{t}");
         assert_eq!(
             t,
             "Fixed failing `grep -q '    300' src/auth.rs` after editing \u{2026}"

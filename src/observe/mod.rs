@@ -140,6 +140,9 @@ pub(crate) fn analyze(
         &turn.prompt_text,
         turn.last_assistant_message.as_deref(),
     );
+    for d in &mut drafts {
+        d.cap_title();
+    }
     let summary = summary::build(turn, &events, &drafts, &open);
     Ok(Analysis {
         tools,

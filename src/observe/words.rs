@@ -3,21 +3,16 @@
 //! already stored (privacy-filtered at capture) and cost nothing to use. The rules say which
 //! files, symbols and checks; these words say what it amounted to.
 
-use super::draft::{Draft, clip_words, flat, spans, words};
+use super::draft::{Draft, TITLE_MAX, clip_words, flat, spans, words};
 use super::summary::before_next_steps;
 use crate::model::ObsType;
+use crate::text::is_cjk;
 
 /// Words kept of the request in a subtitle (its first sentence, usually the why).
 const REQUEST_WORDS: usize = 24;
 /// Words kept of the last message in a subtitle: its first statements, lists included, which
 /// is where an assistant puts what it changed and why.
 const OUTCOME_WORDS: usize = 50;
-/// A work title that says why may run to this many units (the rules' part stays within
-/// `draft::TITLE_MAX`): the why is what lets a reader of the index decide to fetch it.
-pub(crate) const WHY_TITLE_MAX: usize = 180;
-/// A turn that changed nothing is titled by its answer, and the answer is the memory: a row
-/// that holds it spares a later agent the fetch, so it may run longer than a work title.
-pub(crate) const ANSWER_TITLE_MAX: usize = 300;
 /// Words kept of a why in a title.
 const WHY_WORDS: usize = 16;
 /// Fewest words of a why worth keeping beside a check.
@@ -132,12 +127,6 @@ fn word_count(s: &str) -> usize {
             cjk.div_ceil(2) + usize::from(rest || cjk == 0)
         })
         .sum()
-}
-
-fn is_cjk(c: char) -> bool {
-    matches!(c as u32,
-        0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xAC00..=0xD7AF | 0xF900..=0xFAFF
-        | 0x20000..=0x3FFFF)
 }
 
 fn ends_with_abbreviation(text: &str) -> bool {
@@ -402,40 +391,58 @@ fn lower_first(text: &str) -> String {
 }
 
 /// `title` with `why` after what changed and before how it was `checks` (the forms the rule
-/// handed over, fullest first), within `WHY_TITLE_MAX`: the fullest check that fits beside the
-/// whole why, else beside the why's first words, else the why alone; a why that would still be
-/// cut leaves the title as it was when it has a check, else loses its last words.
-fn with_why(title: &str, why: &str, checks: &[String]) -> String {
+/// handed over, fullest first), within `TITLE_MAX` columns: the fullest check that fits beside
+/// the whole why, else beside the why's first words, else the why alone or its first words; a
+/// why that would still be cut leaves the title as it was. Also says whether the title holds
+/// the whole why (else the caller keeps it in the subtitle).
+fn with_why(title: &str, why: &str, checks: &[String]) -> (String, bool) {
     let head = checks
         .iter()
         .find_map(|c| title.strip_suffix(c.as_str())?.strip_suffix("; "))
         .unwrap_or(title);
-    let fits = |t: &String| crate::model::utf16_len(t) <= WHY_TITLE_MAX;
+    let fits = |t: &String| crate::text::columns(t) <= TITLE_MAX;
     let spans = words(why, false);
     // The whole why, then its first words down to `WHY_MIN_WORDS`.
-    let whys = std::iter::once(why.to_string()).chain(
+    let whys = std::iter::once((why.to_string(), true)).chain(
         (WHY_MIN_WORDS..spans.len())
             .rev()
-            .map(|n| format!("{} \u{2026}", &why[..spans[n - 1].1])),
+            .map(|n| (format!("{} \u{2026}", &why[..spans[n - 1].1]), false)),
     );
-    for w in whys {
+    let whys: Vec<(String, bool)> = whys.collect();
+    for (w, whole) in &whys {
         if let Some(t) = checks
             .iter()
             .map(|c| format!("{head} \u{2014} {w}; {c}"))
             .find(fits)
         {
-            return t;
+            return (t, *whole);
         }
-    }
-    let without_check = format!("{head} \u{2014} {why}");
-    if fits(&without_check) {
-        return without_check;
     }
     // A why cut short says less than the tests or codes a check names.
     if head != title {
-        return title.to_string();
+        return (title.to_string(), false);
     }
-    clip_words(&without_check, WHY_TITLE_MAX)
+    for (w, whole) in &whys {
+        let t = format!("{head} \u{2014} {w}");
+        if fits(&t) {
+            return (t, *whole);
+        }
+    }
+    (title.to_string(), false)
+}
+
+/// Puts `why` in front of the subtitle unless the title or the subtitle already says it: what
+/// the title has no room for is still one fetch-free line away.
+fn keep_why(d: &mut Draft, why: &str) {
+    let said = |t: &str| t.to_lowercase().contains(&why.to_lowercase());
+    if said(&d.title) || said(&d.subtitle) {
+        return;
+    }
+    d.subtitle = if d.subtitle.is_empty() {
+        why.to_string()
+    } else {
+        format!("{why} \u{2014} {}", d.subtitle)
+    };
 }
 
 fn first_paragraph(text: &str) -> Option<String> {
@@ -454,6 +461,44 @@ fn clip_at_words(text: &str, max_words: usize) -> String {
     match spans.get(max_words) {
         Some(_) => format!("{} \u{2026}", &text[..spans[max_words - 1].1]),
         None => text.to_string(),
+    }
+}
+
+/// `text` within `max` columns, cut after a sentence or clause (`. `, `; `, `: `, `，。；：`)
+/// when one ends in its second half, else at a word: the rest goes on in the subtitle.
+fn clip_clause(text: &str, max: usize) -> String {
+    if crate::text::columns(text) <= max {
+        return text.to_string();
+    }
+    let quoted = spans(text, false);
+    let mut best: Option<usize> = None;
+    for (i, c) in text.char_indices() {
+        let end = i + c.len_utf8();
+        if crate::text::columns(&text[..end]) + 2 > max {
+            break;
+        }
+        let latin = matches!(c, '.' | ';' | ':' | '!' | '?')
+            && text[end..].starts_with(' ')
+            && !ends_with_abbreviation(&text[..end]);
+        let cjk = matches!(
+            c,
+            '\u{3002}' | '\u{ff0c}' | '\u{ff1b}' | '\u{ff1a}' | '\u{ff01}' | '\u{ff1f}'
+        );
+        let inside = quoted.iter().any(|&(a, b)| a < end && end < b);
+        if (latin || cjk) && !inside && crate::text::columns(&text[..end]) * 2 >= max {
+            best = Some(end);
+        }
+    }
+    match best {
+        Some(end) => {
+            let head = text[..end].trim_end_matches([';', ':', '\u{ff0c}', '\u{ff1b}', '\u{ff1a}']);
+            if head.ends_with(super::draft::SENTENCE_ENDS) {
+                head.to_string()
+            } else {
+                format!("{head} \u{2026}")
+            }
+        }
+        None => clip_words(text, max),
     }
 }
 
@@ -538,7 +583,11 @@ pub(crate) fn give_voice(drafts: &mut [Draft], prompt: &str, last_message: Optio
         // and for work asked for in so many words, what.
         if primary.obs_type.changes_code() {
             if let Some(why) = why(prompt, None) {
-                primary.title = with_why(&primary.title, &why, &primary.checks);
+                let (title, whole) = with_why(&primary.title, &why, &primary.checks);
+                primary.title = title;
+                if !whole {
+                    keep_why(primary, &why);
+                }
             } else if let Some(r) = &request {
                 primary.subtitle = if primary.subtitle.is_empty() {
                     r.clone()
@@ -554,12 +603,18 @@ pub(crate) fn give_voice(drafts: &mut [Draft], prompt: &str, last_message: Optio
         primary.subtitle = join(&said);
         if primary.obs_type.changes_code() {
             match why(prompt, Some(&outcome)) {
-                Some(why) => primary.title = with_why(&primary.title, &why, &primary.checks),
+                Some(why) => {
+                    let (title, whole) = with_why(&primary.title, &why, &primary.checks);
+                    primary.title = title;
+                    if !whole {
+                        keep_why(primary, &why);
+                    }
+                }
                 // A title that can only give a file and its size (`Changed a.cs (+6 −4)`)
-                // takes what the message says came of it instead.
+                // takes what the message says came of it instead (the subtitle says it whole).
                 None if says_only_size(&primary.title) => {
                     let what = lower_first(&without_interjection(&said));
-                    primary.title = with_why(&primary.title, &what, &primary.checks);
+                    primary.title = with_why(&primary.title, &what, &primary.checks).0;
                 }
                 None => {}
             }
@@ -573,7 +628,7 @@ pub(crate) fn give_voice(drafts: &mut [Draft], prompt: &str, last_message: Optio
         } else {
             &outcome
         };
-        primary.title = clip_words(&without_interjection(answer), ANSWER_TITLE_MAX);
+        primary.title = clip_clause(&without_interjection(answer), TITLE_MAX);
         let covered = primary.title.trim_end_matches(" \u{2026}");
         // The rest of what was said, then how it was found (the files it names).
         let rest = said
@@ -779,24 +834,25 @@ mod tests {
                 "Fixed f in a.rs: 1 \u{2192} 2; `cargo test` passes",
                 "it broke",
                 &checks
-            ),
+            )
+            .0,
             "Fixed f in a.rs: 1 \u{2192} 2 \u{2014} it broke; t::f passes"
         );
         assert_eq!(
-            with_why("Fixed f in a.rs: 1 \u{2192} 2", "it broke", &checks),
+            with_why("Fixed f in a.rs: 1 \u{2192} 2", "it broke", &checks).0,
             "Fixed f in a.rs: 1 \u{2192} 2 \u{2014} it broke; t::f passes",
             "a check the rule's title had no room for still comes after the why"
         );
         let long = "the nightly job cancels fresh unpaid orders and keeps the stale ones around for weeks, which support hears about from angry customers every single morning";
-        let t = with_why("Fixed f in a.rs: 1 \u{2192} 2", long, &checks);
+        let t = with_why("Fixed f in a.rs: 1 \u{2192} 2", long, &checks).0;
         assert!(
             t.starts_with("Fixed f in a.rs: 1 \u{2192} 2 \u{2014} the nightly job cancels")
                 && t.ends_with("\u{2026}; t::f passes")
-                && crate::model::utf16_len(&t) <= WHY_TITLE_MAX,
+                && crate::text::columns(&t) <= TITLE_MAX,
             "a long why loses its last words before the check goes: {t}"
         );
         assert_eq!(
-            with_why("Fixed f in a.rs: 1 \u{2192} 2", "it broke", &[]),
+            with_why("Fixed f in a.rs: 1 \u{2192} 2", "it broke", &[]).0,
             "Fixed f in a.rs: 1 \u{2192} 2 \u{2014} it broke"
         );
     }
@@ -813,14 +869,14 @@ mod tests {
             let mut d = vec![Draft::new(ObsType::Discovery, "Read src/a_b.rs")];
             d[0].read("src/a_b.rs");
             give_voice(&mut d, &prompt, Some(&format!("src/a_b.rs {said}")));
-            proptest::prop_assert!(crate::model::utf16_len(&d[0].title) <= ANSWER_TITLE_MAX + 2);
+            proptest::prop_assert!(crate::text::columns(&d[0].title) <= TITLE_MAX + 2);
             proptest::prop_assert!(!d[0].title.contains('\n') && !d[0].subtitle.contains('\n'));
             let mut w = vec![Draft::new(ObsType::Change, "f in a.rs: 1 \u{2192} 2")];
             give_voice(&mut w, &prompt, Some(&said));
-            proptest::prop_assert!(crate::model::utf16_len(&w[0].title) <= WHY_TITLE_MAX + 2);
+            proptest::prop_assert!(crate::text::columns(&w[0].title) <= TITLE_MAX + 2);
         }
 
-        /// Any why beside a check: within `WHY_TITLE_MAX`, what changed kept whole, the why
+        /// Any why beside a check: within `TITLE_MAX`, what changed kept whole, the why
         /// (when there) its own first words and the check one the rule handed over.
         #[test]
         fn a_why_beside_a_check_stays_within_the_limit_and_whole(
@@ -832,8 +888,8 @@ mod tests {
             ];
             let head = "Fixed refresh_window in src/auth.rs: 30 \u{2192} 300";
             let title = format!("{head}; {}", checks[1]);
-            let t = with_why(&title, &why, &checks);
-            proptest::prop_assert!(crate::model::utf16_len(&t) <= WHY_TITLE_MAX, "{t}");
+            let t = with_why(&title, &why, &checks).0;
+            proptest::prop_assert!(crate::text::columns(&t) <= TITLE_MAX, "{t}");
             proptest::prop_assert!(t.starts_with(head), "{t}");
             if let Some(rest) = t.strip_prefix(&format!("{head} \u{2014} ")) {
                 let said = checks

@@ -9,25 +9,7 @@
 
 use std::ops::Range;
 
-/// Whether `c` belongs to a script written without spaces between words: Han ideographs (with
-/// their extensions and compatibility forms), kana, Hangul, bopomofo, CJK radicals.
-pub(crate) fn is_cjk(c: char) -> bool {
-    matches!(c as u32,
-        0x2E80..=0x2FDF      // CJK and Kangxi radicals
-        | 0x3040..=0x30FF    // hiragana, katakana
-        | 0x3100..=0x312F    // bopomofo
-        | 0x3131..=0x318F    // Hangul compatibility jamo
-        | 0x31A0..=0x31BF    // bopomofo extended
-        | 0x31F0..=0x31FF    // katakana phonetic extensions
-        | 0x3400..=0x4DBF    // Han extension A
-        | 0x4E00..=0x9FFF    // Han
-        | 0xA960..=0xA97F    // Hangul jamo extended A
-        | 0xAC00..=0xD7AF    // Hangul syllables
-        | 0xF900..=0xFAFF    // Han compatibility ideographs
-        | 0xFF66..=0xFF9F    // half-width katakana
-        | 0x20000..=0x3134F  // Han extensions B to G, compatibility supplement
-    )
-}
+pub(crate) use crate::text::is_cjk;
 
 /// Whether `text` is mostly written in a CJK script: a CJK character carries about as much as
 /// three Latin letters (a word of two characters against an English word of six), so a Chinese

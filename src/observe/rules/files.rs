@@ -7,7 +7,9 @@ use std::time::Duration;
 
 use super::super::ascii::AsciiRegex;
 
-use super::super::draft::{Draft, code, delta, first_line, fit_list, fitting_title, push_unique};
+use super::super::draft::{
+    Draft, Role, code, delta, first_line, fit_list, fitting_title, push_unique,
+};
 use super::super::event::{Event, FileEdit, Kind};
 use super::super::literal;
 use super::super::outcome::{self, CommandClass};
@@ -479,10 +481,36 @@ pub(crate) fn edit_of(e: &Event) -> Option<&FileEdit> {
 pub(crate) fn edits(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
     let groups = group_edits(input.events, &|i| claims.is_free(i));
     let refactor = REFACTOR.is_match(input.prompt);
+    let changes: Vec<(FileChange, Vec<&Event>)> = groups
+        .into_iter()
+        .map(|(_, events)| {
+            let file_edits: Vec<&FileEdit> = events.iter().filter_map(|e| edit_of(e)).collect();
+            (file_change(&file_edits, input.parse_budget), events)
+        })
+        .collect();
     let mut out = Vec::new();
-    for (path, events) in groups {
-        let file_edits: Vec<&FileEdit> = events.iter().filter_map(|e| edit_of(e)).collect();
-        let change = file_change(&file_edits, input.parse_budget);
+    let mut swept: Vec<bool> = vec![false; changes.len()];
+    for (i, (change, _)) in changes.iter().enumerate() {
+        let Some(key) = sweep_key(change).filter(|_| !swept[i]) else {
+            continue;
+        };
+        let same: Vec<usize> = (i..changes.len())
+            .filter(|&j| !swept[j] && sweep_key(&changes[j].0).as_ref() == Some(&key))
+            .collect();
+        if same.len() < 2 {
+            continue;
+        }
+        for &j in &same {
+            swept[j] = true;
+        }
+        let members: Vec<&(FileChange, Vec<&Event>)> = same.iter().map(|&j| &changes[j]).collect();
+        out.push(sweep(input, claims, &members, refactor));
+    }
+    for ((change, events), swept) in changes.into_iter().zip(swept) {
+        if swept {
+            continue;
+        }
+        let path = change.path.clone();
         let mut d = if change.created {
             let lines = plural(change.lines_total.unwrap_or(change.added), "line", "lines");
             // Fewer symbols before none: a list is never cut open inside its parentheses.
@@ -522,6 +550,7 @@ pub(crate) fn edits(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
                     &["what-changed"]
                 })
         };
+        d.role = Role::Work;
         d.fact(change.fact());
         if let Some((old, new)) = &change.quote {
             d.fact(format!("{} became {}", code(old, 60), code(new, 60)));
@@ -550,6 +579,120 @@ pub(crate) fn edits(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
         out.push(d.narrative(narrative));
     }
     out
+}
+
+/// What makes edits of several files one change: the same small thing replaced (a literal, a
+/// name, an operator) or the same short lines added or removed, in files that existed.
+fn sweep_key(change: &FileChange) -> Option<String> {
+    if change.created {
+        return None;
+    }
+    change.phrase()
+}
+
+/// How many places `old` was replaced in a file: occurrences as a whole token before the
+/// edits less those left after, when the whole file is known; else one per edit.
+fn sites(change: &FileChange, events: &[&Event]) -> usize {
+    let Some((old, _)) = &change.quote else {
+        return change.edits;
+    };
+    let edits: Vec<&FileEdit> = events.iter().filter_map(|e| edit_of(e)).collect();
+    match (
+        edits.first().and_then(|e| e.before.as_deref()),
+        edits.last().and_then(|e| e.after.as_deref()),
+    ) {
+        (Some(before), Some(after)) => {
+            let gone =
+                literal::occurrences(before, old).saturating_sub(literal::occurrences(after, old));
+            gone.max(change.edits)
+        }
+        _ => change.edits,
+    }
+}
+
+/// One observation for the same change applied across files: a sweep or a rename names the
+/// change, how many files and sites, and the first files (all of them in the facts and
+/// `files_modified`).
+fn sweep(
+    input: &TurnInput,
+    claims: &mut Claims,
+    members: &[&(FileChange, Vec<&Event>)],
+    refactor: bool,
+) -> Draft {
+    let first = &members[0].0;
+    let paths: Vec<String> = members.iter().map(|(c, _)| c.path.clone()).collect();
+    let files = plural(paths.len(), "file", "files");
+    let sites: usize = members.iter().map(|(c, evs)| sites(c, evs)).sum();
+    let counted = if sites > paths.len() {
+        format!("{files}, {sites} sites")
+    } else {
+        files.clone()
+    };
+    let renamed = first.quote.as_ref().is_some_and(|(old, new)| {
+        let name = |s: &str| s.chars().all(|c| c.is_alphanumeric() || c == '_');
+        name(old) && name(new)
+    });
+    let phrase = first.phrase().unwrap_or_default();
+    let what = if renamed {
+        format!("Renamed {phrase}")
+    } else {
+        phrase.clone()
+    };
+    let forms = [60, 40, 24, 0].iter().map(|&n| {
+        if n == 0 {
+            format!("{what} in {counted}")
+        } else {
+            format!("{what} in {counted}: {}", fit_list(&paths, n))
+        }
+    });
+    let kind = if refactor || renamed {
+        ObsType::Refactor
+    } else {
+        ObsType::Change
+    };
+    let added: usize = members.iter().map(|(c, _)| c.added).sum();
+    let removed: usize = members.iter().map(|(c, _)| c.removed).sum();
+    let mut d = Draft::new(kind, fitting_title(forms))
+        .subtitle(format!(
+            "{phrase} in {counted}: {} ({} added, {removed} removed)",
+            fit_list(&paths, 120),
+            plural(added, "line", "lines")
+        ))
+        .concepts(if refactor || renamed {
+            &["what-changed", "pattern"]
+        } else {
+            &["what-changed"]
+        })
+        .role(Role::Work);
+    d.fact(format!("{phrase} in {counted}: {}", paths.join(", ")));
+    for (change, events) in members {
+        d.fact(change.fact());
+        d.modified(&change.path);
+        for e in events {
+            d.tool(e.idx);
+            claims.take(e.idx);
+        }
+        for e in input.events {
+            if let Kind::Read {
+                path: p,
+                error: None,
+                ..
+            } = &e.kind
+                && *p == change.path
+                && claims.is_free(e.idx)
+            {
+                d.read(p);
+                d.tool(e.idx);
+                claims.take(e.idx);
+            }
+        }
+    }
+    let narrative = format!(
+        "{phrase} in {counted}: {}.{}",
+        paths.join(", "),
+        asked(input.prompt)
+    );
+    d.narrative(narrative)
 }
 
 /// One discovery for the files read and the look-around commands of a turn.
@@ -673,7 +816,7 @@ pub(crate) fn reads(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
                     "unreadable"
                 }
             );
-            if crate::model::utf16_len(&with) <= super::super::draft::TITLE_MAX {
+            if crate::text::columns(&with) <= super::super::draft::TITLE_MAX {
                 with
             } else {
                 title
@@ -699,6 +842,7 @@ pub(crate) fn reads(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
     }
     let subtitle = capitalize(&subtitle_parts.join(", "));
     let mut d = Draft::new(ObsType::Discovery, title)
+        .role(Role::LookAround)
         .subtitle(&subtitle)
         .concepts(&["how-it-works"]);
     for f in facts {

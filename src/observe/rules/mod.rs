@@ -4,6 +4,7 @@
 
 mod agent;
 mod files;
+mod fold;
 mod mcp;
 pub mod plan;
 mod search;
@@ -61,7 +62,7 @@ pub(crate) fn observe(input: &TurnInput) -> Vec<Draft> {
     drafts.extend(mcp::calls(input, &mut claims));
     drafts.extend(agent::calls(input, &mut claims));
     drafts.extend(security::notes(input));
-    drafts
+    fold::fold(drafts)
 }
 
 /// One observation per free event that `draft` makes one of: it stands for that event alone,

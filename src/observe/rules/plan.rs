@@ -2,8 +2,8 @@
 //! the steps it wrote to its to-do list are what a later session needs, with the goal from the
 //! request. Turns that also changed files are told by their changes.
 
-use super::super::draft::{Draft, clip_words, fit_list};
-use super::super::words::{ANSWER_TITLE_MAX, WHY_TITLE_MAX, request};
+use super::super::draft::{Draft, LONG_TITLE, TITLE_MAX, clip_words, fit_list};
+use super::super::words::request;
 use super::asked;
 use crate::model::ObsType;
 
@@ -30,20 +30,22 @@ pub(crate) fn plan(prompt: &str, drafts: &[Draft], steps: &[String]) -> Option<D
     // the steps as fit.
     let goal = request(prompt).unwrap_or_else(|| fit_list(steps, 60));
     let head = format!("Plan ({} steps): {goal}", steps.len());
-    let mut d = if crate::model::utf16_len(&head) < WHY_TITLE_MAX {
-        let gap = if head.ends_with(['.', '!', '?']) {
-            " "
-        } else {
-            " \u{2014} "
-        };
-        Draft::titled(
-            ObsType::Decision,
-            format!("{head}{gap}{list}"),
-            ANSWER_TITLE_MAX,
-        )
+    let gap = if head.ends_with(['.', '!', '?']) {
+        " "
     } else {
-        Draft::titled(ObsType::Decision, head, WHY_TITLE_MAX)
+        " \u{2014} "
     };
+    // Whole steps only: as many as fit after the goal, the rest said by the subtitle.
+    let fits = |t: &String| crate::text::columns(t) <= TITLE_MAX;
+    let title = (1..=numbered.len())
+        .rev()
+        .map(|n| {
+            let more = if n < numbered.len() { "; \u{2026}" } else { "" };
+            format!("{head}{gap}{}{more}", numbered[..n].join("; "))
+        })
+        .find(fits)
+        .unwrap_or_else(|| head.clone());
+    let mut d = Draft::titled(ObsType::Decision, title, LONG_TITLE);
     d.subtitle = clip_words(&list, STEPS_MAX);
     for s in steps {
         d.fact(format!("Planned: {s}"));
@@ -70,8 +72,8 @@ mod tests {
         .expect("a plan");
         assert_eq!(d.obs_type, ObsType::Decision);
         assert_eq!(
-            d.title,
-            "Plan (2 steps): We're moving the token into an httpOnly cookie (XSS audit). 1. Set the cookie on /auth/login; 2. Add a CSRF check"
+            d.title, "Plan (2 steps): We're moving the token into an httpOnly cookie (XSS audit).",
+            "the steps that do not fit whole are the subtitle's"
         );
         assert_eq!(
             d.subtitle,

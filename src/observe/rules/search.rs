@@ -1,6 +1,6 @@
 //! Searches (Grep, Glob): one discovery per turn with each pattern and what it found.
 
-use super::super::draft::{Draft, code_raw, fit_list, fitting_title};
+use super::super::draft::{Draft, Role, code_raw, fit_list, fitting_title};
 use super::super::event::Kind;
 use super::{Claims, TurnInput, asked};
 use crate::model::ObsType;
@@ -62,6 +62,7 @@ pub(crate) fn searches(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
         ])
     };
     let mut d = Draft::new(ObsType::Discovery, title)
+        .role(Role::LookAround)
         .subtitle(format!(
             "Searched the project for {}",
             plural(parts.len(), "pattern", "patterns")

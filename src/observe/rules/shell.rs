@@ -1,10 +1,9 @@
 //! Shell commands: a check that failed and later passed is a bugfix that takes in the edits
 //! made in between; other commands are remembered by what they did and how they ended.
 
-use super::super::draft::{Draft, code, first_fitting, fit_list, fitting_title};
+use super::super::draft::{Draft, LONG_TITLE, Role, code, first_fitting, fit_list, fitting_title};
 use super::super::event::{Event, Kind, Shell};
 use super::super::outcome::{self, CommandClass};
-use super::super::words::WHY_TITLE_MAX;
 use super::files::{self, FileChange, edit_of, file_change, group_edits};
 use super::{Claims, TurnInput, asked};
 use crate::model::ObsType;
@@ -238,6 +237,7 @@ pub(crate) fn fixes(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
                 },
             };
             Draft::new(ObsType::Bugfix, title)
+                .role(Role::Work)
                 .checked(checks)
                 .subtitle(format!(
                     "`{cmd}` failed, then passed after {} changed",
@@ -468,7 +468,22 @@ pub(crate) fn commands(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
                         },
                         None => titled(&|c| format!("`{c}` passes"), "A check passes".into()),
                     };
-                    Draft::new(ObsType::Discovery, title).concepts(&["how-it-works"])
+                    // Short forms for folding into the change it verified (`rules::fold`).
+                    let counts = outcome::summary_line(&sh.output)
+                        .and_then(|s| outcome::counts(&s))
+                        .map(|n| format!(" ({n})"))
+                        .unwrap_or_default();
+                    let checks = [40, 24, 0]
+                        .iter()
+                        .flat_map(|&n| {
+                            let c = outcome::show_command(&sh.command, n);
+                            [format!("`{c}` passes{counts}"), format!("`{c}` passes")]
+                        })
+                        .collect();
+                    Draft::new(ObsType::Discovery, title)
+                        .concepts(&["how-it-works"])
+                        .checked(checks)
+                        .role(Role::Check)
                 }
                 CommandClass::Mutate => {
                     // The message as given on the command line, else as git printed it (a
@@ -501,7 +516,7 @@ pub(crate) fn commands(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
                     match commit {
                         // The commit message is the author's own title for the work: kept
                         // whole as far as a why-long title allows.
-                        Some(title) => Draft::titled(ObsType::Change, title, WHY_TITLE_MAX)
+                        Some(title) => Draft::titled(ObsType::Change, title, LONG_TITLE)
                             .concepts(&["what-changed"]),
                         None => Draft::new(
                             ObsType::Change,
@@ -555,7 +570,7 @@ fn commit_message(command: &str) -> Option<String> {
         q @ ('"' | '\'') => rest[1..].split(q).next()?.to_string(),
         _ => rest.split_whitespace().next()?.to_string(),
     };
-    super::super::draft::first_line(&msg, WHY_TITLE_MAX)
+    super::super::draft::first_line(&msg, LONG_TITLE)
 }
 
 /// A test's own name, without the path to it (`tests/a.py::TestX::test_y` → `test_y`); a

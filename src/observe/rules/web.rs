@@ -1,6 +1,6 @@
 //! Web fetches and web searches: what was looked up and what came back.
 
-use super::super::draft::{Draft, code, first_line};
+use super::super::draft::{Draft, Role, code, first_line};
 use super::super::event::Kind;
 use super::{Claims, TurnInput, one_per_event};
 use crate::model::ObsType;
@@ -64,7 +64,7 @@ pub(crate) fn fetches(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
                 if let Some(err) = error {
                     d.error_fact(err);
                 }
-                d
+                d.role(Role::LookAround)
             }
             Kind::WebSearch {
                 query,
@@ -91,7 +91,7 @@ pub(crate) fn fetches(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
                 if let Some(n) = results {
                     d.fact(format!("{n} results"));
                 }
-                d
+                d.role(Role::LookAround)
             }
             _ => return None,
         })
