@@ -229,3 +229,30 @@ pub(crate) fn is_cjk(c: char) -> bool {
 pub(crate) fn columns(text: &str) -> usize {
     unicode_width::UnicodeWidthStr::width(text)
 }
+
+/// `text` within `max` columns, cut at a space or between characters of an unspaced script
+/// (never inside a Latin word), ending with `…`: for index rows of any source.
+pub fn clip_columns(text: &str, max: usize) -> String {
+    if columns(text) <= max {
+        return text.to_string();
+    }
+    let mut used = 0;
+    let mut cut: Option<usize> = None;
+    let mut prev: Option<char> = None;
+    for (i, c) in text.char_indices() {
+        let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+        if used + w + 2 > max {
+            break;
+        }
+        if c.is_whitespace() || prev.is_some_and(|p| is_cjk(p) || is_cjk(c)) {
+            cut = Some(i);
+        }
+        used += w;
+        prev = Some(c);
+    }
+    match cut.map(|i| text[..i].trim_end()).filter(|h| !h.is_empty()) {
+        Some(head) if head.chars().next_back().is_some_and(is_cjk) => format!("{head}\u{2026}"),
+        Some(head) => format!("{head} \u{2026}"),
+        None => clip(text, max),
+    }
+}

@@ -14,6 +14,8 @@ use crate::text::{clip, one_line};
 
 /// A title never takes more than this in a row, so one row always fits the budget.
 pub const MAX_TITLE: usize = 300;
+/// Widest summary row of the index (terminal columns), as wide as the observer's titles.
+const MAX_ROW_COLUMNS: usize = 100;
 const MAX_PROJECT: usize = 100;
 
 /// The knobs of the index: the `[context]` settings (`observations`, `sessions`, `full_count`,
@@ -271,7 +273,9 @@ fn summary_block(s: &Summary, tz: &Tz) -> Block {
     let request = if request.is_empty() {
         "Session started".to_string()
     } else {
-        clip(&request, MAX_TITLE)
+        // A row the agent can scan, like an observation's title; the request is whole in
+        // the summary's details.
+        crate::text::clip_columns(&request, MAX_ROW_COLUMNS)
     };
     Block::new(BlockKind::Summary(s.id)).line(
         Line::new()
