@@ -5,8 +5,9 @@
 #
 #   tests/realclient/observe.sh [path/to/cmem]     (default: target/debug/cmem, built if missing)
 #
-# 1. The model reads src/lib.rs, edits answer() in it and runs a command: the database must hold
-#    a `change` observation naming src/lib.rs and answer, linked to its tool uses, and a summary.
+# 1. The model reads src/lib.rs, edits answer() in it and runs a look-around command: the database
+#    must hold a `change` observation naming src/lib.rs and answer, linked to its Read and Edit,
+#    with what the command found as a fact, and a summary.
 # 1b. Issue 14's session: a failing check, the edit of refresh_window() (30 → 300), the check
 #    passing, a last message: the bugfix's title names refresh_window, src/auth.rs and 30 → 300.
 # 2. A second session (TodoWrite) must get both observations in its injected index, and the
@@ -48,8 +49,10 @@ echo "  change observation ${change_id:-none}: $change_title"
 check "a change observation names src/lib.rs and answer" test -n "$change_id"
 check "the Edit (and the Read of the file) are linked to it" \
   test "$(sql "$db" "SELECT group_concat(tool_name, ',') FROM (SELECT tool_name FROM tool_uses WHERE observation_id = '${change_id:-0}' ORDER BY id)")" = "Read,Edit"
-check "the command is linked to an observation of its own" \
-  test "$(sql "$db" "SELECT COUNT(*) FROM tool_uses WHERE tool_name = 'Bash' AND observation_id IS NOT NULL AND observation_id != '${change_id:-0}'")" = 1
+# One outcome, one memory (issue 29): the look-around command after the edit is no index row;
+# what it printed is a fact of the change, and its tool use stays the turn's.
+check "the look-around command is no row of its own, its finding a fact of the change" \
+  test "$(sql "$db" "SELECT COUNT(*) FROM tool_uses WHERE tool_name = 'Bash' AND observation_id IS NULL")$(sql "$db" "SELECT COUNT(*) FROM observations WHERE id = '${change_id:-0}' AND facts LIKE '%grep -n 43%'")" = 11
 check "the turn has a summary (request, completed, next steps)" \
   test "$(sql "$db" "SELECT COUNT(*) FROM session_summaries WHERE request LIKE 'Make answer()%' AND completed LIKE '%answer() now returns 43%' AND next_steps LIKE '%changelog%'")" = 1
 check "every user prompt was observed" \
