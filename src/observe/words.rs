@@ -347,6 +347,65 @@ fn says_only_size(title: &str) -> bool {
             .is_some_and(|at| title[at..].contains('\u{2212}'))
 }
 
+/// `text` without markdown emphasis (`**23 call sites**` → `23 call sites`) outside code
+/// spans: in a row of 100 columns the markers are noise.
+fn plain(text: &str) -> String {
+    let quoted = spans(text, false);
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < text.len() {
+        let inside = quoted.iter().find(|&&(a, b)| a <= i && i < b);
+        if let Some(&(_, b)) = inside {
+            out.push_str(&text[i..b]);
+            i = b;
+            continue;
+        }
+        if text[i..].starts_with("**") || text[i..].starts_with("__") {
+            i += 2;
+            continue;
+        }
+        let c = text[i..].chars().next().unwrap_or(' ');
+        out.push(c);
+        i += c.len_utf8();
+    }
+    out
+}
+
+/// Labels that open an answer and say nothing of it (`Short answer: not yet.`).
+const ANSWER_LABELS: &[&str] = &[
+    "short answer",
+    "honest answer",
+    "the short answer",
+    "answer",
+    "tl;dr",
+    "tldr",
+    "in short",
+    "summary",
+    "bottom line",
+    "findings",
+    "result",
+];
+
+/// `Short answer: not worth it` → `Not worth it`: a label is no part of a title.
+fn without_label(text: &str) -> String {
+    let lower = text.to_lowercase();
+    for label in ANSWER_LABELS {
+        if let Some(rest) = lower.strip_prefix(label)
+            && rest.starts_with(':')
+        {
+            let rest = text[label.len() + 1..].trim_start();
+            if word_count(rest) >= 3 {
+                let mut c = rest.chars();
+                return c
+                    .next()
+                    .map(|f| f.to_uppercase().chain(c).collect())
+                    .unwrap_or_default();
+            }
+        }
+    }
+    text.to_string()
+}
+
 /// `Yes: all 45 tests pass` → `All 45 tests pass`: an answer's opening word is no title.
 fn without_interjection(text: &str) -> String {
     for opener in ["yes", "no", "done", "ok", "okay", "sure", "right", "so"] {
@@ -403,12 +462,13 @@ fn with_why(title: &str, why: &str, checks: &[String]) -> (String, bool) {
     let fits = |t: &String| crate::text::columns(t) <= TITLE_MAX;
     let spans = words(why, false);
     // The whole why, then its first words down to `WHY_MIN_WORDS`.
-    let whys = std::iter::once((why.to_string(), true)).chain(
-        (WHY_MIN_WORDS..spans.len())
-            .rev()
-            .map(|n| (format!("{} \u{2026}", &why[..spans[n - 1].1]), false)),
-    );
-    let whys: Vec<(String, bool)> = whys.collect();
+    let whys: Vec<(String, bool)> = std::iter::once((why.to_string(), true))
+        .chain(
+            (WHY_MIN_WORDS..spans.len())
+                .rev()
+                .map(|n| (format!("{} \u{2026}", &why[..spans[n - 1].1]), false)),
+        )
+        .collect();
     for (w, whole) in &whys {
         if let Some(t) = checks
             .iter()
@@ -623,19 +683,23 @@ pub(crate) fn give_voice(drafts: &mut [Draft], prompt: &str, last_message: Optio
         let how = std::mem::take(&mut primary.title);
         // The answer as far as the title holds it: a short first sentence goes on into the
         // next one or the list it opens (`… has 4 call sites in 3 files: src/api/orders.ts; …`).
+        let (said, outcome) = (plain(&said), plain(&outcome));
         let answer = if said.starts_with(outcome.as_str()) {
             &said
         } else {
             &outcome
         };
-        primary.title = clip_clause(&without_interjection(answer), TITLE_MAX);
-        let covered = primary.title.trim_end_matches(" \u{2026}");
+        primary.title = clip_clause(&without_label(&without_interjection(answer)), TITLE_MAX);
+        let covered = primary
+            .title
+            .trim_end_matches(" \u{2026}")
+            .trim_end_matches('\u{2026}');
         // The rest of what was said, then how it was found (the files it names).
         let rest = said
             .find(covered)
             .map(|at| said[at + covered.len()..].trim())
             .or_else(|| said.strip_prefix(outcome.as_str()).map(str::trim))
-            .filter(|r| r.split_whitespace().count() >= 3);
+            .filter(|r| word_count(r) >= 3);
         primary.subtitle = match rest {
             Some(rest) => join(&format!("{rest} ({how})")),
             None => join(&how),
