@@ -3,7 +3,7 @@
 
     scripts/bench.py post-tool-use [--runs N] [--tool-uses N] [--payload-kib N] [--host H] [--bin PATH]
     scripts/bench.py session-start [--runs N] [--sizes 1000,10000,100000] [--host H] [--bin PATH]
-    scripts/bench.py stop [--runs N] [--bin PATH]
+    scripts/bench.py stop [--runs N] [--turn-tool-uses 6|200] [--bin PATH]
     scripts/bench.py mcp [--runs N] [--bin PATH]   (handshake round trip; mem_search step 1 at 100k)
     scripts/bench.py tui [--runs N] [--keys N] [--bin PATH]
     scripts/bench.py pre-tool-use [--runs N] [--bin PATH]
@@ -236,9 +236,10 @@ def bench_session_start(args, cmem):
     summary("harness spawn overhead (/bin/true)", baseline)
 
 
-def turn_payloads(session, work, source_path, source):
+def turn_payloads(session, work, source_path, source, tool_uses=6):
     """The tool events of one realistic turn: read a 400-line Rust file, a failing test run,
-    an edit of one function in that file, a passing run, a search, a look-around command."""
+    an edit of one function in that file, a passing run, a search, a look-around command; past
+    6 tool uses, a sweep goes on over more files (read one, rename in it, run its tests)."""
     base = {"session_id": session, "cwd": str(work), "prompt_id": f"{session}-p"}
     old, new = "fn parse_all(", "fn parse_every("
     events = [
@@ -264,6 +265,30 @@ def turn_payloads(session, work, source_path, source):
         ("post-tool-use", {"tool_name": "Bash", "tool_input": {"command": "git status --short"},
                            "tool_response": {"stdout": " M src/event.rs", "stderr": "", "interrupted": False}}),
     ]
+    k = 0
+    while len(events) - 1 < tool_uses:
+        path = str(work / "src" / f"mod{k}.rs")
+        text = f"use crate::event::parse_all;\n\npub fn load_{k}(s: &str) -> usize {{\n    parse_all(s).len()\n}}\n"
+        step = [
+            ("post-tool-use", {"tool_name": "Read", "tool_input": {"file_path": path},
+                               "tool_response": {"type": "text", "file": {"filePath": path, "content": text,
+                                                                           "numLines": 5, "startLine": 1,
+                                                                           "totalLines": 5}}}),
+            ("post-tool-use", {"tool_name": "Edit",
+                               "tool_input": {"file_path": path, "old_string": "parse_all", "new_string": "parse_every",
+                                              "replace_all": True},
+                               "tool_response": {"filePath": path, "oldString": "parse_all", "newString": "parse_every",
+                                                 "originalFile": text, "replaceAll": True, "structuredPatch": [
+                                                     {"oldStart": 1, "oldLines": 4, "newStart": 1, "newLines": 4,
+                                                      "lines": ["-use crate::event::parse_all;", "+use crate::event::parse_every;",
+                                                                " ", f" pub fn load_{k}(s: &str) -> usize {{",
+                                                                "-    parse_all(s).len()", "+    parse_every(s).len()"]}]}}),
+            ("post-tool-use", {"tool_name": "Bash", "tool_input": {"command": f"cargo test mod{k}::"},
+                               "tool_response": {"stdout": "test result: ok. 2 passed; 0 failed", "stderr": "",
+                                                 "interrupted": False, "isImage": False}}),
+        ]
+        events.extend(step[: tool_uses - (len(events) - 1)])
+        k += 1
     out = []
     for i, (event, extra) in enumerate(events):
         p = dict(base, **extra)
@@ -289,7 +314,7 @@ def bench_stop(args, cmem):
         for mode in ("on", "off"):
             session = f"bench-{mode}-{i}"
             run_env = dict(env, CMEM_OBSERVER_RULES="true" if mode == "on" else "false")
-            for event, payload in turn_payloads(session, work, source_path, source):
+            for event, payload in turn_payloads(session, work, source_path, source, args.turn_tool_uses):
                 f = tmp / "payload.json"
                 f.write_text(json.dumps(payload))
                 spawn_timed([str(cmem), "hook", event], f, run_env)
@@ -307,7 +332,8 @@ def bench_stop(args, cmem):
     titles = [r[0] for r in con.execute("SELECT title FROM observations o JOIN sessions s ON s.id = o.session_id"
                                          " WHERE s.content_session_id = 'bench-on-10' ORDER BY o.id")]
     baseline = [spawn_timed(["/bin/true"], stop, env) for _ in range(50)]
-    print(f"cmem hook stop: a turn of 6 tool uses (400-line Rust file read and edited), "
+    print(f"cmem hook stop: a turn of {args.turn_tool_uses} tool uses (400-line Rust file read and edited"
+          f"{', then a sweep over more files' if args.turn_tool_uses > 6 else ''}), "
           f"DB with 10,000 observations, {os.cpu_count()} cores")
     print("  observations of one turn:", "; ".join(titles))
     summary("stop, rule-based observer on", samples["on"])
@@ -843,6 +869,8 @@ def main():
                     help="session-start, search: observation counts (comma-separated)")
     ap.add_argument("--runs", type=int, default=None)
     ap.add_argument("--tool-uses", type=int, default=10_000)
+    ap.add_argument("--turn-tool-uses", type=int, default=6,
+                    help="stop: tool uses in the observed turn (6: the realistic turn; 200: a long sweep)")
     ap.add_argument("--payload-kib", type=int, default=10)
     ap.add_argument("--host", default="claude", choices=sorted(HOST_POST_TOOL_USE),
                     help="post-tool-use, session-start: the agent whose payloads and answers are used")
