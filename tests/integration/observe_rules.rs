@@ -445,6 +445,71 @@ fn a_refactor_request_types_edits_as_refactors() {
     );
 }
 
+/// One prompt applying the same change to ten files (issue 29): one observation naming the
+/// change, the file count and the sites, every file in `files_modified`, the test run after it
+/// folded in.
+#[test]
+fn a_sweep_over_ten_files_is_one_observation() {
+    let env = Env::new();
+    let mut steps: Vec<Step> = (0..10)
+        .map(|i| {
+            tweaked("PostToolUse.edit", move |v| {
+                let path = v["tool_input"]["file_path"]
+                    .as_str()
+                    .unwrap()
+                    .replace("src/auth.rs", &format!("src/mod{i}.rs"));
+                let original = format!(
+                    "pub fn f{i}() {{\n    log_event(\"start\");\n    work();\n    log_event(\"done\");\n}}\n"
+                );
+                v["tool_input"] = json!({"file_path": path, "old_string": "log_event(",
+                    "new_string": "tracing::info!(", "replace_all": true});
+                v["tool_response"] = json!({"filePath": path, "oldString": "log_event(",
+                    "newString": "tracing::info!(", "originalFile": original,
+                    "replaceAll": true, "structuredPatch": []});
+            })
+        })
+        .collect();
+    steps.push(bash(
+        "PostToolUse.bash",
+        "cargo test",
+        "test result: ok. 12 passed; 0 failed",
+    ));
+    run_turn(
+        &env,
+        "sweep",
+        "1",
+        "Replace every log_event(...) call with tracing::info!(...).",
+        &steps,
+        "Done: all 20 log_event calls in src/mod0.rs … src/mod9.rs now use tracing::info!.",
+    );
+    let all = observations(&env, "sweep");
+    assert_eq!(all.len(), 1, "{all:#?}");
+    let o = &all[0];
+    assert!(
+        o.title.starts_with(
+            "`log_event` \u{2192} `tracing::info!` in 10 files, 20 sites: src/mod0.rs"
+        ),
+        "{}",
+        o.title
+    );
+    assert!(
+        o.title.contains("and "),
+        "the first files and how many more: {}",
+        o.title
+    );
+    assert_eq!(o.files_modified.len(), 10, "{o:#?}");
+    assert!(
+        o.narrative.contains("src/mod9.rs"),
+        "all files in the narrative"
+    );
+    assert_eq!(o.tools.iter().filter(|t| *t == "Edit").count(), 10);
+    assert_eq!(
+        o.tools.last().map(String::as_str),
+        Some("Bash"),
+        "the test run folded in"
+    );
+}
+
 #[test]
 fn a_missing_file_is_remembered() {
     let env = Env::new();

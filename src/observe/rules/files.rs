@@ -628,8 +628,14 @@ fn sweep(
     } else {
         files.clone()
     };
+    // A name starts with a letter or `_` (`18 → 22` in `.nvmrc` and a Dockerfile is a bump).
     let renamed = first.quote.as_ref().is_some_and(|(old, new)| {
-        let name = |s: &str| s.chars().all(|c| c.is_alphanumeric() || c == '_');
+        let name = |s: &str| {
+            s.chars()
+                .next()
+                .is_some_and(|c| c.is_alphabetic() || c == '_')
+                && s.chars().all(|c| c.is_alphanumeric() || c == '_')
+        };
         name(old) && name(new)
     });
     let phrase = first.phrase().unwrap_or_default();
