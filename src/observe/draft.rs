@@ -27,6 +27,8 @@ pub(crate) enum Role {
     Work,
     /// A verification run (tests, build, lint, type check) that passed.
     Check,
+    /// A verification run that failed: folded only into the new or changed tests it ran.
+    Failure,
     /// Reads, searches and look-ups: a row only when the turn did nothing else.
     LookAround,
 }

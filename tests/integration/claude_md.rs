@@ -68,7 +68,7 @@ fn by_file_table_of_the_demo_project_and_of_one_directory() {
         whole.contains("| ID | Time | T | Title | Tokens |"),
         "{whole}"
     );
-    assert!(whole.contains("Stats: 17 obs ("), "{whole}");
+    assert!(whole.contains("Stats: 15 obs ("), "{whole}");
     golden("by-file-demo", &whole);
 
     let root = checkout(&env, "acme-api", "src/db");

@@ -5,13 +5,60 @@
 //! observation; a turn that only looked around keeps one row for all of it.
 //!
 //! A failed run, an interrupted one or a check with no change before it keeps its own row:
-//! a failure nothing fixed is an outcome, and a check that verified nothing is the turn's.
+//! a failure nothing fixed is an outcome, and a check that verified nothing is the turn's. One
+//! failure folds: the first run of tests the turn just wrote or changed, which fails because
+//! they reproduce the bug (`Changed tests::x in src/a.rs; `cargo test a` fails (1 failed)`).
 
 use super::super::draft::{Draft, Role, fitting_title, push_unique};
 
 pub(crate) fn fold(drafts: Vec<Draft>) -> Vec<Draft> {
+    let drafts = fold_red_runs(drafts);
     let drafts = fold_checks(drafts);
     fold_look_arounds(drafts)
+}
+
+/// Whether a change only wrote tests: every file it changed is a test file, or every symbol
+/// it names is a test (`tests::x`, `test_y`).
+fn only_tests(d: &Draft) -> bool {
+    let test = |s: &str| {
+        let l = s.to_ascii_lowercase();
+        l.contains("test") || l.contains("spec")
+    };
+    if !d.files_modified.is_empty() && d.files_modified.iter().all(|p| test(p)) {
+        return true;
+    }
+    let named: Vec<&str> = d
+        .facts
+        .iter()
+        .filter_map(|f| {
+            f.split_once("; changed ")
+                .or_else(|| f.split_once("; defines "))
+        })
+        .flat_map(|(_, list)| list.split(", "))
+        .collect();
+    !named.is_empty() && named.iter().all(|s| test(s))
+}
+
+/// The first failing run after a change that only wrote tests joins that change.
+fn fold_red_runs(drafts: Vec<Draft>) -> Vec<Draft> {
+    let mut out: Vec<Draft> = Vec::new();
+    for d in drafts {
+        if d.role == Role::Failure {
+            let first = d.tools.iter().copied().min().unwrap_or(0);
+            let target = out
+                .iter_mut()
+                .filter(|w| w.role == Role::Work && w.tools.iter().all(|&t| t < first))
+                .max_by_key(|w| w.tools.iter().copied().max().unwrap_or(0))
+                .filter(|w| only_tests(w) && w.checks.is_empty());
+            if let Some(work) = target {
+                absorb_check(work, d);
+                // Its checks say what failed; no passing run may claim the title after it.
+                continue;
+            }
+        }
+        out.push(d);
+    }
+    out
 }
 
 /// Each passing check into the latest change whose tool uses all came before it.
@@ -31,8 +78,10 @@ fn fold_checks(drafts: Vec<Draft>) -> Vec<Draft> {
             .filter(|d| d.role == Role::Work && d.tools.iter().all(|&t| t < first))
             .max_by_key(|d| d.tools.iter().copied().max().unwrap_or(0));
         match target {
-            Some(work) => absorb_check(work, check),
-            None => out.push(check),
+            Some(work) if !work.checks.iter().any(|c| c.contains(" fail")) => {
+                absorb_check(work, check)
+            }
+            _ => out.push(check),
         }
     }
     out
@@ -150,6 +199,32 @@ mod tests {
         ]);
         assert_eq!(out.len(), 3);
         assert_eq!(out[0].title, "a.py: 1 \u{2192} 2");
+    }
+
+    #[test]
+    fn a_new_tests_first_failing_run_joins_it() {
+        let mut work = draft(
+            Role::Work,
+            "Changed tests::x in src/a.rs (+9 \u{2212}0)",
+            &[0],
+        );
+        work.fact("src/a.rs: 9 lines added, 0 removed in 1 edit; changed tests::x");
+        let mut red = draft(Role::Failure, "`cargo test a` fails (1 failed): x", &[1]);
+        red.checks = vec!["`cargo test a` fails (1 failed): x".into()];
+        let out = fold(vec![work, red.clone()]);
+        assert_eq!(out.len(), 1, "{out:#?}");
+        assert!(
+            out[0]
+                .title
+                .ends_with("; `cargo test a` fails (1 failed): x")
+        );
+        let mut code = draft(Role::Work, "Changed run in src/a.rs (+2 \u{2212}1)", &[0]);
+        code.fact("src/a.rs: 2 lines added, 1 removed in 1 edit; changed run");
+        assert_eq!(
+            fold(vec![code, red]).len(),
+            2,
+            "a change of code that fails stays two"
+        );
     }
 
     #[test]

@@ -433,7 +433,26 @@ pub(crate) fn commands(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
                 ),
                 (None, _) => titled(&|c| format!("`{c}` failed"), "A command failed".into()),
             };
-            Draft::new(ObsType::Discovery, title).concepts(&["problem-solution", "gotcha"])
+            let d = Draft::new(ObsType::Discovery, title).concepts(&["problem-solution", "gotcha"]);
+            if class == CommandClass::Check {
+                // Short forms for a new test's first, failing run (`rules::fold`).
+                let short: Vec<String> = failing.iter().map(|t| test_name(t).to_string()).collect();
+                let checks = [40, 24, 0]
+                    .iter()
+                    .flat_map(|&n| {
+                        let c = outcome::show_command(&sh.command, n);
+                        let mut forms = Vec::new();
+                        if !short.is_empty() {
+                            forms.push(format!("`{c}` {fails}: {}", fit_list(&short, 40)));
+                        }
+                        forms.push(format!("`{c}` {fails}"));
+                        forms
+                    })
+                    .collect();
+                d.checked(checks).role(Role::Failure)
+            } else {
+                d
+            }
         } else {
             let result = outcome::result_line(&sh.output).or(sh.interpretation.clone());
             // A chain that made a commit (`git cherry-pick --continue && go test … && git
