@@ -120,6 +120,34 @@ pub(crate) fn stated_next_steps(message: &str) -> Option<String> {
         .map(|s| clip(&one_line(s), 300))
 }
 
+/// Longest request a summary keeps (columns): what was asked, not the pasted log under it
+/// (the prompt itself is stored whole).
+const REQUEST_MAX: usize = 160;
+
+/// The request as a summary says it: the prompt on one line, fenced blocks (a pasted stack
+/// trace, a config) left out, cut after a clause or a word past `REQUEST_MAX`.
+fn request_of(prompt: &str) -> Option<String> {
+    let mut in_code = false;
+    let mut kept: Vec<&str> = Vec::new();
+    for line in prompt.lines() {
+        if line.trim_start().starts_with("```") {
+            in_code = !in_code;
+            continue;
+        }
+        if !in_code {
+            kept.push(line);
+        }
+    }
+    let line = one_line(&kept.join("\n"));
+    let line = if line.trim().is_empty() {
+        one_line(prompt)
+    } else {
+        line
+    };
+    let line = line.trim();
+    (!line.is_empty()).then(|| super::draft::clip_words(line, REQUEST_MAX))
+}
+
 fn sentence_list(parts: &[String]) -> Option<String> {
     if parts.is_empty() {
         None
@@ -253,7 +281,7 @@ pub(crate) fn build(
         push_unique(&mut files_read, f);
     }
     SummaryBody {
-        request: Some(clip(turn.prompt_text.trim(), 2000)).filter(|r| !r.is_empty()),
+        request: request_of(&turn.prompt_text),
         investigated: sentence_list(&investigated_parts),
         learned: sentence_list(&learned),
         completed: sentence_list(&completed),
@@ -271,6 +299,18 @@ pub(crate) fn build(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_request_leaves_pasted_blocks_out_and_stays_short() {
+        assert_eq!(
+            request_of("线上报错了：\n```\npanic: nil pointer\n```\n堆栈指向service.go:23，帮忙修一下").as_deref(),
+            Some("线上报错了： 堆栈指向service.go:23，帮忙修一下")
+        );
+        let long = "连接池耗尽".repeat(100);
+        let r = request_of(&long).unwrap();
+        assert!(crate::text::columns(&r) <= REQUEST_MAX, "{r}");
+        assert_eq!(request_of("  \n "), None);
+    }
 
     #[test]
     fn finds_stated_next_steps() {
