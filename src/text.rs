@@ -180,31 +180,6 @@ pub(crate) fn content_text(v: &serde_json::Value) -> Option<String> {
     Some(text.join("\n")).filter(|t| !t.trim().is_empty())
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn counts_say_one_thing_and_many_things() {
-        assert_eq!(plural(1, "line", "lines"), "1 line");
-        assert_eq!(plural(0, "line", "lines"), "0 lines");
-        assert_eq!(noun(1, "summary", "summaries"), "summary");
-        assert_eq!(noun(2, "summary", "summaries"), "summaries");
-    }
-
-    #[test]
-    fn one_line_and_clip() {
-        assert_eq!(one_line("  a\n\tb \u{0}c  "), "a b c");
-        assert_eq!(
-            one_line("ran  `grep -q '    300'\tf`\n  then ``a ` b`` `open"),
-            "ran `grep -q '    300' f` then ``a ` b`` `open"
-        );
-        assert_eq!(clip("abcdef", 4), "abc…");
-        assert_eq!(clip("ab", 4), "ab");
-        assert_eq!(crate::model::utf16_len(&clip("😀😀😀", 4)), 3);
-    }
-}
-
 /// Whether `c` belongs to a script written without spaces between words: Han ideographs (with
 /// their extensions and compatibility forms), kana, Hangul, bopomofo, CJK radicals.
 pub(crate) fn is_cjk(c: char) -> bool {
@@ -254,5 +229,30 @@ pub fn clip_columns(text: &str, max: usize) -> String {
         Some(head) if head.chars().next_back().is_some_and(is_cjk) => format!("{head}\u{2026}"),
         Some(head) => format!("{head} \u{2026}"),
         None => clip(text, max),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_say_one_thing_and_many_things() {
+        assert_eq!(plural(1, "line", "lines"), "1 line");
+        assert_eq!(plural(0, "line", "lines"), "0 lines");
+        assert_eq!(noun(1, "summary", "summaries"), "summary");
+        assert_eq!(noun(2, "summary", "summaries"), "summaries");
+    }
+
+    #[test]
+    fn one_line_and_clip() {
+        assert_eq!(one_line("  a\n\tb \u{0}c  "), "a b c");
+        assert_eq!(
+            one_line("ran  `grep -q '    300'\tf`\n  then ``a ` b`` `open"),
+            "ran `grep -q '    300' f` then ``a ` b`` `open"
+        );
+        assert_eq!(clip("abcdef", 4), "abc…");
+        assert_eq!(clip("ab", 4), "ab");
+        assert_eq!(crate::model::utf16_len(&clip("😀😀😀", 4)), 3);
     }
 }

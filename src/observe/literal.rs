@@ -497,7 +497,7 @@ pub(crate) fn occurrences(text: &str, needle: &str) -> usize {
         .filter(|(at, _)| {
             let before = text[..*at].chars().next_back();
             let after = text[at + needle.len()..].chars().next();
-            !(starts && word(before)) && !(ends && word(after))
+            !((starts && word(before)) || (ends && word(after)))
         })
         .count()
 }
