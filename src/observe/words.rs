@@ -459,8 +459,6 @@ fn with_why(title: &str, why: &str, checks: &[String]) -> (String, bool) {
         .iter()
         .find_map(|c| title.strip_suffix(c.as_str())?.strip_suffix("; "))
         .unwrap_or(title);
-    // A change's size (`(+2 −2)`) says least: it goes first to make room for the why.
-    let heads: Vec<&str> = std::iter::once(head).chain(without_size(head)).collect();
     let fits = |t: &String| crate::text::columns(t) <= TITLE_MAX;
     let spans = words(why, false);
     // The whole why, then its first words down to `WHY_MIN_WORDS`.
@@ -472,14 +470,12 @@ fn with_why(title: &str, why: &str, checks: &[String]) -> (String, bool) {
         )
         .collect();
     for (w, whole) in &whys {
-        for h in &heads {
-            if let Some(t) = checks
-                .iter()
-                .map(|c| format!("{h} \u{2014} {w}; {c}"))
-                .find(fits)
-            {
-                return (t, *whole);
-            }
+        if let Some(t) = checks
+            .iter()
+            .map(|c| format!("{head} \u{2014} {w}; {c}"))
+            .find(fits)
+        {
+            return (t, *whole);
         }
     }
     // A why cut short says less than the tests or codes a check names.
@@ -487,21 +483,12 @@ fn with_why(title: &str, why: &str, checks: &[String]) -> (String, bool) {
         return (title.to_string(), false);
     }
     for (w, whole) in &whys {
-        for h in &heads {
-            let t = format!("{h} \u{2014} {w}");
-            if fits(&t) {
-                return (t, *whole);
-            }
+        let t = format!("{head} \u{2014} {w}");
+        if fits(&t) {
+            return (t, *whole);
         }
     }
     (title.to_string(), false)
-}
-
-/// `Changed a in src/x.rs (+2 −2)` → `Changed a in src/x.rs`, when the title ends in a size.
-fn without_size(title: &str) -> Option<&str> {
-    let at = title.rfind(" (+")?;
-    let size = &title[at + 3..];
-    (size.ends_with(')') && size.contains('\u{2212}')).then(|| &title[..at])
 }
 
 /// Puts `why` in front of the subtitle unless the title or the subtitle already says it: what
