@@ -303,7 +303,10 @@ mod tests {
     #[test]
     fn a_request_leaves_pasted_blocks_out_and_stays_short() {
         assert_eq!(
-            request_of("线上报错了：\n```\npanic: nil pointer\n```\n堆栈指向service.go:23，帮忙修一下").as_deref(),
+            request_of(
+                "线上报错了：\n```\npanic: nil pointer\n```\n堆栈指向service.go:23，帮忙修一下"
+            )
+            .as_deref(),
             Some("线上报错了： 堆栈指向service.go:23，帮忙修一下")
         );
         let long = "连接池耗尽".repeat(100);
