@@ -107,25 +107,29 @@ enum Stat {
 impl Disk {
     /// Whether `dir` is a directory on this machine (a root from elsewhere is not).
     pub(crate) fn is_dir(&mut self, dir: &Path) -> bool {
-        *self
-            .dirs
-            .entry(dir.to_path_buf())
-            .or_insert_with(|| dir.is_dir())
+        if let Some(&known) = self.dirs.get(dir) {
+            return known;
+        }
+        let is = dir.is_dir();
+        self.dirs.insert(dir.to_path_buf(), is);
+        is
     }
 
     fn stat(&mut self, path: &Path) -> Stat {
-        *self
-            .stats
-            .entry(path.to_path_buf())
-            .or_insert_with(|| match std::fs::metadata(path) {
-                Ok(m) if m.is_file() => Stat::File {
-                    size: m.len() as i64,
-                    mtime_ns: mtime_ns(&m),
-                },
-                Ok(_) => Stat::Unknown,
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Stat::Gone,
-                Err(_) => Stat::Unknown,
-            })
+        if let Some(&known) = self.stats.get(path) {
+            return known;
+        }
+        let stat = match std::fs::metadata(path) {
+            Ok(m) if m.is_file() => Stat::File {
+                size: m.len() as i64,
+                mtime_ns: mtime_ns(&m),
+            },
+            Ok(_) => Stat::Unknown,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Stat::Gone,
+            Err(_) => Stat::Unknown,
+        };
+        self.stats.insert(path.to_path_buf(), stat);
+        stat
     }
 
     /// Whether `path` still holds what was `seen`: a stat first, and the content hashed only

@@ -38,14 +38,10 @@ pub(crate) fn record(
 
 /// The files the observations `ids` saw, in no particular order.
 pub(crate) fn of_observations(conn: &Connection, ids: &[i64]) -> Result<Vec<FileRow>> {
-    if ids.is_empty() {
+    let (Some(&low), Some(&high)) = (ids.iter().min(), ids.iter().max()) else {
         return Ok(Vec::new());
-    }
-    let mut stmt = conn.prepare_cached(
-        "SELECT observation_id, path, root, size, mtime_ns, hash FROM observation_files
-         WHERE observation_id IN (SELECT value FROM json_each(?1))",
-    )?;
-    let rows = stmt.query_map([serde_json::json!(ids).to_string()], |r| {
+    };
+    let from_row = |r: &rusqlite::Row| -> rusqlite::Result<FileRow> {
         Ok(FileRow {
             observation_id: r.get(0)?,
             path: r.get(1)?,
@@ -56,50 +52,96 @@ pub(crate) fn of_observations(conn: &Connection, ids: &[i64]) -> Result<Vec<File
                 hash: r.get(5)?,
             },
         })
+    };
+    const SELECT: &str =
+        "SELECT observation_id, path, root, size, mtime_ns, hash FROM observation_files";
+    // The rows a session start shows are the newest of a project: ids close together. One
+    // walk of that stretch of the table costs a third of a lookup per id.
+    if high - low <= 4 * ids.len() as i64 + 64 {
+        let wanted: std::collections::HashSet<i64> = ids.iter().copied().collect();
+        let mut stmt =
+            conn.prepare_cached(&format!("{SELECT} WHERE observation_id BETWEEN ?1 AND ?2"))?;
+        let rows = stmt.query_map(params![low, high], from_row)?;
+        let mut out = Vec::new();
+        for r in rows {
+            let r = r?;
+            if wanted.contains(&r.observation_id) {
+                out.push(r);
+            }
+        }
+        return Ok(out);
+    }
+    let mut stmt = conn.prepare_cached(&format!(
+        "{SELECT} WHERE observation_id IN (SELECT value FROM json_each(?1))"
+    ))?;
+    let rows = stmt.query_map([serde_json::json!(ids).to_string()], from_row)?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// Most decisions read for one project (newest rows have few later ones; an old decision in a
+/// search result is compared with the nearest this many).
+const LATER_DECISIONS: i64 = 2_000;
+
+/// A decision as "superseded by" compares it: when, and what it is about.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Decision {
+    pub id: i64,
+    pub created_at: i64,
+    pub files: Vec<String>,
+    pub symbols: Vec<String>,
+}
+
+impl Decision {
+    /// Whether this decision speaks of one of `files` or `symbols`.
+    pub(crate) fn touches(&self, files: &[String], symbols: &[String]) -> bool {
+        self.files.iter().any(|f| files.contains(f))
+            || self.symbols.iter().any(|s| symbols.contains(s))
+    }
+}
+
+/// The decisions of `project` (case-insensitive) made at or after `since`, oldest first: one
+/// walk of the decisions-only index for all the decisions a view shows.
+pub(crate) fn decisions_since(
+    conn: &Connection,
+    project: &str,
+    since: i64,
+) -> Result<Vec<Decision>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT id, created_at_epoch, title, files_read, files_modified FROM observations
+         WHERE project = ?1 COLLATE NOCASE AND type = 'decision' AND created_at_epoch >= ?2
+         ORDER BY created_at_epoch, id LIMIT ?3",
+    )?;
+    let rows = stmt.query_map(params![project, since, LATER_DECISIONS], |r| {
+        let mut files = json_list(r.get::<_, Option<String>>(3)?.as_deref());
+        files.extend(json_list(r.get::<_, Option<String>>(4)?.as_deref()));
+        Ok(Decision {
+            id: r.get(0)?,
+            created_at: r.get(1)?,
+            files,
+            symbols: code_symbols(
+                r.get::<_, Option<String>>(2)?
+                    .as_deref()
+                    .unwrap_or_default(),
+            ),
+        })
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
-/// Most later decisions looked at for one decision (newest rows have few; an old one in a
-/// search result is bounded by this).
-const LATER_DECISIONS: i64 = 500;
-
-/// A decision of the same project made after `(created_at, id)` that speaks of one of `files`
-/// or of one of `symbols` (identifiers in backticks in its title): the nearest such, which
-/// replaced it.
-pub(crate) fn superseding_decision(
-    conn: &Connection,
-    project: &str,
+/// The nearest decision in `later` (oldest first) made after `(created_at, id)` that speaks of
+/// one of `files` or `symbols` (identifiers in backticks in its title): the one that replaced it.
+pub(crate) fn superseding(
+    later: &[Decision],
     created_at: i64,
     id: i64,
     files: &[String],
     symbols: &[String],
-) -> Result<Option<i64>> {
-    if files.is_empty() && symbols.is_empty() {
-        return Ok(None);
-    }
-    let mut stmt = conn.prepare_cached(
-        "SELECT id, title, files_read, files_modified FROM observations
-         WHERE project = ?1 COLLATE NOCASE AND type = 'decision'
-           AND (created_at_epoch > ?2 OR (created_at_epoch = ?2 AND id > ?3))
-         ORDER BY created_at_epoch, id LIMIT ?4",
-    )?;
-    let mut rows = stmt.query(params![project, created_at, id, LATER_DECISIONS])?;
-    while let Some(r) = rows.next()? {
-        let title: Option<String> = r.get(1)?;
-        let shares_file = [2, 3].into_iter().any(|col| {
-            json_list(r.get::<_, Option<String>>(col).ok().flatten().as_deref())
-                .iter()
-                .any(|f| files.contains(f))
-        });
-        let shares_symbol = title
-            .as_deref()
-            .is_some_and(|t| code_symbols(t).iter().any(|s| symbols.contains(s)));
-        if shares_file || shares_symbol {
-            return Ok(Some(r.get(0)?));
-        }
-    }
-    Ok(None)
+) -> Option<i64> {
+    later
+        .iter()
+        .filter(|d| (d.created_at, d.id) > (created_at, id))
+        .find(|d| d.touches(files, symbols))
+        .map(|d| d.id)
 }
 
 /// The identifiers a title names in backticks (`` `pool_size` ``, `` `Pool::get` ``): what a
@@ -142,28 +184,19 @@ mod tests {
         let first = decision(c, "Keep the pool at 10", 1, &["src/db/pool.rs"]);
         let other = decision(c, "Use jiff for time", 2, &["src/time.rs"]);
         let second = decision(c, "Raise the pool to 30", 3, &["src/db/pool.rs"]);
-        let files = vec!["src/db/pool.rs".to_string()];
-        assert_eq!(
-            superseding_decision(c, "P", 1, first, &files, &[]).unwrap(),
-            Some(second)
-        );
-        assert_eq!(
-            superseding_decision(c, "p", 3, second, &files, &[]).unwrap(),
-            None
-        );
-        let time = vec!["src/time.rs".to_string()];
-        assert_eq!(
-            superseding_decision(c, "p", 2, other, &time, &[]).unwrap(),
-            None
-        );
-        // By symbol: two decisions about `retry_budget` that name no file.
         let a = decision(c, "Cap `retry_budget` at 3", 4, &[]);
         let b = decision(c, "Drop `retry_budget` for backoff", 5, &[]);
+        let later = decisions_since(c, "P", 1).unwrap();
+        assert_eq!(later.len(), 5);
+        let pool = vec!["src/db/pool.rs".to_string()];
+        assert_eq!(superseding(&later, 1, first, &pool, &[]), Some(second));
+        assert_eq!(superseding(&later, 3, second, &pool, &[]), None);
+        let time = vec!["src/time.rs".to_string()];
+        assert_eq!(superseding(&later, 2, other, &time, &[]), None);
+        // By symbol: two decisions about `retry_budget` that name no file.
         let sym = code_symbols("Cap `retry_budget` at 3");
-        assert_eq!(
-            superseding_decision(c, "p", 4, a, &[], &sym).unwrap(),
-            Some(b)
-        );
+        assert_eq!(superseding(&later, 4, a, &[], &sym), Some(b));
+        assert_eq!(decisions_since(c, "p", 4).unwrap().len(), 2);
     }
 
     #[test]
@@ -188,6 +221,9 @@ mod tests {
         record(c, id, "a.rs", "/nowhere", &seen).unwrap();
         record(c, id, "a.rs", "/nowhere", &seen).unwrap();
         assert_eq!(of_observations(c, &[id]).unwrap().len(), 1);
+        // Ids far apart take the other query: the same rows.
+        assert_eq!(of_observations(c, &[id, id + 10_000]).unwrap().len(), 1);
+        assert!(of_observations(c, &[id + 1]).unwrap().is_empty());
         c.execute("DELETE FROM observations WHERE id = ?1", [id])
             .unwrap();
         assert!(of_observations(c, &[id]).unwrap().is_empty());

@@ -57,6 +57,7 @@ pub(crate) fn look(conn: &Connection, obs: &[Observation]) -> Result<Marks> {
             deleted,
         });
     }
+    let later = later_decisions(conn, obs)?;
     let mut marks = Marks::default();
     for o in obs {
         let mut files = changed.remove(&o.id).unwrap_or_default();
@@ -68,8 +69,14 @@ pub(crate) fn look(conn: &Connection, obs: &[Observation]) -> Result<Marks> {
                 .position(|f| f == p)
         };
         files.sort_by_key(|f| order(&f.path));
-        let superseded_by = if ObsType::parse(&o.obs_type) == Some(ObsType::Decision) {
-            superseding(conn, o)?
+        let superseded_by = if is_decision(o) {
+            let mut about: Vec<String> = o.files_modified.clone();
+            about.extend(o.files_read.iter().cloned());
+            let symbols = file_states::code_symbols(o.title.as_deref().unwrap_or_default());
+            let later = later
+                .get(&o.project.to_lowercase())
+                .map_or(&[][..], Vec::as_slice);
+            file_states::superseding(later, o.created_at, o.id, &about, &symbols)
         } else {
             None
         };
@@ -84,11 +91,32 @@ pub(crate) fn look(conn: &Connection, obs: &[Observation]) -> Result<Marks> {
     Ok(marks)
 }
 
-fn superseding(conn: &Connection, o: &Observation) -> Result<Option<i64>> {
-    let mut files: Vec<String> = o.files_modified.clone();
-    files.extend(o.files_read.iter().cloned());
-    let symbols = file_states::code_symbols(o.title.as_deref().unwrap_or_default());
-    file_states::superseding_decision(conn, &o.project, o.created_at, o.id, &files, &symbols)
+fn is_decision(o: &Observation) -> bool {
+    // The stored type as `ObsType::parse` reads it, without its allocations (a hook runs this).
+    o.obs_type
+        .trim()
+        .eq_ignore_ascii_case(ObsType::Decision.id())
+}
+
+/// For each project (lowercased) with a decision among `obs`, its decisions from the oldest
+/// of those on: one query a project, not one a decision.
+fn later_decisions(
+    conn: &Connection,
+    obs: &[Observation],
+) -> Result<HashMap<String, Vec<file_states::Decision>>> {
+    let mut oldest: HashMap<String, (&str, i64)> = HashMap::new();
+    for o in obs.iter().filter(|o| is_decision(o)) {
+        let e = oldest
+            .entry(o.project.to_lowercase())
+            .or_insert((&o.project, o.created_at));
+        e.1 = e.1.min(o.created_at);
+    }
+    oldest
+        .into_iter()
+        .map(|(key, (project, since))| {
+            Ok((key, file_states::decisions_since(conn, project, since)?))
+        })
+        .collect()
 }
 
 /// `look`, for a view that must show its rows even when looking fails (the session start):

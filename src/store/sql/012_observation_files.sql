@@ -15,3 +15,8 @@ CREATE TABLE observation_files (
     hash TEXT,
     PRIMARY KEY (observation_id, path)
 ) WITHOUT ROWID;
+
+-- "superseded by #N" looks, for each decision shown, at the later decisions of its project:
+-- this index holds only decisions, so that look walks decisions, not every later row.
+CREATE INDEX idx_observations_decisions ON observations (project COLLATE NOCASE, created_at_epoch)
+    WHERE type = 'decision';
