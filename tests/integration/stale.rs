@@ -43,7 +43,7 @@ fn show(env: &Env, id: i64) -> String {
     env.run_stdout(&["show", &id.to_string()])
 }
 
-fn row<'a>(text: &'a str, id: i64) -> &'a str {
+fn row(text: &str, id: i64) -> &str {
     text.lines()
         .find(|l| l.starts_with(&format!("{id} ")))
         .unwrap_or_else(|| panic!("no row {id} in:\n{text}"))
