@@ -18,6 +18,7 @@ from a file, timed from spawn to exit. The database is a real file in a temp dir
 The spawn overhead of this harness is measured on /bin/true and printed next to the figures.
 """
 import argparse
+import hashlib
 import json
 import os
 import pathlib
@@ -113,6 +114,42 @@ def seed_tool_uses(db, n, payload_kib):
     )
     con.commit()
     con.close()
+
+
+def seed_file_states(db, work):
+    """Gives every observation the file states a live observer records, over real files under
+    `work`, when the binary's schema has them (older binaries: returns None and does nothing),
+    so session start looks at real files. Every 20th file is then changed in place, same size:
+    the stat sees the time move and the hash decides. Returns (files, changed)."""
+    con = sqlite3.connect(db)
+    if not con.execute("SELECT 1 FROM sqlite_master WHERE name = 'observation_files'").fetchone():
+        con.close()
+        return None
+    states, rows = {}, []
+    for oid, read, modified in con.execute("SELECT id, files_read, files_modified FROM observations"):
+        for path in dict.fromkeys(json.loads(modified or "[]") + json.loads(read or "[]")):
+            if path.startswith("/") or ".." in path:
+                continue
+            if path not in states:
+                f = work / path
+                f.parent.mkdir(parents=True, exist_ok=True)
+                if f.exists():  # a file the caller laid out stays as it is
+                    data = f.read_bytes()
+                else:
+                    data = f"// {path}\n".encode() * 40
+                    f.write_bytes(data)
+                blob = hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+                states[path] = (len(data), f.stat().st_mtime_ns, blob)
+            rows.append((oid, path, str(work), *states[path]))
+    con.executemany("INSERT OR REPLACE INTO observation_files (observation_id, path, root, size, mtime_ns, hash)"
+                    " VALUES (?, ?, ?, ?, ?, ?)", rows)
+    con.commit()
+    con.close()
+    changed = sorted(states)[::20]
+    for path in changed:
+        f = work / path
+        f.write_bytes(f.read_bytes().upper())
+    return len(states), len(changed)
 
 
 def bench_home(prefix, project):
@@ -216,6 +253,9 @@ def bench_session_start(args, cmem):
         tmp, data, work, env = bench_home("cmem-bench-ss-", "acme-api")
         subprocess.run([str(cmem), "dev", "generate", "--observations", str(n), "--projects", "acme-api",
                         "--days", "365"], env=env, check=True, stdout=subprocess.DEVNULL)
+        seeded = seed_file_states(data / "cmem.db", work)
+        print("  file states: " + ("none (this binary records none)" if seeded is None else
+                                    f"{seeded[0]:,} files on disk, {seeded[1]:,} changed since (the stale check runs)"))
         # A session each run: Copilot's adapter injects the memory once per session.
         starts = []
         for i in range(args.runs + 11):
@@ -231,6 +271,8 @@ def bench_session_start(args, cmem):
         rows = sum(1 for line in ctx.splitlines() if line.split(" ", 1)[0].isdigit())
         if rows == 0:
             sys.exit("session-start injected no observation rows")
+        if seeded and seeded[1] and "\u25b3" not in ctx:
+            sys.exit("session-start marked no row whose file changed")
         summary(f"session-start, {n:>7,} observations", samples)
     baseline = [spawn_timed(["/bin/true"], payload, env) for _ in range(50)]
     summary("harness spawn overhead (/bin/true)", baseline)

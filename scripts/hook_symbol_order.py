@@ -35,11 +35,12 @@ def build():
     # rustflags: the profile must stay the one install.sh uses, and `-C strip=none` (a later
     # flag wins over the profile's strip) keeps the names in the binary for callgrind.
     env = {k: v for k, v in os.environ.items() if k not in ("RUSTFLAGS", "CARGO_ENCODED_RUSTFLAGS")}
-    env["CARGO_TARGET_DIR"] = str(REPO / "target" / "symbol-order")
+    target = pathlib.Path(os.environ.get("CARGO_TARGET_DIR") or REPO / "target") / "symbol-order"
+    env["CARGO_TARGET_DIR"] = str(target)
     subprocess.run(["cargo", "build", "--release", "--locked", "--target", host, "--config",
                     f'target.{host}.rustflags=["-C","target-feature=+crt-static","-C","strip=none"]'],
                    cwd=REPO, env=env, check=True)
-    return REPO / "target" / "symbol-order" / host / "release" / "cmem"
+    return target / host / "release" / "cmem"
 
 
 def hook_runs(tmp):
@@ -80,6 +81,11 @@ def main():
     subprocess.run([str(cmem), "dev", "generate", "--observations", "2000", "--projects", "acme-api"],
                    env=env, check=True, stdout=subprocess.DEVNULL)
     runs, base = hook_runs(tmp)
+    # What a live observer records of the generated rows' files, so the session start runs the
+    # stale check (a stat per file, a hash of the changed ones) as it does in a real project.
+    sys.path.insert(0, str(REPO / "scripts"))
+    from bench import seed_file_states
+    seed_file_states(tmp / "data" / "cmem.db", tmp / "acme-api")
     names, seen = [], set()
     for i, (event, extra) in enumerate(runs):
         payload = tmp / f"{i}.json"

@@ -15,6 +15,7 @@ pub mod demo;
 pub mod disclosure;
 pub mod embed;
 pub mod eval;
+pub mod file_state;
 pub mod history;
 pub mod hook;
 pub mod jsonfix;

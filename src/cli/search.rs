@@ -125,10 +125,11 @@ fn search_memory(args: &SearchArgs, face: &super::face::Face) -> Result<ExitCode
         crate::logging::Level::parse(&settings.log_level),
         "search",
     );
-    let rows: Vec<IndexRow> = search::search(&store.conn, &query)?
+    let mut rows: Vec<IndexRow> = search::search(&store.conn, &query)?
         .into_iter()
         .map(|h| h.row)
         .collect();
+    crate::view::since::fill_rows(&store.conn, &mut rows)?;
     if args.json {
         println!(
             "{}",

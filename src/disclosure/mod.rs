@@ -319,7 +319,7 @@ impl Engine {
             ..Default::default()
         };
         let mut seen = Vec::new();
-        Ok(search::search(conn, &q)?
+        let mut rows: Vec<IndexRow> = search::search(conn, &q)?
             .into_iter()
             .map(|h| h.row)
             .filter(|r| r.project.len() <= MAX_PROJECT_BYTES)
@@ -336,7 +336,9 @@ impl Engine {
                     .map(|t| crate::text::cut_bytes(&t, 64).0.to_string());
                 r
             })
-            .collect())
+            .collect();
+        crate::view::since::fill_rows(conn, &mut rows)?;
+        Ok(rows)
     }
 
     fn step1(&mut self, mut rows: Vec<IndexRow>, options: Options, now: i64) -> Outcome {
@@ -509,6 +511,7 @@ impl Engine {
         for r in &mut rows {
             r.title = row_title(&r.title);
         }
+        crate::view::since::fill_rows(conn, &mut rows)?;
         Ok(rows)
     }
 

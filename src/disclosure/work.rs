@@ -147,6 +147,7 @@ mod tests {
                 session_id: Some(session),
                 read_tokens: 0,
                 work_tokens: 0,
+                since: None,
             },
             rank: -(100 - id) as f64,
             cover,

@@ -1,6 +1,7 @@
 //! The domain: observation types and concepts, and the rows the views render.
 
 pub mod mode;
+pub mod since;
 pub mod work_state;
 
 use serde::{Deserialize, Serialize};
@@ -299,6 +300,10 @@ pub(crate) struct IndexRow {
     /// Read/work token figures for observations (legacy search table).
     pub read_tokens: i64,
     pub work_tokens: i64,
+    /// What happened since (a file changed, a later decision), when a face looked
+    /// (`view::since::fill_rows`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub since: Option<since::Since>,
 }
 
 /// Parses a stored JSON array of strings; anything else counts as empty.

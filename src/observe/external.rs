@@ -290,6 +290,8 @@ fn apply_reply(
             conn.execute("DELETE FROM observations WHERE id = ?1", params![id])?;
         }
         let place = super::place_of(turn, tools);
+        let events = event::parse_all(tools, &place);
+        let mut sight = super::sight::Sight::new(&place, &events, turn, crate::clock::now_ms());
         let owners: Vec<usize> = tools
             .iter()
             .map(|t| owner(t, &place, &reply.observations))
@@ -302,7 +304,8 @@ fn apply_reply(
             };
             let new = new_observation(body, &mine, turn, tools, SOURCE_OBSERVER);
             let ids: Vec<i64> = mine.iter().map(|&t| tools[t].id).collect();
-            super::store_observation(conn, &new, &ids)?;
+            let id = super::store_observation(conn, &new, &ids)?;
+            sight.record(conn, id, &new.body)?;
             stored += 1;
         }
     }

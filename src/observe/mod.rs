@@ -15,6 +15,7 @@ pub mod outcome;
 pub mod place;
 pub mod prompt;
 pub mod rules;
+pub mod sight;
 pub mod summary;
 pub mod symbols;
 pub mod todo;
@@ -64,6 +65,8 @@ pub(crate) struct Report {
 
 /// A turn read back and run through the rules (not stored yet).
 pub(crate) struct Analysis {
+    pub place: Place,
+    pub events: Vec<event::Event>,
     pub tools: Vec<ToolRow>,
     pub drafts: Vec<Draft>,
     pub summary: SummaryBody,
@@ -145,6 +148,8 @@ pub(crate) fn analyze(
     }
     let summary = summary::build(turn, &events, &drafts, &open);
     Ok(Analysis {
+        place,
+        events,
         tools,
         drafts,
         summary,
@@ -222,6 +227,7 @@ pub(crate) fn observe_turn(
 ) -> Result<(usize, usize)> {
     test_fault(turn);
     let a = analyze(conn, turn, parse_budget)?;
+    let mut sight = sight::Sight::new(&a.place, &a.events, turn, now_ms);
     let mut stored = 0;
     for d in &a.drafts {
         let mut body = d.body();
@@ -233,7 +239,8 @@ pub(crate) fn observe_turn(
             .filter_map(|&i| a.tools.get(i))
             .map(|t| t.id)
             .collect();
-        store_observation(conn, &o, &ids)?;
+        let id = store_observation(conn, &o, &ids)?;
+        sight.record(conn, id, &o.body)?;
         stored += 1;
     }
     let summary = new_summary(a.summary, turn, &a.tools, SOURCE_RULES);

@@ -18,6 +18,7 @@ const STEPS: &[&str] = &[
     include_str!("sql/009_vector_script.sql"),
     include_str!("sql/010_history_files.sql"),
     include_str!("sql/011_vector_triggers_on_change.sql"),
+    include_str!("sql/012_observation_files.sql"),
 ];
 
 pub const SCHEMA_VERSION: i64 = STEPS.len() as i64;

@@ -10,6 +10,7 @@ pub(crate) mod cjk;
 pub mod claude_mem;
 pub mod content_hash;
 pub mod dropped;
+pub mod file_states;
 pub mod fingerprint;
 pub mod forget;
 mod fts5;

@@ -24,6 +24,7 @@ pub(crate) fn observation_row(o: &Observation) -> IndexRow {
         session_id: o.session_id,
         read_tokens: o.read_tokens(),
         work_tokens: o.discovery_tokens,
+        since: None,
     }
 }
 
@@ -42,6 +43,7 @@ pub(crate) fn summary_row(s: &Summary) -> IndexRow {
         session_id: s.session_id,
         read_tokens: 0,
         work_tokens: s.discovery_tokens,
+        since: None,
     }
 }
 
@@ -56,6 +58,7 @@ pub(crate) fn prompt_row(p: &Prompt) -> IndexRow {
         session_id: Some(p.session_id),
         read_tokens: 0,
         work_tokens: 0,
+        since: None,
     }
 }
 

@@ -174,6 +174,8 @@ pub fn load(
     let filter = filter_text(settings);
     let sums = summaries::recent(conn, keys, options.sessions.saturating_add(1))?;
     let lists = crate::model::work_state::fold(&ws_store::entries(conn, keys)?);
+    // Only the rows the index may show are looked at (a stat each; a hash when one moved).
+    let marks = super::since::look_or_none(conn, &obs);
     let input = IndexInput {
         project: project_label,
         now_ms,
@@ -182,6 +184,7 @@ pub fn load(
         summaries: &sums,
         mode: &mode,
         filter: filter.as_deref(),
+        marks: &marks,
     };
     Ok(session_start(
         &lists,
@@ -223,6 +226,7 @@ fn empty(
         summaries: &[],
         mode: &mode,
         filter: filter.as_deref(),
+        marks: &super::since::Marks::none(),
     };
     Ok(session_start(
         &[],

@@ -5,6 +5,7 @@ use super::doc::{Block, BlockKind, Doc, Line, Role};
 use super::raw::tool_use_id;
 use super::raw::{human_bytes, summary_of_input};
 use super::time::{Tz, thousands};
+use crate::model::since::Since;
 use crate::model::{ObsType, Observation, Prompt, Summary, ToolUse, host_name};
 use crate::text::{escape_controls, one_line};
 
@@ -134,6 +135,17 @@ pub(crate) fn shared_by(doc: &mut Doc, who: Option<String>) {
             format!("shared by {}", escape_controls(&one_line(&who))),
             Role::Muted,
         ));
+    }
+}
+
+/// Adds, under the heading, what happened since the observation was made: each file of it
+/// that changed or is gone, and the decision that replaced it.
+pub(crate) fn since(doc: &mut Doc, since: Option<&Since>) {
+    if let (Some(since), Some(head)) = (since, doc.blocks.first_mut()) {
+        for s in since.sentences() {
+            head.lines
+                .push(Line::new().push(escape_controls(&one_line(&s)), Role::Warning));
+        }
     }
 }
 

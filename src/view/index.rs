@@ -7,8 +7,10 @@
 //! re-render with fewer items.
 
 use super::doc::{Block, BlockKind, Doc, Line, Role};
+use super::since::Marks;
 use super::time::{Days, Tz, thousands};
 use crate::model::mode::Mode;
+use crate::model::since::{CHANGED_SYMBOL, Since};
 use crate::model::{ObsType, Observation, SESSION_SYMBOL, Summary};
 use crate::text::{clip, one_line};
 
@@ -41,6 +43,8 @@ pub struct IndexInput<'a> {
     /// What `[context] types`/`concepts` keep, when set: said in the header, so the agent
     /// knows the list is partial.
     pub filter: Option<&'a str>,
+    /// What happened since, for the observations (`since::look`).
+    pub marks: &'a Marks,
 }
 
 /// Estimated tokens to read an observation (see `Observation::read_tokens`).
@@ -128,9 +132,17 @@ pub fn legend_line(mode: &Mode) -> Line {
     legend
 }
 
-fn legend(mode: &Mode) -> Block {
+/// The legend, naming the changed-file mark only when a shown row carries it.
+fn legend(mode: &Mode, changed: bool) -> Block {
+    let mut line = legend_line(mode);
+    if changed {
+        line = line
+            .push(" ", Role::Text)
+            .push(CHANGED_SYMBOL.to_string(), Role::Warning)
+            .push("file-changed", Role::Text);
+    }
     Block::new(BlockKind::Header)
-        .line(legend_line(mode))
+        .line(line)
         .line(
             Line::new()
                 .push("Format: ", Role::Label)
@@ -224,10 +236,12 @@ fn observation_block(
     full: bool,
     opts: &IndexOptions,
     mode: &Mode,
+    since: Option<&Since>,
 ) -> Block {
     let t = ObsType::parse(&o.obs_type);
     let symbol = mode.symbol(&o.obs_type).to_string();
     let tokens = token_suffix(o, opts, mode);
+    let mark = since.map(|s| s.row_suffix(false)).unwrap_or_default();
     if !full {
         let mut line = Line::new()
             .push(o.id.to_string(), Role::Id)
@@ -237,19 +251,24 @@ fn observation_block(
             .push(symbol, Role::TypeSymbol(t))
             .push(" ", Role::Text)
             .push(title_of(o), Role::Title);
+        if !mark.is_empty() {
+            line = line.push(mark, Role::Warning);
+        }
         if !tokens.is_empty() {
             line = line.push(format!(" {tokens}"), Role::Muted);
         }
         return Block::new(BlockKind::Observation(o.id)).line(line);
     }
-    let mut block = Block::new(BlockKind::FullObservation(o.id)).line(
-        Line::new()
-            .push(o.id.to_string(), Role::Strong)
-            .push(format!(" {time} "), Role::Time)
-            .push(symbol, Role::TypeSymbol(t))
-            .push(" ", Role::Text)
-            .push(title_of(o), Role::Strong),
-    );
+    let mut head = Line::new()
+        .push(o.id.to_string(), Role::Strong)
+        .push(format!(" {time} "), Role::Time)
+        .push(symbol, Role::TypeSymbol(t))
+        .push(" ", Role::Text)
+        .push(title_of(o), Role::Strong);
+    if !mark.is_empty() {
+        head = head.push(mark, Role::Warning);
+    }
+    let mut block = Block::new(BlockKind::FullObservation(o.id)).line(head);
     let body: Vec<String> = match opts.full_field.as_str() {
         "facts" => o.facts.iter().map(|f| one_line(f)).collect(),
         _ => o
@@ -378,7 +397,10 @@ pub(crate) fn render(input: &IndexInput, opts: &IndexOptions) -> Doc {
         )));
         return doc;
     }
-    doc.push(legend(input.mode));
+    doc.push(legend(
+        input.mode,
+        input.marks.any_changed(obs.iter().map(|o| o.id)),
+    ));
     let econ = Economics::of(obs);
     if let Some(b) = stats(&econ, opts) {
         doc.push(b);
@@ -421,7 +443,8 @@ pub(crate) fn render(input: &IndexInput, opts: &IndexOptions) -> Doc {
                     time.clone()
                 };
                 last_time = Some(time);
-                doc.push(observation_block(o, &shown, *full, opts, input.mode));
+                let since = input.marks.of(o.id);
+                doc.push(observation_block(o, &shown, *full, opts, input.mode, since));
             }
         }
     }
@@ -517,6 +540,7 @@ mod tests {
             summaries: &sums,
             mode: &mode,
             filter: None,
+            marks: &Marks::none(),
         };
         render(&input, &IndexOptions::default()).to_plain()
     }

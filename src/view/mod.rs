@@ -14,6 +14,7 @@ pub mod memory_md;
 pub mod raw;
 pub mod replies;
 pub mod search;
+pub mod since;
 pub mod time;
 pub mod timeline;
 pub mod work_state;

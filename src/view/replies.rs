@@ -59,7 +59,8 @@ pub(crate) fn search_query(text: &str, projects: &[String]) -> Query {
 /// `search`: the index table of what `q` finds, with the next step to take.
 pub(crate) fn search(conn: &Connection, q: &Query, tz: &Tz) -> Result<String> {
     let hits = search::search(conn, q)?;
-    let rows: Vec<_> = hits.into_iter().map(|h| h.row).collect();
+    let mut rows: Vec<_> = hits.into_iter().map(|h| h.row).collect();
+    super::since::fill_rows(conn, &mut rows)?;
     let mut text = search_view::table(&search_heading(q, rows.len()), &rows, tz).to_plain();
     if rows.is_empty() {
         text.push_str("\n\nNothing found. Try fewer or other words, or mem_search.");
@@ -113,6 +114,7 @@ pub(crate) fn rows_json(rows: &[IndexRow]) -> serde_json::Value {
                     .ok(),
                 "created_at_epoch_ms": r.created_at,
                 "session_id": r.session_id,
+                "since": r.since,
             })
         })
         .collect()
@@ -145,9 +147,10 @@ pub(crate) fn timeline(
     after: usize,
     tz: &Tz,
 ) -> Result<Option<String>> {
-    let Some(rows) = timeline::around(conn, anchor.0, anchor.1, before, after)? else {
+    let Some(mut rows) = timeline::around(conn, anchor.0, anchor.1, before, after)? else {
         return Ok(None);
     };
+    super::since::fill_rows(conn, &mut rows)?;
     let project = rows
         .iter()
         .find(|r| (r.kind, r.id) == anchor)
@@ -215,6 +218,7 @@ pub(crate) fn records_and_missing(
             .collect::<Vec<_>>()
     };
     let obs = observations::by_ids(conn, &of(Kind::Observation))?;
+    let marks = super::since::look(conn, &obs)?;
     let sums = summaries::by_ids(conn, &of(Kind::Summary))?;
     let proms = prompts::by_ids(conn, &of(Kind::Prompt))?;
     let mut found: Vec<Found> = Vec::new();
@@ -222,11 +226,11 @@ pub(crate) fn records_and_missing(
     for (kind, id) in ids {
         let doc = match kind {
             Kind::Observation => match obs.iter().find(|o| o.id == *id) {
-                Some(o) => Some((
-                    o.created_at,
-                    o.project.clone(),
-                    detail::observation(o, &tool_uses::by_observation(conn, o.id)?, tz),
-                )),
+                Some(o) => {
+                    let mut d = detail::observation(o, &tool_uses::by_observation(conn, o.id)?, tz);
+                    detail::since(&mut d, marks.of(o.id));
+                    Some((o.created_at, o.project.clone(), d))
+                }
                 None => None,
             },
             Kind::Summary => sums

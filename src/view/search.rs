@@ -75,20 +75,20 @@ pub(crate) fn row_title(title: &str) -> String {
 }
 
 fn index_line(r: &IndexRow) -> Line {
-    Line::new()
+    let line = Line::new()
         .push("- ", Role::Muted)
         .push(format!("[{}]", r.kind.display_id(r.id)), Role::Id)
         .push(" ", Role::Text)
-        .push(row_title(&r.title), Role::Title)
-        .push(
-            format!(
-                " · {} · {} · {}",
-                r.kind.label(),
-                r.project,
-                utc_minute(r.created_at)
-            ),
-            Role::Muted,
-        )
+        .push(row_title(&r.title), Role::Title);
+    super::timeline::with_since(line, r).push(
+        format!(
+            " · {} · {} · {}",
+            r.kind.label(),
+            r.project,
+            utc_minute(r.created_at)
+        ),
+        Role::Muted,
+    )
 }
 
 pub(crate) fn render(reply: &Reply) -> Doc {
@@ -292,7 +292,8 @@ pub(crate) fn table(heading: &str, rows: &[IndexRow], tz: &Tz) -> Doc {
         .line(Line::text("|---|---|---|---|---|---|"));
     for r in rows {
         let (sym, _) = super::timeline::symbol(r);
-        let title = escape_controls(&one_line(&row_title(&r.title))).replace('|', "\\|");
+        let title = escape_controls(&one_line(&row_title(&r.title))).replace('|', "\\|")
+            + &super::timeline::since_suffix(r);
         let read = if r.kind == Kind::Observation {
             format!("~{}", thousands(r.read_tokens))
         } else {

@@ -28,13 +28,32 @@ pub(crate) fn row_line(row: &IndexRow, time: &str, anchor: bool) -> Line {
     if anchor {
         line = line.push("→ ", Role::Warning);
     }
-    line.push(row.kind.display_id(row.id), Role::Id)
+    line = line
+        .push(row.kind.display_id(row.id), Role::Id)
         .push(" ", Role::Text)
         .push(time, Role::Time)
         .push(" ", Role::Text)
         .push(sym.to_string(), role)
         .push(" ", Role::Text)
-        .push(title, Role::Title)
+        .push(title, Role::Title);
+    with_since(line, row)
+}
+
+/// `line` with the row's `since_suffix`, when it has one.
+pub(crate) fn with_since(line: Line, row: &IndexRow) -> Line {
+    match since_suffix(row) {
+        s if s.is_empty() => line,
+        s => line.push(s, Role::Warning),
+    }
+}
+
+/// What a row says after its title when something happened since (`△ file changed since`,
+/// `(superseded by #N)`); empty otherwise.
+pub(crate) fn since_suffix(row: &IndexRow) -> String {
+    row.since
+        .as_ref()
+        .map(|s| s.row_suffix(true))
+        .unwrap_or_default()
 }
 
 fn block_kind(row: &IndexRow) -> BlockKind {

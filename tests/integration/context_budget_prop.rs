@@ -206,7 +206,7 @@ proptest! {
         let project = text(&mut rng, project_len);
         let tz = Tz::utc();
         let mode = cmem::model::mode::code();
-        let input = IndexInput { project: &project, now_ms: now, tz: &tz, observations: &obs, summaries: &sums, mode: &mode, filter: None };
+        let input = IndexInput { project: &project, now_ms: now, tz: &tz, observations: &obs, summaries: &sums, mode: &mode, filter: None, marks: &cmem::view::since::Marks::none() };
         let options = IndexOptions {
             observations: obs_limit,
             sessions,
@@ -287,6 +287,7 @@ fn a_context_written_beyond_the_bmp_fits_in_utf16_units() {
         summaries: &sums,
         mode: &mode,
         filter: None,
+        marks: &cmem::view::since::Marks::none(),
     };
     let options = IndexOptions {
         observations: 400,

@@ -43,5 +43,6 @@ mod privacy_prop;
 mod read_gate;
 mod search_quality;
 mod search_vectors;
+mod stale;
 mod sync_settings;
 mod tui;

@@ -69,6 +69,8 @@ pub(crate) fn page(conn: &Connection, ctx: &Ctx, kind: Kind, id: i64) -> Result<
             Some(o) => {
                 let uses = tool_uses::by_observation(conn, id)?;
                 let mut doc = view::detail::observation(o, &uses, &ctx.tz);
+                let marks = view::since::look(conn, std::slice::from_ref(o))?;
+                view::detail::since(&mut doc, marks.of(id));
                 view::detail::shared_by(
                     &mut doc,
                     crate::store::sync_origin::written_by(conn, "observations", id)?,
