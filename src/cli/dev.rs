@@ -79,6 +79,18 @@ enum DevCommand {
         #[arg(long, value_name = "FILE")]
         dump: Option<PathBuf>,
     },
+    /// Measure the rule-based observer on its fixture sets (each turn through the real hooks):
+    /// required facts in title + subtitle and in the index row, cut titles, altered commands,
+    /// forbidden strings and repetition, beside a naive memory's figures from the same run
+    EvalObserver {
+        /// A set directory (default: the tuning set, the six dev sets, then the two held-out
+        /// sets, all under tests/fixtures/)
+        sets: Vec<PathBuf>,
+        /// List every turn's titles and what it misses (never for a held-out set: read, it
+        /// would be one more set to tune on)
+        #[arg(long)]
+        misses: bool,
+    },
     /// Print the token ids the multilingual model reads for each line of stdin (one JSON
     /// array per line, no prefix, no `<s>`/`</s>`), to check the tokenizer against the
     /// reference implementation
@@ -209,6 +221,7 @@ pub(crate) fn run(args: &DevArgs, face: &super::face::Face) -> Result<ExitCode> 
         DevCommand::EvalSearch { sets, misses, dump } => {
             eval_search(sets, *misses, dump.as_deref())
         }
+        DevCommand::EvalObserver { sets, misses } => eval_observer(sets, *misses),
         DevCommand::Tokens => {
             let model = crate::embed::e5::E5::built_in()?;
             for line in std::io::stdin().lines() {
@@ -259,6 +272,28 @@ fn eval_search(sets: &[PathBuf], misses: bool, dump: Option<&std::path::Path>) -
             "{}",
             crate::eval::run(set, dump_to)?.to_text(misses && !held_out)
         );
+        if misses && held_out {
+            println!("(a held-out set's misses are not listed: it is never tuned on)");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Runs the observer's fixture sets through this binary's own hooks (`cmem hook …`
+/// processes, as Claude Code runs them) and prints what `observer_quality` measures.
+fn eval_observer(sets: &[PathBuf], misses: bool) -> Result<ExitCode> {
+    use crate::eval::observer;
+    let sets: Vec<PathBuf> = if sets.is_empty() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+        observer::SETS.iter().map(|(s, _)| root.join(s)).collect()
+    } else {
+        sets.to_vec()
+    };
+    let bin = std::env::current_exe().context("cannot find the cmem binary to run its hooks")?;
+    for set in &sets {
+        let held_out = observer::set_name(set).starts_with(observer::HELD_OUT_PREFIX);
+        let report = observer::run_set(&bin, set)?;
+        print!("{}", report.to_text(misses && !held_out, false));
         if misses && held_out {
             println!("(a held-out set's misses are not listed: it is never tuned on)");
         }

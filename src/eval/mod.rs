@@ -1,10 +1,12 @@
 //! `cmem dev eval-search`: how often search puts the records a query is about first, per kind
 //! of query, for cmem's rankings and for plain-SQLite baselines built from the same records in
-//! the same run — so every figure is read beside the baseline it must beat.
+//! the same run — so every figure is read beside the baseline it must beat. (`observer` does
+//! the same for the rule-based observer: `cmem dev eval-observer`.)
 
 pub mod baseline;
 pub mod fixture;
 pub mod metrics;
+pub mod observer;
 
 use std::path::Path;
 
@@ -153,15 +155,19 @@ pub fn run_with(
     })
 }
 
-/// A private directory for the throw-away store, removed when the run ends.
-struct ScratchDir(std::path::PathBuf);
+/// A private directory for a throw-away store, removed when the run ends.
+pub(crate) struct ScratchDir(pub(crate) std::path::PathBuf);
 
 impl ScratchDir {
-    fn new() -> Result<ScratchDir> {
+    pub(crate) fn new() -> Result<ScratchDir> {
+        // One run makes many in a millisecond (a home per observer turn): a counter tells them
+        // apart.
+        static MADE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         let path = std::env::temp_dir().join(format!(
-            "cmem-eval-{}-{}",
+            "cmem-eval-{}-{}-{}",
             std::process::id(),
-            crate::clock::now_ms()
+            crate::clock::now_ms(),
+            MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
         ));
         std::fs::create_dir_all(&path)
             .with_context(|| format!("cannot create {}", path.display()))?;

@@ -199,6 +199,56 @@ pub(crate) fn fitting_title(candidates: impl IntoIterator<Item = String>) -> Str
     title_text(&last)
 }
 
+/// A title's forms, fullest first, for `fit` to pick the first that fits: every rule writes
+/// its ladder with this one builder instead of a list of its own. A form with a part that may
+/// shrink (a command shown at 40, 24 or 0 columns, a symbol list cut at 30 or 16) is added once
+/// for each width of that part, widest first, with `over`.
+#[derive(Default)]
+pub(crate) struct Titles(Vec<String>);
+
+impl Titles {
+    pub(crate) fn new() -> Titles {
+        Titles::default()
+    }
+
+    /// One more form (none for `None`: a form some turns have no words for).
+    pub(crate) fn form(mut self, form: impl Into<Option<String>>) -> Titles {
+        self.0.extend(form.into());
+        self
+    }
+
+    /// More whole forms, in their order.
+    pub(crate) fn forms(mut self, forms: impl IntoIterator<Item = String>) -> Titles {
+        self.0.extend(forms);
+        self
+    }
+
+    /// One form for each variant of its shrinkable parts, fullest first.
+    pub(crate) fn over<T>(
+        mut self,
+        variants: impl IntoIterator<Item = T>,
+        make: impl Fn(T) -> String,
+    ) -> Titles {
+        self.0.extend(variants.into_iter().map(make));
+        self
+    }
+
+    /// The forms as they are, for a caller that hands them on (a check's forms).
+    pub(crate) fn list(self) -> Vec<String> {
+        self.0
+    }
+
+    /// The first form that fits, else the last shortened (`fitting_title`).
+    pub(crate) fn fit(self) -> String {
+        fitting_title(self.0)
+    }
+
+    /// The first form that fits whole, if one does (`first_fitting`).
+    pub(crate) fn first_fit(self) -> Option<String> {
+        first_fitting(self.0)
+    }
+}
+
 /// One line, at most `SUBTITLE_WORDS` words, ending with a full stop.
 pub(crate) fn sentence(text: &str) -> String {
     let line = flat(text);
@@ -536,6 +586,21 @@ mod tests {
         assert_eq!(
             fitting_title(["x".repeat(TITLE_MAX + 1), "short".to_string()]),
             "short"
+        );
+        let titles = || {
+            Titles::new()
+                .over([TITLE_MAX + 1, 3], |n| "x".repeat(n))
+                .form(None)
+                .form("y".to_string())
+        };
+        assert_eq!(
+            titles().list(),
+            ["x".repeat(TITLE_MAX + 1), "xxx".into(), "y".into()]
+        );
+        assert_eq!(titles().fit(), "xxx");
+        assert_eq!(
+            Titles::new().form("z".repeat(TITLE_MAX + 1)).first_fit(),
+            None
         );
         let long = "w ".repeat(40);
         let s = sentence(&format!("Ran {} {long}", code("a   b", 10)));

@@ -14,6 +14,7 @@ pub mod literal;
 pub mod outcome;
 pub mod place;
 pub mod prompt;
+pub mod recognise;
 pub mod rules;
 pub mod sight;
 pub mod summary;

@@ -1,11 +1,15 @@
-//! Reading shell commands and their output: what kind of command it was, how it ended, and the
-//! one line of output worth remembering (a failing test, an error, a test summary).
+//! Reading shell commands and their output: what kind of command it was, how it ended, and what
+//! its counts say; the one line of output worth remembering is `recognise`'s.
 
 use std::sync::LazyLock;
 
 use super::ascii::AsciiRegex;
 
-use crate::text::{clip, one_line};
+// Picking the line of output worth remembering is `recognise`'s job; its answers are part of
+// what this module says of a command, so callers keep asking here.
+pub(crate) use super::recognise::{
+    diagnostic_list, error_line, exit_code, failing_tests, result_line, summary_line,
+};
 
 /// What a shell command does, as far as memory is concerned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -274,12 +278,6 @@ pub(crate) fn classify(command: &str) -> CommandClass {
     CommandClass::Other
 }
 
-/// `Exit code 1\n…` (Claude Code's failure text) → 1.
-pub(crate) fn exit_code(error: &str) -> Option<i64> {
-    let first = error.lines().next()?.trim();
-    first.strip_prefix("Exit code ")?.trim().parse().ok()
-}
-
 /// What a test, build or lint run prints when it failed, whatever its exit status was (a
 /// `cargo test … || true` or `| tail` ends with 0): runner summaries, compiler errors,
 /// tracebacks, package-manager errors and a non-zero exit code reported in the output.
@@ -413,271 +411,6 @@ pub(crate) fn output_exit_code(output: &str) -> Option<i64> {
         .find(|&c| c != 0)
 }
 
-static FAILING_TEST: LazyLock<AsciiRegex> = LazyLock::new(|| {
-    AsciiRegex::new(
-        r"(?m)^(?:test ([^ \t\r\n]+) \.\.\. FAILED|--- FAIL: ([^ \t\r\n]+)|FAILED ([^ \t\r\n]+?)(?: - |$)|[ \t]+(?:✕|×) (.+)$|[ \t]*FAIL[ \t]+([^ \t\r\n]+\.(?:test|spec)\.[^ \t\r\n]+(?: > [^\r\n]+)?)|([A-Za-z_][A-Za-z0-9_.$]* > [^\r\n]+?) FAILED[ \t]*$|[ \t]+[0-9]+\) test ([^\r\n]+?) \([A-Za-z0-9_.]+\)[ \t]*$|[ \t]+[0-9]+\) ([^\r\n]+?)[ \t]*\r?\n[ \t]+Failure/Error:|\[ERROR\] +([A-Z][A-Za-z0-9_$]*\.[a-z][A-Za-z0-9_$]*):[0-9]+ |\[ERROR\] ([A-Za-z0-9_.$]+) -- Time elapsed:[^\r\n]*<<< (?:FAILURE|ERROR)!)",
-    )
-});
-
-static TEST_TIME: LazyLock<AsciiRegex> = LazyLock::new(|| AsciiRegex::new(r" \([0-9.]+ ?m?s\)$"));
-
-static ERROR_LINE: LazyLock<AsciiRegex> = LazyLock::new(|| {
-    AsciiRegex::new(
-        r"(?i)(\berror\b|\bpanicked\b|\bexception\b|traceback|\bfailed\b|\bfailure\b|\bfatal\b|cannot |can't |not found|no such file|permission denied|assert|undefined|unexpected|refused|timed out)",
-    )
-});
-
-static SUMMARY_LINE: LazyLock<AsciiRegex> = LazyLock::new(|| {
-    AsciiRegex::new(
-        r"(?m)^[ \t]*(test result: .*|=+ .*(?:passed|failed).* =+|(?i-u:tests?):[ \t]+.*(?:passed|failed).*|ok[ \t]+[^ \t\r\n]+[ \t]+[0-9.]+s|[0-9]+ (?:passing|passed|tests? passed).*|Ran [0-9]+ tests? in .*|OK(?: \(.*\))?|FAILED \(.*\))[ \t]*$",
-    )
-});
-
-/// The last line of a Python traceback: the exception and its message.
-static PY_EXCEPTION: LazyLock<AsciiRegex> = LazyLock::new(|| {
-    AsciiRegex::new(
-        r"(?m)^[A-Za-z_][A-Za-z0-9_.]*(?:Error|Exception|Exit|Interrupt|Failure)(?::[^\r\n]*)?$",
-    )
-});
-
-/// Names of failing tests in a test runner's output.
-pub(crate) fn failing_tests(output: &str) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for c in FAILING_TEST.captures_iter(output) {
-        if let Some(name) = (1..c.len()).find_map(|i| c.get(i).copied().flatten()) {
-            // Jest's and Vitest's `✕ parses dates (3 ms)`: the time is not the test's name.
-            let name = name.trim();
-            let name = match TEST_TIME.find(name) {
-                Some((time, end)) => name[..end - time.len()].trim(),
-                None => name,
-            }
-            .to_string();
-            if !out.contains(&name) {
-                out.push(name);
-            }
-        }
-    }
-    out
-}
-
-fn meaningful_lines(output: &str) -> impl Iterator<Item = &str> {
-    output
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && exit_code(l).is_none())
-}
-
-/// Lines a build driver prints when a step under it failed (`make: *** [lint] Error 1`,
-/// `> Task :test FAILED`): they say that something failed, not what.
-static WRAPPER_LINE: LazyLock<AsciiRegex> = LazyLock::new(|| {
-    AsciiRegex::new(
-        r"(?i)^(?:make(?:\[[0-9]+\])?: \*\*\*|> Task :|FAILURE: Build failed|BUILD FAILED|npm ERR! (?:code|errno|A complete log|Lifecycle|Failed at)|error: could not compile|error: Recipe .* failed|Error: Process completed with exit code|error Command failed with exit code|ELIFECYCLE|\* What went wrong|[0-9]+ tests? completed, [0-9]+ failed)",
-    )
-});
-
-/// A diagnostic's code: a linter's or compiler's rule id (`SC2086`, `TS2322`, `E0308`, `F401`).
-static DIAGNOSTIC_CODE: LazyLock<AsciiRegex> =
-    LazyLock::new(|| AsciiRegex::new(r"\b[A-Z]{1,3}[0-9]{3,5}\b"));
-
-/// A Clippy lint, named by the link Clippy prints under it
-/// (`…/rust-clippy/master/index.html#needless_range_loop`),
-/// or by the note that says which setting made it an error (`-D clippy::needless-range-loop`).
-static CLIPPY_LINT: LazyLock<AsciiRegex> = LazyLock::new(|| {
-    AsciiRegex::new(
-        r"rust-clippy/[a-z0-9._/-]*index\.html#([a-z][a-z0-9_]+)|-D clippy::([a-z][a-z0-9_-]+)",
-    )
-});
-
-/// A source file named in tool output (`src/a.ts(12,5)`, ` --> src/main.rs:4:5`,
-/// `In scripts/deploy.sh line 42:`), without its line and column.
-static SOURCE_PATH: LazyLock<AsciiRegex> = LazyLock::new(|| {
-    AsciiRegex::new(r"[A-Za-z0-9_.-]*(?:/[A-Za-z0-9_.-]+)*\.[A-Za-z][A-Za-z0-9]{0,4}\b")
-});
-
-/// A line of the source a compiler quotes under its diagnostic (`3 |     for i in 0..buf.len()`,
-/// `  |`, `3 -     old`): code, whose `buf.len` is no file.
-static SNIPPET_LINE: LazyLock<AsciiRegex> =
-    LazyLock::new(|| AsciiRegex::new(r"^[ \t]*(?:[0-9]+[ \t]+[|+-]|\|)(?:[ \t]|$)"));
-
-/// How many lines above its link a Clippy lint's place (`--> src/frame.rs:3:14`) may be: the
-/// code quoted between them is a few lines, rarely more.
-const CLIPPY_REACH: usize = 24;
-
-/// The line that places the Clippy lint whose link is on line `at`: Clippy names the lint at
-/// the end of its diagnostic, below the code it quotes, so the place is the `-->` line above,
-/// within the same diagnostic (not past its `error:`/`warning:` line).
-fn clippy_place(lines: &[&str], at: usize) -> Option<usize> {
-    (at.saturating_sub(CLIPPY_REACH)..at)
-        .rev()
-        .take_while(|&k| !lines[k].starts_with("error") && !lines[k].starts_with("warning"))
-        .find(|&k| lines[k].trim_start().starts_with("--> "))
-}
-
-/// One diagnostic of a linter or compiler: its code and the source file it names, if any.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Diagnostic<'a> {
-    pub code: &'a str,
-    pub path: Option<&'a str>,
-}
-
-/// The diagnostics of a linter's or compiler's output (the path named on the diagnostic's line
-/// or the two lines before or after it), in order, each once, at most four.
-pub(crate) fn diagnostic_list(output: &str) -> Vec<Diagnostic<'_>> {
-    let lines: Vec<&str> = output.lines().collect();
-    let mut out: Vec<Diagnostic> = Vec::new();
-    for (i, line) in lines.iter().enumerate() {
-        let clippy = || {
-            let c = CLIPPY_LINT.captures(line)?;
-            c.get(1).copied().flatten().or(c.get(2).copied().flatten())
-        };
-        let (code, near) = match DIAGNOSTIC_CODE.find(line) {
-            Some((code, _)) => (
-                code,
-                vec![i, i.wrapping_sub(1), i + 1, i.wrapping_sub(2), i + 2],
-            ),
-            None => match clippy() {
-                Some(lint) => (lint, clippy_place(&lines, i).into_iter().collect()),
-                None => continue,
-            },
-        };
-        let path = near
-            .iter()
-            .filter_map(|&k| lines.get(k))
-            .filter(|l| !SNIPPET_LINE.is_match(l))
-            // A link's path is no source file (Clippy's help names the lint's page).
-            .flat_map(|l| l.split_whitespace().filter(|w| !w.contains("://")))
-            .flat_map(|w| SOURCE_PATH.find_iter(w))
-            .find(|p| p.contains('/') || p.matches('.').count() == 1 && !p.starts_with('.'));
-        let item = Diagnostic { code, path };
-        // Clippy names one lint twice, by its link and by its note (`_` and `-`).
-        let same = |d: &Diagnostic| {
-            d.path == item.path && d.code.replace('-', "_") == item.code.replace('-', "_")
-        };
-        if !out.iter().any(same) {
-            out.push(item);
-        }
-        if out.len() == 4 {
-            break;
-        }
-    }
-    out
-}
-
-#[cfg(test)] // only the tests here ask
-/// The diagnostics as one line: `SC2086 in scripts/deploy.sh, SC2164 in scripts/backup.sh`.
-pub(crate) fn diagnostics(output: &str) -> Option<String> {
-    one_line_list(&diagnostic_list(output))
-}
-
-fn one_line_list(found: &[Diagnostic]) -> Option<String> {
-    let list: Vec<String> = found
-        .iter()
-        .map(|d| match d.path {
-            Some(p) => format!("{} in {p}", d.code),
-            None => d.code.to_string(),
-        })
-        .collect();
-    (!list.is_empty()).then(|| list.join(", "))
-}
-
-/// The line that says what went wrong: a failing test, else the diagnostics of a linter or
-/// compiler, else the first error-looking line that is not a build driver's wrapper, else the
-/// last line of output.
-pub(crate) fn error_line(output: &str) -> Option<String> {
-    let traceback = output
-        .contains("Traceback (most recent call last)")
-        .then(|| PY_EXCEPTION.find_iter(output).last())
-        .flatten();
-    let error_looking = |l: &&str| ERROR_LINE.is_match(l);
-    let first_error = || {
-        meaningful_lines(output)
-            .filter(|l| !WRAPPER_LINE.is_match(l))
-            .find(error_looking)
-            .or_else(|| meaningful_lines(output).find(error_looking))
-            .or_else(|| meaningful_lines(output).last())
-    };
-    // One diagnostic is best told by its own line (code, place and message); several, or one
-    // whose line says no more than its code, by the list.
-    let diagnosed = || {
-        let found = diagnostic_list(output);
-        let first = found.first()?;
-        match first_error() {
-            Some(l) if found.len() == 1 && l.contains(first.code) => Some(l.to_string()),
-            _ => one_line_list(&found),
-        }
-    };
-    // npm names its error by a code (`npm ERR! code ERESOLVE`); a lifecycle script's failure
-    // (`ELIFECYCLE`) only wraps the script's own error, printed above it.
-    let npm_code = || {
-        output
-            .lines()
-            .map(str::trim)
-            .find(|l| {
-                (l.starts_with("npm ERR! code ") || l.starts_with("npm error code "))
-                    && !l.ends_with("ELIFECYCLE")
-            })
-            .map(|l| match l.ends_with("ERESOLVE") {
-                true => format!("{l}{}", eresolve(output)),
-                false => l.to_string(),
-            })
-    };
-    let line = output
-        .lines()
-        .find(|l| FAILING_TEST.is_match(l))
-        .map(|l| l.trim().to_string())
-        .or(traceback.map(str::to_string))
-        .or_else(diagnosed)
-        .or_else(npm_code)
-        .or_else(|| first_error().map(str::to_string))?;
-    Some(clip(&one_line(&line), 160))
-}
-
-/// What an npm dependency conflict was between: `: found react@17.0.2, peer
-/// react@"^18.2.0" from react-datepicker@7.5.0`.
-fn eresolve(output: &str) -> String {
-    let after = |prefix: &str| {
-        output.lines().find_map(|l| {
-            let l = l.trim();
-            let l = l
-                .strip_prefix("npm ERR! ")
-                .or_else(|| l.strip_prefix("npm error "))?;
-            l.strip_prefix(prefix).map(str::trim)
-        })
-    };
-    let parts: Vec<String> = [("Found: ", "found "), ("peer ", "peer ")]
-        .iter()
-        .filter_map(|(p, say)| after(p).map(|v| format!("{say}{v}")))
-        .collect();
-    match parts.is_empty() {
-        true => String::new(),
-        false => format!(": {}", parts.join(", ")),
-    }
-}
-
-/// The commit a `git bisect run` ended on, with its subject and files: `first bad commit
-/// 9c41e7a "Switch CSV export to streaming writer" (lib/export/csv_stream.rb)`.
-fn bisected(output: &str) -> Option<String> {
-    let line = output
-        .lines()
-        .find(|l| l.ends_with(" is the first bad commit"))?;
-    let hash: String = line.chars().take(7).collect();
-    let mut lines = output.lines().skip_while(|l| !l.starts_with("Date:"));
-    let subject = lines.find(|l| l.starts_with("    "))?.trim();
-    // The commit's stat follows its subject; a table the test printed earlier is no file list.
-    let files: Vec<&str> = lines
-        .filter_map(|l| {
-            l.strip_prefix(' ')?
-                .split_once(" | ")
-                .map(|(f, _)| f.trim())
-        })
-        .collect();
-    let files = match files.is_empty() {
-        true => String::new(),
-        false => format!(" ({})", files.join(", ")),
-    };
-    Some(format!("first bad commit {hash} \"{subject}\"{files}"))
-}
-
 /// Criterion's verdicts that say something changed (`tokenize/long_line regressed
 /// +23.118%`), with the benchmark named on the `time:` line above and the middle estimate of
 /// its `change:` line.
@@ -707,38 +440,6 @@ pub(crate) fn bench_changes(output: &str) -> Option<String> {
         }
     }
     (!found.is_empty()).then(|| found.join(", "))
-}
-
-/// A query plan's access path (`Seq Scan on orders`, `Index Scan using orders_idx on orders`)
-/// and how long the query ran: what an `EXPLAIN ANALYZE` is run to learn.
-static PLAN_SCAN: LazyLock<AsciiRegex> = LazyLock::new(|| {
-    AsciiRegex::new(
-        r"(?:Seq Scan|Parallel Seq Scan|Index Only Scan|Index Scan|Bitmap Heap Scan)(?: Backward)?(?: using [^ \t\r\n]+)? on [^ \t\r\n]+",
-    )
-});
-static PLAN_TIME: LazyLock<AsciiRegex> =
-    LazyLock::new(|| AsciiRegex::new(r"Execution Time: [0-9.]+ ms"));
-
-fn plan_line(output: &str) -> Option<String> {
-    let time = PLAN_TIME.find_iter(output).last()?;
-    Some(match PLAN_SCAN.find_iter(output).next() {
-        Some(scan) => format!("{scan} ({time})"),
-        None => time.to_string(),
-    })
-}
-
-/// The line that says how a passing command went: a query plan's scan and time, a test
-/// summary, else the last line.
-pub(crate) fn result_line(output: &str) -> Option<String> {
-    if let Some(found) = plan_line(output).or_else(|| bisected(output)) {
-        return Some(found);
-    }
-    let line = SUMMARY_LINE
-        .find_iter(output)
-        .last()
-        .map(str::trim)
-        .or_else(|| meaningful_lines(output).last())?;
-    Some(clip(&one_line(line), 160))
 }
 
 static COUNT: LazyLock<AsciiRegex> = LazyLock::new(|| {
@@ -784,12 +485,10 @@ pub(crate) fn counts(summary: &str) -> Option<String> {
     (!found.is_empty()).then(|| found.join(", "))
 }
 
-/// A test summary line only (never an arbitrary last line).
-pub(crate) fn summary_line(output: &str) -> Option<String> {
-    SUMMARY_LINE
-        .find_iter(output)
-        .last()
-        .map(|m| clip(&one_line(m.trim()), 160))
+#[cfg(test)] // only the tests here ask
+/// The diagnostics as one line: `SC2086 in scripts/deploy.sh, SC2164 in scripts/backup.sh`.
+pub(crate) fn diagnostics(output: &str) -> Option<String> {
+    super::recognise::one_line_list(&diagnostic_list(output))
 }
 
 #[cfg(test)]

@@ -44,14 +44,9 @@ impl Env {
         self.data_dir().join("cmem.db")
     }
 
-    /// The cmem binary (`CMEM_TEST_BIN` overrides it, so CI can run the hook suites against
-    /// the build scripts/install.sh makes) with an environment that cannot see the developer's
-    /// own setup.
+    /// The cmem binary (`bin`) with an environment that cannot see the developer's own setup.
     pub fn cmd(&self) -> Command {
-        let bin = std::env::var_os("CMEM_TEST_BIN")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| assert_cmd::cargo::cargo_bin!("cmem").to_path_buf());
-        let mut c = Command::new(bin);
+        let mut c = Command::new(bin());
         c.env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
             .env("HOME", self.home())
@@ -230,6 +225,14 @@ impl Env {
         }
         p
     }
+}
+
+/// The cmem binary under test (`CMEM_TEST_BIN` overrides it, so CI can run the hook suites
+/// against the build scripts/install.sh makes).
+pub fn bin() -> PathBuf {
+    std::env::var_os("CMEM_TEST_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| assert_cmd::cargo::cargo_bin!("cmem").to_path_buf())
 }
 
 /// Request lines as one JSONL input.

@@ -1,967 +1,60 @@
 //! How good the rule-based observer's memories are, measured on a fixed set of turns (issue 14).
 //!
-//! The figures below are targets: the observer reached them, so `STRICT_BY_DEFAULT` is `true`
+//! The measuring is `cmem::eval::observer` (`src/eval/observer.rs`, which documents the fixture
+//! format and every measure), the code `cmem dev eval-observer` runs: this test runs the same
+//! sets through the same code and prints the same report, so the command's figures are the
+//! test's. The figures are targets: the observer reached them, so `STRICT_BY_DEFAULT` is `true`
 //! and the test fails below them on the in-repo set (with it `false`, only
-//! `CMEM_OBSERVER_QUALITY_STRICT=1` would make it fail). The figures are printed so a change to
-//! `src/observe/` can be judged against those before it: see the table with
-//! `cargo test --test integration -- observer_quality:: --nocapture`.
-//!
-//! Every turn in `tests/fixtures/observer-quality/*.json` runs through the real hooks in its
-//! own home: UserPromptSubmit, one PostToolUse / PostToolUseFailure per step, then Stop, which
-//! runs the rule-based observer; then a next session's SessionStart hook gives the text the
-//! agent would see. A turn file holds `about`, `prompt`, `steps`, `last_message`,
-//! `required_facts` (a string, or a list of alternatives), `forbidden` and, optionally,
-//! `in_context`. A step names a recorded capture in `tests/fixtures/payloads/` (`payload`) and
-//! the fields to set on it (`tool_input`, `tool_response`, `error`, `tool_name`; objects merge
-//! key by key, `replace` lists keys to replace whole); `original_file` (Edit, Write) and
-//! `read_content` (Read) fill the response fields Claude Code derives from the file. Paths use
-//! the captures' `<OUTDIR>/work` placeholder for the project.
-//!
-//! Measured over all turns (and printed per turn, with the titles and what is missing):
-//! - facts in title + subtitle: the share of `required_facts` stated (whole words, any case,
-//!   backticks ignored) in the title or subtitle of one of the turn's observations;
-//! - facts in the index row: the same in those observations' one-line rows of the
-//!   session-start text;
-//! - cut titles: titles whose shortening ellipsis sits inside a token of the turn (a path,
-//!   identifier, number, word), or inside a quoted span with an unbalanced quote;
-//! - altered commands: quoted spans (in titles, subtitles, narratives, summaries and the
-//!   session-start text) with a Bash command's words but not its bytes, e.g. whitespace inside
-//!   quotes collapsed (a byte prefix ended by `…` is a shortening, not an alteration);
-//! - forbidden: a turn's `forbidden` strings found in anything written for it;
-//! - repetition: in the memory part of the session-start text (from the first day heading on;
-//!   the instructions above it are the same for every project), the share of characters in
-//!   lines that repeat or are contained in an earlier line, compared without a `Label: ` or the
-//!   row's id, time and type symbol. Also on the demo data set (`cmem demo --no-tui`).
-//!
-//! Printed for information, without a target: `in_context` statements found in the
-//! session-start text, repetition over the whole text, and characters inside repeated 24-char
-//! runs (a command quoted twice within one line, which the line measure does not see).
-//! `CMEM_OBSERVER_QUALITY_SHOW=1` also prints every turn's session-start text.
+//! `CMEM_OBSERVER_QUALITY_STRICT=1` would make it fail). See the table with
+//! `cargo test --test integration -- observer_quality:: --nocapture`, or `cargo run -- dev
+//! eval-observer`. `CMEM_OBSERVER_QUALITY_SHOW=1` also prints every turn's session-start text.
 //!
 //! The turns in `tests/fixtures/observer-heldout/` were written apart from the observer's code
 //! and never tuned on; the same measures are printed for them separately, without targets, and
 //! for `tests/fixtures/observer-heldout-zh/` (turns written in Chinese, never tuned on either).
-//! Chinese and Japanese have no spaces between words, so there a Han, kana or Hangul character
-//! bounds a word: it does not glue to a fact beside it, and a title's ellipsis right after one
-//! cuts no token (for text without those scripts the measures are unchanged).
 //! `tests/fixtures/observer-dev/` to `observer-dev6/` were the first six such sets: their
 //! misses were read while improving the observer, so they are printed as development sets.
 
 use crate::common;
 
-use crate::common::Env;
-use serde_json::{Map, Value, json};
+use cmem::eval::observer::{self, SetReport};
 
 /// Flip to `true` when the observer reaches the targets: the test then fails below them.
 const STRICT_BY_DEFAULT: bool = true;
 
-/// Targets from issue 14.
-const MIN_FACTS_TITLE: f64 = 0.90;
-const MIN_FACTS_ROW: f64 = 0.75;
-// And none at all of: titles cut inside a token, altered quoted commands, forbidden strings.
-const MAX_REPETITION: f64 = 0.10;
-
 const MIN_TURNS: usize = 30;
-
-/// Recorded captures use this placeholder for the project directory.
-const PLACEHOLDER: &str = "<OUTDIR>/work";
-
-/// One fixture turn as written in its JSON file.
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Turn {
-    /// What the turn exercises, for a reader of the fixture.
-    about: String,
-    prompt: String,
-    steps: Vec<Map<String, Value>>,
-    last_message: String,
-    /// Facts a future session needs; a fact given as a list counts when any one is present.
-    required_facts: Vec<Fact>,
-    forbidden: Vec<String>,
-    /// Statements the next session's injected text must carry (what was done, a next step).
-    #[serde(default)]
-    in_context: Vec<String>,
-}
-
-#[derive(serde::Deserialize)]
-#[serde(untagged)]
-enum Fact {
-    One(String),
-    Any(Vec<String>),
-}
-
-impl Fact {
-    fn label(&self) -> String {
-        match self {
-            Fact::One(s) => s.clone(),
-            Fact::Any(v) => v.join(" | "),
-        }
-    }
-
-    fn found_in(&self, haystacks: &[&str]) -> bool {
-        let alternatives: Vec<&str> = match self {
-            Fact::One(s) => vec![s.as_str()],
-            Fact::Any(v) => v.iter().map(String::as_str).collect(),
-        };
-        alternatives
-            .iter()
-            .any(|a| haystacks.iter().any(|h| states(h, a)))
-    }
-}
-
-/// Whether `text` states `fact`: as a whole word or phrase (`CI` is not in `decide`), ignoring
-/// case, backtick quoting and runs of whitespace (`` `30` → `300` `` states `30 → 300`).
-/// Chinese and Japanese are written without spaces, so a Han, kana or Hangul neighbour does not
-/// glue to a fact: `POOL_SIZE` and `20` are words of `把POOL_SIZE调到20`, `超时` of `老是超时了`.
-fn states(text: &str, fact: &str) -> bool {
-    let (text, fact) = (loose(text), loose(fact));
-    let word = |c: Option<char>| c.is_some_and(|c| (c.is_alphanumeric() || c == '_') && !cjk(c));
-    text.match_indices(&fact).any(|(at, _)| {
-        let before = text[..at].chars().next_back();
-        let after = text[at + fact.len()..].chars().next();
-        let glued_before = word(fact.chars().next()) && word(before);
-        let glued_after = word(fact.chars().next_back()) && word(after);
-        !glued_before && !glued_after
-    })
-}
-
-/// Han (with extensions and compatibility ideographs), kana, Hangul, CJK punctuation and
-/// full-width forms: the scripts written without spaces between words.
-fn cjk(c: char) -> bool {
-    matches!(c,
-        '\u{3000}'..='\u{30FF}'
-        | '\u{3400}'..='\u{4DBF}'
-        | '\u{4E00}'..='\u{9FFF}'
-        | '\u{AC00}'..='\u{D7AF}'
-        | '\u{F900}'..='\u{FAFF}'
-        | '\u{FF00}'..='\u{FFEF}'
-        | '\u{20000}'..='\u{3FFFF}')
-}
-
-fn loose(s: &str) -> String {
-    s.replace('`', "")
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .to_lowercase()
-}
-
-/// The turns of one set: `observer-quality` (tuned on), `observer-dev` to `-dev6` (read)
-/// or `observer-heldout` (never tuned on).
-fn fixtures(set: &str) -> Vec<(String, Turn)> {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(set);
-    let mut paths: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    paths.sort();
-    paths
-        .into_iter()
-        .map(|p| {
-            let name = p.file_stem().unwrap().to_string_lossy().into_owned();
-            let text = std::fs::read_to_string(&p).unwrap();
-            let turn: Turn =
-                serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-            (name, turn)
-        })
-        .collect()
-}
-
-// ---------------------------------------------------------------------------------------------
-// Building the payloads
-
-/// Step keys that describe the step instead of being set on the payload.
-const META: [&str; 4] = ["payload", "original_file", "read_content", "replace"];
-
-/// Objects merge key by key; anything else replaces.
-fn merge(base: &mut Value, over: &Value) {
-    match (base, over) {
-        (Value::Object(b), Value::Object(o)) => {
-            for (k, v) in o {
-                match b.get_mut(k) {
-                    Some(slot) => merge(slot, v),
-                    None => {
-                        b.insert(k.clone(), v.clone());
-                    }
-                }
-            }
-        }
-        (slot, v) => *slot = v.clone(),
-    }
-}
-
-fn with_project(v: &Value, env: &Env) -> Value {
-    let project = env.project().to_string_lossy().into_owned();
-    serde_json::from_str(&v.to_string().replace(PLACEHOLDER, &project)).unwrap()
-}
-
-/// The payload of one step: the recorded capture, the step's fields set on it, and for edits
-/// and reads the response fields Claude Code derives from the file (patch, original, counts).
-fn step_payload(env: &Env, session: &str, n: usize, step: &Map<String, Value>) -> (String, Value) {
-    let fixture = step["payload"]
-        .as_str()
-        .expect("a step names its payload")
-        .to_string();
-    let mut v = env.real_for(
-        &fixture,
-        session,
-        &format!("{session}-1"),
-        &format!("toolu_{session}_{n}"),
-    );
-    let map = v.as_object_mut().unwrap();
-    map.remove("agent_id");
-    map.remove("agent_type");
-    let replace: Vec<&str> = step
-        .get("replace")
-        .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
-    for key in &replace {
-        map.remove(*key);
-    }
-    let fields: Map<String, Value> = step
-        .iter()
-        .filter(|(k, _)| !META.contains(&k.as_str()))
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
-    merge(&mut v, &with_project(&Value::Object(fields), env));
-    if let Some(original) = step.get("original_file") {
-        derive_edit_response(&mut v, &with_project(original, env));
-    }
-    if let Some(content) = step.get("read_content").and_then(Value::as_str) {
-        let path = v["tool_input"]["file_path"].clone();
-        let lines = content.split('\n').count();
-        v["tool_response"] = json!({
-            "type": "text",
-            "file": {"filePath": path, "content": content, "numLines": lines, "startLine": 1, "totalLines": lines}
-        });
-    }
-    (fixture, v)
-}
-
-/// Edit and Write responses as Claude Code sends them, from the file before the call.
-fn derive_edit_response(v: &mut Value, original: &Value) {
-    let input = v["tool_input"].clone();
-    let path = input["file_path"].clone();
-    match v["tool_name"].as_str() {
-        Some("Write") => {
-            let content = input["content"].as_str().unwrap_or_default();
-            let patch = match original.as_str() {
-                Some(before) => structured_patch(before, content),
-                None => json!([]),
-            };
-            v["tool_response"] = json!({
-                "type": if original.is_null() { "create" } else { "update" },
-                "filePath": path,
-                "content": content,
-                "structuredPatch": patch,
-                "originalFile": original,
-                "userModified": false,
-            });
-        }
-        _ => {
-            let before = original.as_str().expect("an Edit's original_file is text");
-            let old = input["old_string"].as_str().unwrap_or_default();
-            let new = input["new_string"].as_str().unwrap_or_default();
-            let all = input["replace_all"].as_bool().unwrap_or(false);
-            assert!(
-                before.contains(old),
-                "old_string not in original_file: {old:?}"
-            );
-            let after = if all {
-                before.replace(old, new)
-            } else {
-                before.replacen(old, new, 1)
-            };
-            v["tool_response"] = json!({
-                "filePath": path,
-                "oldString": old,
-                "newString": new,
-                "originalFile": before,
-                "structuredPatch": structured_patch(before, &after),
-                "userModified": false,
-                "replaceAll": all,
-            });
-        }
-    }
-}
-
-/// Hunks with three lines of context around each change, like the captures: the same diff
-/// the demo's scripted sessions use.
-fn structured_patch(before: &str, after: &str) -> Value {
-    cmem::demo::script::structured_patch(before, after)
-}
-
-fn event_of(fixture: &str) -> &'static str {
-    if fixture.starts_with("PostToolUseFailure") {
-        "post-tool-use-failure"
-    } else {
-        "post-tool-use"
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Running a turn and reading what the observer made of it
-
-#[derive(Debug)]
-struct Obs {
-    id: i64,
-    title: String,
-    subtitle: String,
-    narrative: String,
-}
-
-struct Outcome {
-    observations: Vec<Obs>,
-    /// Summary fields of the turn, all of them.
-    summary: Vec<String>,
-    /// The next session's injected context.
-    context: String,
-    payloads: Vec<Value>,
-}
-
-const SESSION: &str = "quality";
-
-fn run(env: &Env, turn: &Turn) -> Outcome {
-    let mut p = env.payload(
-        SESSION,
-        json!({"prompt": turn.prompt, "hook_event_name": "UserPromptSubmit"}),
-    );
-    p["prompt_id"] = json!(format!("{SESSION}-1"));
-    env.hook("user-prompt-submit", &p);
-    let mut payloads = Vec::new();
-    for (n, step) in turn.steps.iter().enumerate() {
-        let (fixture, v) = step_payload(env, SESSION, n, step);
-        assert_eq!(env.hook(event_of(&fixture), &v), json!({}), "{fixture}");
-        payloads.push(v);
-    }
-    let mut stop = env.real_for("Stop", SESSION, &format!("{SESSION}-1"), "toolu_stop");
-    stop["last_assistant_message"] = json!(turn.last_message);
-    assert_eq!(env.hook("stop", &stop), json!({}));
-
-    let observations = env.rows(
-        "SELECT id, IFNULL(title, ''), IFNULL(subtitle, ''), IFNULL(narrative, '')
-         FROM observations ORDER BY id",
-        |r| {
-            Ok(Obs {
-                id: r.get(0)?,
-                title: r.get(1)?,
-                subtitle: r.get(2)?,
-                narrative: r.get(3)?,
-            })
-        },
-    );
-    let summary = env
-        .rows(
-            "SELECT request, investigated, learned, completed, next_steps, notes FROM session_summaries",
-            |r| {
-                (0..6)
-                    .map(|i| r.get::<_, Option<String>>(i))
-                    .collect::<rusqlite::Result<Vec<_>>>()
-            },
-        )
-        .into_iter()
-        .flatten()
-        .flatten()
-        .collect();
-    let start = env.real_for("SessionStart", "next", "next-1", "toolu_next");
-    let answer = env.hook("session-start", &start);
-    let context = answer["hookSpecificOutput"]["additionalContext"]
-        .as_str()
-        .expect("session start injects text")
-        .to_string();
-    Outcome {
-        observations,
-        summary,
-        context,
-        payloads,
-    }
-}
-
-/// What the one-line row of observation `id` in the session-start text says: the row without
-/// its id, time and type columns (`12 9:32a ✓ title`), whose digits are no fact of the turn
-/// (a row written at 12:05 would otherwise "state" a fact `12`).
-fn index_row(context: &str, id: i64) -> Option<&str> {
-    let prefix = format!("{id} ");
-    let line = context.lines().find(|l| l.starts_with(&prefix))?;
-    let mut rest = line;
-    for _ in 0..3 {
-        rest = rest.trim_start().split_once(' ').map_or("", |(_, r)| r);
-    }
-    Some(rest)
-}
-
-// ---------------------------------------------------------------------------------------------
-// The measures
-
-/// Every string the turn's payloads carry, with the prompt and the last message.
-fn input_strings(turn: &Turn, payloads: &[Value]) -> Vec<String> {
-    fn walk(v: &Value, out: &mut Vec<String>) {
-        match v {
-            Value::String(s) => out.push(s.clone()),
-            Value::Array(a) => a.iter().for_each(|x| walk(x, out)),
-            Value::Object(o) => o.values().for_each(|x| walk(x, out)),
-            _ => {}
-        }
-    }
-    let mut out = vec![turn.prompt.clone(), turn.last_message.clone()];
-    for p in payloads {
-        for key in ["tool_input", "tool_response", "error"] {
-            walk(&p[key], &mut out);
-        }
-    }
-    out
-}
-
-const EDGE: &[char] = &[
-    '`', '\'', '"', '(', ')', '[', ']', '{', '}', ',', ';', ':', '.', '\u{201c}', '\u{201d}', '<',
-    '>',
-];
-
-/// Whole tokens of the inputs: whitespace-separated words with their edge punctuation
-/// stripped, and every path's tails (`src/auth.rs` of `/tmp/x/src/auth.rs`). Han, kana and
-/// Hangul separate tokens too (`src/db/pool.py` of `把src/db/pool.py里的`).
-fn input_tokens(strings: &[String]) -> std::collections::HashSet<String> {
-    let mut out = std::collections::HashSet::new();
-    for s in strings {
-        for w in s.split(|c: char| c.is_whitespace() || cjk(c)) {
-            let w = w.trim_matches(EDGE);
-            if w.is_empty() {
-                continue;
-            }
-            let mut rest = w;
-            out.insert(rest.to_string());
-            while let Some((_, tail)) = rest.split_once('/') {
-                rest = tail;
-                if !rest.is_empty() {
-                    out.insert(rest.to_string());
-                }
-            }
-            // Words inside a token (`refresh_window` of `auth::refresh_window()`).
-            for part in w.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
-                if !part.is_empty() {
-                    out.insert(part.to_string());
-                }
-            }
-        }
-    }
-    out
-}
-
-/// Why a title counts as cut inside a token, if it does.
-fn cut_in_title(title: &str, tokens: &std::collections::HashSet<String>) -> Option<String> {
-    for span in code_spans(title) {
-        let quotes = span.matches('\'').count() + span.matches('"').count();
-        if quotes % 2 == 1 && span.ends_with('\u{2026}') {
-            return Some(format!("unbalanced quote in `{span}`"));
-        }
-    }
-    if title.matches('`').count() % 2 == 1 {
-        return Some("unbalanced backtick".into());
-    }
-    for (at, _) in title.match_indices('\u{2026}') {
-        let before = &title[..at];
-        let Some(word) = before.split_whitespace().next_back() else {
-            continue;
-        };
-        if before.ends_with(char::is_whitespace) {
-            continue;
-        }
-        // In unspaced Chinese or Japanese, the word is what follows the last Han, kana or
-        // Hangul character; an ellipsis right after one cuts no token of the turn.
-        let word = word.rsplit(cjk).next().unwrap_or_default();
-        if word.is_empty() {
-            continue;
-        }
-        let fragment = word.trim_start_matches(EDGE);
-        if fragment.is_empty() || tokens.contains(fragment.trim_end_matches(EDGE)) {
-            continue;
-        }
-        if tokens
-            .iter()
-            .any(|t| t.len() > fragment.len() && t.starts_with(fragment))
-        {
-            return Some(format!("`{fragment}…` cuts a token of the turn"));
-        }
-    }
-    None
-}
-
-/// The insides of `code spans` and \u{201c}curly quotes\u{201d}.
-fn code_spans(text: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    for (open, close) in [('`', '`'), ('\u{201c}', '\u{201d}')] {
-        let mut rest = text;
-        while let Some(start) = rest.find(open) {
-            let after = &rest[start + open.len_utf8()..];
-            let Some(end) = after.find(close) else { break };
-            out.push(&after[..end]);
-            rest = &after[end + close.len_utf8()..];
-        }
-    }
-    out
-}
-
-fn squeeze(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-/// Quoted spans that are not what ran: the words of a command, other bytes (each span once).
-fn altered_commands(texts: &[&str], commands: &[String]) -> Vec<String> {
-    let mut out = Vec::new();
-    for text in texts {
-        for span in code_spans(text) {
-            let body = span.trim_end_matches('\u{2026}');
-            let shortened = body.len() < span.len();
-            let body = if shortened { body.trim_end() } else { body };
-            if body.trim().len() < 4 {
-                continue;
-            }
-            let faithful = |c: &String| body == c || (shortened && c.starts_with(body));
-            let same_words = |c: &String| {
-                let (b, c) = (squeeze(body), squeeze(c));
-                b == c || (shortened && c.starts_with(&b))
-            };
-            if !commands.iter().any(faithful) && commands.iter().any(same_words) {
-                out.push(format!("`{span}`"));
-            }
-        }
-    }
-    out.sort();
-    out.dedup();
-    out
-}
-
-/// (repeated characters, all characters) of `text`: a line counts as repeated when it equals
-/// or is contained in an earlier line, compared without a leading `Label: `, the row's id,
-/// time and type symbol, and a trailing period.
-fn repetition(text: &str) -> (usize, usize) {
-    let mut seen: Vec<String> = Vec::new();
-    let (mut repeated, mut total) = (0, 0);
-    for line in text.lines() {
-        let chars = line.trim().chars().count();
-        if chars == 0 {
-            continue;
-        }
-        total += chars;
-        let core = line_core(line);
-        if core.chars().count() >= 8 && seen.iter().any(|s| s.contains(&core)) {
-            repeated += chars;
-        }
-        seen.push(line.to_string());
-    }
-    (repeated, total)
-}
-
-/// The part of a session-start text the memory fills: from the first day heading on. The
-/// work-state instructions, header and legend before it are the same for every project.
-fn memory_part(text: &str) -> &str {
-    if text.starts_with("### ") {
-        return text;
-    }
-    text.find("\n### ").map_or("", |at| &text[at + 1..])
-}
-
-fn line_core(line: &str) -> String {
-    let s = line.trim();
-    let words: Vec<&str> = s.splitn(4, ' ').collect();
-    let is_id = |w: &str, lead: &str| {
-        w.strip_prefix(lead)
-            .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
-    };
-    let core = if words.len() == 4 && is_id(words[0], "") {
-        // `12 10:00 ● title ~50t`: the title and what follows it.
-        words[3]
-    } else if words.len() > 1 && is_id(words[0], "S") {
-        &s[words[0].len() + 1..]
-    } else {
-        match s.split_once(": ") {
-            // `**Completed**: text`, `Next Steps: text`.
-            Some((label, rest))
-                if label.len() <= 24
-                    && label.split(' ').count() <= 2
-                    && !label.contains(['/', '`']) =>
-            {
-                rest
-            }
-            _ => s,
-        }
-    };
-    core.trim_end_matches('.').to_string()
-}
-
-/// Characters of `text` inside a run of at least `RUN` characters that already occurred
-/// earlier in it (a command quoted twice, a title repeated inside a summary line), with all
-/// non-blank characters. Information only: the issue's repetition figure is the line measure.
-const RUN: usize = 24;
-
-fn repeated_runs(text: &str) -> (usize, usize) {
-    let chars: Vec<char> = text.chars().collect();
-    let mut first: std::collections::HashMap<&[char], usize> = std::collections::HashMap::new();
-    let mut covered = vec![false; chars.len()];
-    for i in 0..chars.len().saturating_sub(RUN - 1) {
-        let gram = &chars[i..i + RUN];
-        if gram.iter().all(|c| c.is_whitespace()) {
-            continue;
-        }
-        match first.get(gram) {
-            Some(&at) if at + RUN <= i => covered[i..i + RUN].iter_mut().for_each(|c| *c = true),
-            Some(_) => {}
-            None => {
-                first.insert(gram, i);
-            }
-        }
-    }
-    let counted = |i: usize| !chars[i].is_whitespace();
-    let repeated = (0..chars.len())
-        .filter(|&i| covered[i] && counted(i))
-        .count();
-    let total = (0..chars.len()).filter(|&i| counted(i)).count();
-    (repeated, total)
-}
-
-fn share(n: usize, d: usize) -> f64 {
-    if d == 0 { 1.0 } else { n as f64 / d as f64 }
-}
-
-fn pct(x: f64) -> String {
-    format!("{:.1} %", x * 100.0)
-}
-
-#[derive(Default)]
-struct Tally {
-    facts: usize,
-    in_title: usize,
-    in_row: usize,
-    titles: usize,
-    cut: usize,
-    altered: usize,
-    forbidden: usize,
-    repeated: usize,
-    chars: usize,
-    run_repeated: usize,
-    run_chars: usize,
-    whole_repeated: usize,
-    whole_chars: usize,
-    statements: usize,
-    stated: usize,
-    /// Facts a naive memory would carry: the prompt as the title (its first 80 characters, also
-    /// the index row) and the last message as the subtitle (its first 200).
-    base_title: usize,
-    base_row: usize,
-}
-
-impl Tally {
-    fn add(&mut self, t: &Tally) {
-        self.facts += t.facts;
-        self.in_title += t.in_title;
-        self.in_row += t.in_row;
-        self.titles += t.titles;
-        self.cut += t.cut;
-        self.altered += t.altered;
-        self.forbidden += t.forbidden;
-        self.repeated += t.repeated;
-        self.chars += t.chars;
-        self.run_repeated += t.run_repeated;
-        self.run_chars += t.run_chars;
-        self.whole_repeated += t.whole_repeated;
-        self.whole_chars += t.whole_chars;
-        self.statements += t.statements;
-        self.base_title += t.base_title;
-        self.base_row += t.base_row;
-        self.stated += t.stated;
-    }
-}
-
-/// The measures of one turn, and what a reader needs to see why (titles, misses, problems).
-fn measure(name: &str, turn: &Turn, out: &Outcome) -> (Tally, String) {
-    let mut t = Tally::default();
-    let heads: Vec<&str> = out
-        .observations
-        .iter()
-        .flat_map(|o| [o.title.as_str(), o.subtitle.as_str()])
-        .collect();
-    let rows: Vec<&str> = out
-        .observations
-        .iter()
-        .map(|o| {
-            index_row(&out.context, o.id).unwrap_or_else(|| {
-                panic!(
-                    "{name}: no index row for observation {} in\n{}",
-                    o.id, out.context
-                )
-            })
-        })
-        .collect();
-    let first = |s: &str, n: usize| one_line_text(s).chars().take(n).collect::<String>();
-    let naive_title = first(&turn.prompt, 80);
-    let naive_subtitle = first(&turn.last_message, 200);
-    let mut missing = Vec::new();
-    for f in &turn.required_facts {
-        let head = f.found_in(&heads);
-        let row = f.found_in(&rows);
-        t.base_title += usize::from(f.found_in(&[&naive_title, &naive_subtitle]));
-        t.base_row += usize::from(f.found_in(&[&naive_title]));
-        t.facts += 1;
-        t.in_title += usize::from(head);
-        t.in_row += usize::from(row);
-        match (head, row) {
-            (true, true) => {}
-            (false, false) => missing.push(f.label()),
-            (false, true) => missing.push(format!("{} (row only)", f.label())),
-            (true, false) => missing.push(format!("{} (not in row)", f.label())),
-        }
-    }
-    let tokens = input_tokens(&input_strings(turn, &out.payloads));
-    let mut problems = Vec::new();
-    for o in &out.observations {
-        t.titles += 1;
-        if let Some(why) = cut_in_title(&o.title, &tokens) {
-            t.cut += 1;
-            problems.push(format!("cut title: {why}"));
-        }
-    }
-    let commands: Vec<String> = out
-        .payloads
-        .iter()
-        .filter(|p| p["tool_name"] == "Bash")
-        .filter_map(|p| p["tool_input"]["command"].as_str().map(String::from))
-        .collect();
-    let mut written: Vec<&str> = out
-        .observations
-        .iter()
-        .flat_map(|o| [o.title.as_str(), o.subtitle.as_str(), o.narrative.as_str()])
-        .collect();
-    written.extend(out.summary.iter().map(String::as_str));
-    written.push(&out.context);
-    for a in altered_commands(&written, &commands) {
-        t.altered += 1;
-        problems.push(format!("altered command: {a}"));
-    }
-    for f in &turn.forbidden {
-        let needle = f.to_lowercase();
-        if written.iter().any(|s| s.to_lowercase().contains(&needle)) {
-            t.forbidden += 1;
-            problems.push(format!("forbidden: {f:?}"));
-        }
-    }
-    for c in &turn.in_context {
-        t.statements += 1;
-        if states(&out.context, c) {
-            t.stated += 1;
-        } else {
-            missing.push(format!("{c} (not at session start)"));
-        }
-    }
-    (t.repeated, t.chars) = repetition(memory_part(&out.context));
-    (t.whole_repeated, t.whole_chars) = repetition(&out.context);
-    (t.run_repeated, t.run_chars) = repeated_runs(memory_part(&out.context));
-    let mut detail = name.to_string();
-    for o in &out.observations {
-        detail.push_str(&format!("\n    title: {}", o.title));
-    }
-    if !missing.is_empty() {
-        detail.push_str(&format!("\n    missing: {}", missing.join("; ")));
-    }
-    for p in problems {
-        detail.push_str(&format!("\n    {p}"));
-    }
-    (t, detail)
-}
-
-fn row(name: &str, t: &Tally) -> String {
-    format!(
-        "{name:<38} {:>5} {:>5} {:>4} {:>4} {:>5} {:>7} {:>7}",
-        format!("{}/{}", t.in_title, t.facts),
-        format!("{}/{}", t.in_row, t.facts),
-        t.cut,
-        t.altered,
-        t.forbidden,
-        pct(share(t.repeated, t.chars)),
-        pct(share(t.run_repeated, t.run_chars)),
-    )
-}
 
 fn strict() -> bool {
     STRICT_BY_DEFAULT
         || std::env::var("CMEM_OBSERVER_QUALITY_STRICT").is_ok_and(|v| v.trim() == "1")
 }
 
-/// Runs every turn of a set: the sum of its measures, and the per-turn table and details as
-/// text (printed in one piece, so two sets measured in parallel do not interleave).
-fn measure_set(turns: &[(String, Turn)], require_observation: bool) -> (Tally, String) {
-    let show = std::env::var("CMEM_OBSERVER_QUALITY_SHOW").is_ok_and(|v| v.trim() == "1");
-    let mut all = Tally::default();
-    let mut rows = Vec::new();
-    let mut details = Vec::new();
-    let mut text = String::new();
-    for (name, turn) in turns {
-        assert!(
-            !turn.about.trim().is_empty(),
-            "{name}: say what the turn is about"
-        );
-        assert!(!turn.required_facts.is_empty(), "{name}: no required fact");
-        let env = Env::new();
-        let out = run(&env, turn);
-        if require_observation {
-            assert!(!out.observations.is_empty(), "{name}: no observation");
-        }
-        if show {
-            text.push_str(&format!(
-                "===== {name}: session-start text\n{}\n\n",
-                out.context
-            ));
-        }
-        let (t, detail) = measure(name, turn, &out);
-        rows.push(row(name, &t));
-        details.push(detail);
-        all.add(&t);
-    }
-    text.push_str(&format!(
-        "{:<38} {:>5} {:>5} {:>4} {:>4} {:>5} {:>7} {:>7}\n",
-        "turn", "title", "row", "cut", "alt", "forb", "repeat", "runs"
-    ));
-    for r in &rows {
-        text.push_str(&format!("{r}\n"));
-    }
-    text.push_str(&format!("{}\n", row("all", &all)));
-    text.push_str(&format!("\nper turn:\n{}\n", details.join("\n")));
-    (all, text)
+fn show() -> bool {
+    std::env::var("CMEM_OBSERVER_QUALITY_SHOW").is_ok_and(|v| v.trim() == "1")
 }
 
-/// The summary measures of a set's turns: (label, value, target, met).
-fn turn_figures(all: &Tally) -> Vec<(&'static str, String, String, bool)> {
-    let facts_title = share(all.in_title, all.facts);
-    let facts_row = share(all.in_row, all.facts);
-    let rep_turns = share(all.repeated, all.chars);
-    vec![
-        (
-            "required facts in title + subtitle",
-            pct(facts_title),
-            at_least(MIN_FACTS_TITLE),
-            facts_title >= MIN_FACTS_TITLE,
-        ),
-        (
-            "required facts in the index row",
-            pct(facts_row),
-            at_least(MIN_FACTS_ROW),
-            facts_row >= MIN_FACTS_ROW,
-        ),
-        (
-            "titles cut inside a token",
-            all.cut.to_string(),
-            "0".to_string(),
-            all.cut == 0,
-        ),
-        (
-            "altered quoted commands",
-            all.altered.to_string(),
-            "0".to_string(),
-            all.altered == 0,
-        ),
-        (
-            "forbidden strings present",
-            all.forbidden.to_string(),
-            "0".to_string(),
-            all.forbidden == 0,
-        ),
-        (
-            "repetition, fixture session starts",
-            pct(rep_turns),
-            at_most(MAX_REPETITION),
-            rep_turns <= MAX_REPETITION,
-        ),
-    ]
-}
-
-fn at_least(x: f64) -> String {
-    format!("\u{2265} {}", pct(x))
-}
-
-fn at_most(x: f64) -> String {
-    format!("\u{2264} {}", pct(x))
-}
-
-/// One line, runs of whitespace as one space.
-fn one_line_text(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-/// The naive memory's figures from the same run, beside cmem's.
-fn baseline_line(all: &Tally) -> String {
-    format!(
-        "baseline, same run (the prompt as title and row, the last message as subtitle): {} in title + subtitle, {} in the row\n",
-        pct(share(all.base_title, all.facts)),
-        pct(share(all.base_row, all.facts))
-    )
-}
-
-fn figures_table(figures: &[(&str, String, String, bool)]) -> String {
-    let mut text = format!("\n{:<36} {:>8} {:>10}  met\n", "measure", "value", "target");
-    for (label, value, target, met) in figures {
-        text.push_str(&format!(
-            "{label:<36} {value:>8} {target:>10}  {}\n",
-            if *met { "yes" } else { "NO" }
-        ));
-    }
-    text
+/// Every turn of `set` through the hooks of the binary under test.
+fn measure(set: &str) -> SetReport {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(set);
+    let report = observer::run_set(&common::bin(), &dir).unwrap_or_else(|e| panic!("{set}: {e:#}"));
+    assert!(!report.turns.is_empty(), "no turns in {set}");
+    report
 }
 
 #[test]
 fn observer_quality_on_the_fixture_turns() {
-    let turns = fixtures("observer-quality");
+    let report = measure(observer::TUNING_SET);
     assert!(
-        turns.len() >= MIN_TURNS,
+        report.turns.len() >= MIN_TURNS,
         "{} turns < {MIN_TURNS}",
-        turns.len()
+        report.turns.len()
     );
-    let (all, table) = measure_set(&turns, true);
-    let demo = demo_context();
-    let (demo_repeated, demo_chars) = repetition(memory_part(&demo));
-    let (demo_whole_repeated, demo_whole_chars) = repetition(&demo);
-
-    let mut text = format!(
-        "\nobserver quality: {} turns, {} observations (facts found / required; repeat = line measure; runs = repeated {RUN}-char runs, information only)\n\n{table}",
-        turns.len(),
-        all.titles
-    );
-    let rep_demo = share(demo_repeated, demo_chars);
-    let mut figures = turn_figures(&all);
-    figures.push((
-        "repetition, demo session start",
-        pct(rep_demo),
-        at_most(MAX_REPETITION),
-        rep_demo <= MAX_REPETITION,
-    ));
-    text.push_str(&figures_table(&figures));
-    text.push_str(&format!(
-        "({} of {} facts in title + subtitle, {} in the row; repetition is measured on the memory part of the text, from the first day heading on)\n",
-        all.in_title, all.facts, all.in_row,
-    ));
-    text.push_str(&baseline_line(&all));
-    text.push_str("\ninformation only (no target):\n");
-    text.push_str(&format!(
-        "  next-step and outcome statements in the session-start text: {} of {} ({})\n",
-        all.stated,
-        all.statements,
-        pct(share(all.stated, all.statements))
-    ));
-    text.push_str(&format!(
-        "  repetition over the whole session-start text: fixture turns {}, demo {}\n",
-        pct(share(all.whole_repeated, all.whole_chars)),
-        pct(share(demo_whole_repeated, demo_whole_chars))
-    ));
-    text.push_str(&format!(
-        "  characters in repeated {RUN}-char runs, memory part: fixture turns {}, demo {}\n",
-        pct(share(all.run_repeated, all.run_chars)),
-        pct({
-            let (r, c) = repeated_runs(memory_part(&demo));
-            share(r, c)
-        })
-    ));
+    for t in &report.turns {
+        assert!(t.observed, "{}: no observation", t.name);
+    }
+    let mut text = report.to_text(true, show());
     if !strict() {
         text.push_str(
             "(not strict: set CMEM_OBSERVER_QUALITY_STRICT=1 to fail below the targets)\n",
@@ -969,6 +62,7 @@ fn observer_quality_on_the_fixture_turns() {
     }
     print!("{text}");
     if strict() {
+        let figures = report.figures();
         let failed: Vec<&str> = figures.iter().filter(|f| !f.3).map(|f| f.0).collect();
         assert!(failed.is_empty(), "below target: {}", failed.join(", "));
     }
@@ -980,10 +74,7 @@ fn observer_quality_on_the_fixture_turns() {
 /// beside the in-repo set's.
 #[test]
 fn observer_quality_on_the_held_out_turns() {
-    print_set(
-        "observer-heldout",
-        "held-out set (never tuned on, the figure that counts)",
-    );
+    print_set("observer-heldout");
 }
 
 /// The same measures on `tests/fixtures/observer-heldout-zh/`: 32 turns of developers writing to
@@ -992,10 +83,7 @@ fn observer_quality_on_the_held_out_turns() {
 /// `check.py` there). Information only, like the held-out set: nothing is asserted.
 #[test]
 fn observer_quality_on_the_chinese_held_out_turns() {
-    print_set(
-        "observer-heldout-zh",
-        "Chinese held-out set (never tuned on)",
-    );
+    print_set("observer-heldout-zh");
 }
 
 /// The same measures on the six earlier held-out sets, whose misses were read while improving
@@ -1003,77 +91,20 @@ fn observer_quality_on_the_chinese_held_out_turns() {
 /// to `observer-dev6` (32 turns each, written apart from the code like the held-out set).
 #[test]
 fn observer_quality_on_the_dev_turns() {
-    print_set(
+    for set in [
         "observer-dev",
-        "dev set (the first held-out set; its misses were read)",
-    );
-    print_set(
         "observer-dev2",
-        "dev set 2 (the second held-out set; its misses were read)",
-    );
-    print_set(
         "observer-dev3",
-        "dev set 3 (the third held-out set; its misses were read)",
-    );
-    print_set(
         "observer-dev4",
-        "dev set 4 (the fourth held-out set; its misses were read)",
-    );
-    print_set(
         "observer-dev5",
-        "dev set 5 (the fifth held-out set; its misses were read)",
-    );
-    print_set(
         "observer-dev6",
-        "dev set 6 (the sixth held-out set; its misses were read)",
-    );
+    ] {
+        print_set(set);
+    }
 }
 
-fn print_set(set: &str, label: &str) {
-    let turns = fixtures(set);
-    assert!(!turns.is_empty(), "no turns in {set}");
-    let (all, table) = measure_set(&turns, false);
-    let mut text = format!(
-        "\n{label}: {} turns, {} observations\n\n{table}",
-        turns.len(),
-        all.titles
-    );
-    text.push_str(&figures_table(&turn_figures(&all)));
-    text.push_str(&format!(
-        "({} of {} facts in title + subtitle, {} in the row; targets are the in-repo set's, not asserted here)\n",
-        all.in_title, all.facts, all.in_row,
-    ));
-    text.push_str(&baseline_line(&all));
-    text.push_str(&format!(
-        "  next-step and outcome statements in the session-start text: {} of {} ({})\n",
-        all.stated,
-        all.statements,
-        pct(share(all.stated, all.statements))
-    ));
-    print!("{text}");
-}
-
-/// The demo data set's session-start text, as `cmem demo --no-tui` builds it and `cmem context`
-/// renders it, at the demo's own "now".
-fn demo_context() -> String {
-    let env = Env::new();
-    let now = common::DEMO_NOW.to_string();
-    let dir = env.build_demo(None);
-    let out = env
-        .cmd()
-        .env("CMEM_NOW_MS", now)
-        .env("CMEM_DATA_DIR", &dir)
-        .args(["context", "--project", "acme-api"])
-        .output()
-        .expect("run cmem context");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.contains("[acme-api] recent context"), "{text}");
-    text
+fn print_set(set: &str) {
+    print!("{}", measure(set).to_text(true, show()));
 }
 
 #[test]
@@ -1086,76 +117,17 @@ fn the_derived_patch_matches_the_recorded_edit() {
         r["newString"].as_str().unwrap(),
         1,
     );
-    assert_eq!(structured_patch(before, &after), r["structuredPatch"]);
+    assert_eq!(
+        observer::structured_patch(before, &after),
+        r["structuredPatch"]
+    );
     let rec = common::sample("PostToolUse.write-update").unwrap();
     let r = &rec["tool_response"];
     assert_eq!(
-        structured_patch(
+        observer::structured_patch(
             r["originalFile"].as_str().unwrap(),
             r["content"].as_str().unwrap()
         ),
         r["structuredPatch"]
-    );
-}
-
-#[test]
-fn the_measures_see_what_the_issue_describes() {
-    let command = "grep -q '    300' src/auth.rs && echo ok".to_string();
-    let tokens = input_tokens(std::slice::from_ref(&command));
-    // The issue's title: a command cut inside a path, its whitespace collapsed.
-    let title = "Fixed failing `grep -q ' 300' sr…` after editing src/auth.rs (refresh_window)";
-    assert!(cut_in_title(title, &tokens).is_some());
-    assert_eq!(
-        altered_commands(&[title], std::slice::from_ref(&command)).len(),
-        1
-    );
-    let faithful = format!("`{command}` passes; `grep -q '    300' src/auth.rs …` too");
-    assert!(cut_in_title(&faithful, &tokens).is_none());
-    assert!(altered_commands(&[&faithful], &[command]).is_empty());
-    let words = input_tokens(&["Unable to verify if domain example.com is safe".to_string()]);
-    assert!(
-        cut_in_title(
-            "Could not fetch: Unable to verify if domain example.com is safe…",
-            &words
-        )
-        .is_none()
-    );
-    assert!(
-        cut_in_title(
-            "Could not fetch: Unable to verify if domain example.com is sa…",
-            &words
-        )
-        .is_some()
-    );
-
-    assert!(states(
-        "Changed refresh_window in src/auth.rs: `30` \u{2192} `300`",
-        "30 \u{2192} 300"
-    ));
-    assert!(!states(
-        "Changed refresh_window: `30` \u{2192} `3000`",
-        "30 \u{2192} 300"
-    ));
-    assert!(!states("we decided", "CI"));
-    // Unspaced Chinese: a Han neighbour bounds a word, a Latin one still glues.
-    assert!(states("把`POOL_SIZE`从 10 调到20，高峰期", "POOL_SIZE"));
-    assert!(states("把POOL_SIZE调到20", "20"));
-    assert!(states("第三方支付回调老是超时", "超时"));
-    assert!(!states("把POOL_SIZE_MAX调到20", "POOL_SIZE"));
-    let zh = input_tokens(&["把src/db/pool.py里的POOL_SIZE调到20".to_string()]);
-    assert!(zh.contains("src/db/pool.py") && zh.contains("POOL_SIZE"));
-    assert!(cut_in_title("把src/db/po…", &zh).is_some());
-    assert!(cut_in_title("把src/db/pool.py里的…", &zh).is_none());
-    assert!(states("Fixed failing `cargo test`", "fixed"));
-
-    let text = "### Dec 1\n1 5:21p \u{25cf} Fixed the parser in src/parser.rs\n**Completed**: Fixed the parser in src/parser.rs.\n";
-    let (repeated, total) = repetition(memory_part(&format!("# header\nLegend\n\n{text}")));
-    assert_eq!(
-        repeated,
-        "**Completed**: Fixed the parser in src/parser.rs.".len()
-    );
-    assert_eq!(
-        total,
-        text.lines().map(|l| l.chars().count()).sum::<usize>()
     );
 }

@@ -8,7 +8,7 @@ use std::time::Duration;
 use super::super::ascii::AsciiRegex;
 
 use super::super::draft::{
-    Draft, Role, code, delta, first_line, fit_list, fitting_title, push_unique,
+    Draft, Role, Titles, code, delta, first_line, fit_list, fitting_title, push_unique,
 };
 use super::super::event::{Event, FileEdit, Kind};
 use super::super::literal;
@@ -514,16 +514,16 @@ pub(crate) fn edits(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
         let mut d = if change.created {
             let lines = plural(change.lines_total.unwrap_or(change.added), "line", "lines");
             // Fewer symbols before none: a list is never cut open inside its parentheses.
-            let forms: Vec<String> = if change.symbols.is_empty() {
-                vec![format!("Created {path} ({lines})")]
+            let forms = if change.symbols.is_empty() {
+                Titles::new().form(format!("Created {path} ({lines})"))
             } else {
-                [40, 16]
-                    .iter()
-                    .map(|&n| format!("Created {path} ({})", fit_list(&change.symbols, n)))
-                    .chain([format!("Created {path}")])
-                    .collect()
+                Titles::new()
+                    .over([40, 16], |n| {
+                        format!("Created {path} ({})", fit_list(&change.symbols, n))
+                    })
+                    .form(format!("Created {path}"))
             };
-            Draft::new(ObsType::Feature, fitting_title(forms))
+            Draft::new(ObsType::Feature, forms.fit())
                 .subtitle(format!(
                     "Created {path} with {}",
                     plural(change.lines_total.unwrap_or(change.added), "line", "lines")
@@ -644,7 +644,7 @@ fn sweep(
     } else {
         phrase.clone()
     };
-    let forms = [60, 40, 24, 0].iter().map(|&n| {
+    let forms = Titles::new().over([60, 40, 24, 0], |n| {
         if n == 0 {
             format!("{what} in {counted}")
         } else {
@@ -658,7 +658,7 @@ fn sweep(
     };
     let added: usize = members.iter().map(|(c, _)| c.added).sum();
     let removed: usize = members.iter().map(|(c, _)| c.removed).sum();
-    let mut d = Draft::new(kind, fitting_title(forms))
+    let mut d = Draft::new(kind, forms.fit())
         .subtitle(format!(
             "{phrase} in {counted}: {} ({} added, {removed} removed)",
             fit_list(&paths, 120),

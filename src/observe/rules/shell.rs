@@ -1,7 +1,7 @@
 //! Shell commands: a check that failed and later passed is a bugfix that takes in the edits
 //! made in between; other commands are remembered by what they did and how they ended.
 
-use super::super::draft::{Draft, LONG_TITLE, Role, code, first_fitting, fit_list, fitting_title};
+use super::super::draft::{Draft, LONG_TITLE, Role, Titles, code, fit_list};
 use super::super::event::{Event, Kind, Shell};
 use super::super::outcome::{self, CommandClass};
 use super::files::{self, FileChange, edit_of, file_change, group_edits};
@@ -53,34 +53,36 @@ fn file_label(c: &FileChange, max_symbols: usize, short: bool) -> String {
 /// list, then the command goes (`None`), then the file is named without its directories
 /// (`true`), before the title is shortened at a word boundary.
 fn fit_title(make: impl Fn(Option<usize>, usize, bool) -> String) -> String {
-    fitting_title(
-        [
-            (Some(30), 40, false),
-            (Some(30), 24, false),
-            (Some(24), 24, false),
-            (Some(18), 24, false),
-            (Some(18), 16, false),
-            (Some(0), 16, false),
-            (None, 24, false),
-            (None, 12, false),
-            (None, 0, false),
-            (None, 24, true),
-            (None, 0, true),
-        ]
-        .into_iter()
-        .map(|(cmd, symbols, short)| make(cmd, symbols, short)),
-    )
+    const LADDER: [(Option<usize>, usize, bool); 11] = [
+        (Some(30), 40, false),
+        (Some(30), 24, false),
+        (Some(24), 24, false),
+        (Some(18), 24, false),
+        (Some(18), 16, false),
+        (Some(0), 16, false),
+        (None, 24, false),
+        (None, 12, false),
+        (None, 0, false),
+        (None, 24, true),
+        (None, 0, true),
+    ];
+    Titles::new()
+        .over(LADDER, |(cmd, symbols, short)| make(cmd, symbols, short))
+        .fit()
 }
+
+/// The widths a command is shown at in a title, fullest first: whole words of it, then only
+/// its program.
+const COMMAND_WIDTHS: [usize; 3] = [40, 24, 0];
 
 /// A check's title forms, fullest first: the command shrinks by whole words, then only its
 /// program is left, then it goes.
-fn check_titles(command: &str, with: impl Fn(Option<&str>) -> String) -> Vec<String> {
-    let mut out: Vec<String> = [40, 24, 0]
-        .iter()
-        .map(|&n| with(Some(&outcome::show_command(command, n))))
-        .collect();
-    out.push(with(None));
-    out
+fn check_titles(command: &str, with: impl Fn(Option<&str>) -> String) -> Titles {
+    Titles::new()
+        .over(COMMAND_WIDTHS, |n| {
+            with(Some(&outcome::show_command(command, n)))
+        })
+        .form(with(None))
 }
 
 /// Failed → (edits) → passed runs of the same check become bugfix observations.
@@ -170,22 +172,23 @@ pub(crate) fn fixes(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
                 2 => " +1 file".to_string(),
                 n => format!(" +{} files", n - 1),
             };
-            let by_tests = [(40, 30), (40, 16), (24, 16), (24, 0)]
-                .into_iter()
-                .flat_map(|(t, m)| [(t, m, false), (t, m, true)])
-                .filter_map(|(t, m, short)| {
-                    tests_named(t, short).map(|(t, verb)| match verb {
-                        // A linter's or compiler's codes were in the code edited.
-                        "resolved" => {
-                            format!("Fixed {t} in {}{more}", file_label(first, m, false))
-                        }
-                        _ => format!(
-                            "Fixed failing {t} after editing {}{more}",
-                            file_label(first, m, false)
-                        ),
-                    })
-                })
-                .collect::<Vec<_>>();
+            let by_tests = Titles::new().forms(
+                [(40, 30), (40, 16), (24, 16), (24, 0)]
+                    .into_iter()
+                    .flat_map(|(t, m)| [(t, m, false), (t, m, true)])
+                    .filter_map(|(t, m, short)| {
+                        tests_named(t, short).map(|(t, verb)| match verb {
+                            // A linter's or compiler's codes were in the code edited.
+                            "resolved" => {
+                                format!("Fixed {t} in {}{more}", file_label(first, m, false))
+                            }
+                            _ => format!(
+                                "Fixed failing {t} after editing {}{more}",
+                                file_label(first, m, false)
+                            ),
+                        })
+                    }),
+            );
             let by_edit = fit_title(|c, m, short| match c {
                 Some(c) => format!(
                     "Fixed failing `{}` after editing {}{more}",
@@ -219,19 +222,22 @@ pub(crate) fn fixes(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
                             .map(|what| format!("Fixed {what}: {arrow}"))
                             .collect(),
                     };
-                    let mut checks = named_checks;
-                    checks.extend([40, 24, 0].iter().map(|&n| {
-                        format!("`{}` passes", outcome::show_command(&passed.command, n))
-                    }));
-                    let mut forms: Vec<String> =
-                        checks.iter().map(|c| format!("{}; {c}", what[0])).collect();
-                    forms.extend(what);
-                    forms.push(by_edit);
-                    (fitting_title(forms), checks)
+                    let checks = Titles::new()
+                        .forms(named_checks)
+                        .over(COMMAND_WIDTHS, |n| {
+                            format!("`{}` passes", outcome::show_command(&passed.command, n))
+                        })
+                        .list();
+                    let title = Titles::new()
+                        .over(&checks, |c| format!("{}; {c}", what[0]))
+                        .forms(what)
+                        .form(by_edit)
+                        .fit();
+                    (title, checks)
                 }
                 // A title naming the tests needs no check after it; one naming only the
                 // file gets the tests that now pass, after the turn's why.
-                _ => match first_fitting(by_tests) {
+                _ => match by_tests.first_fit() {
                     Some(t) => (t, Vec::new()),
                     None => (by_edit, named_checks),
                 },
@@ -260,10 +266,11 @@ pub(crate) fn fixes(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
                 .subtitle(format!("`{cmd}` failed until `{by}` ran"))
                 .concepts(&["problem-solution"])
         } else {
-            let title = fitting_title(check_titles(&fail.command, |c| match c {
+            let title = check_titles(&fail.command, |c| match c {
                 Some(c) => format!("`{c}` failed, then passed on a rerun"),
                 None => "A check failed, then passed on a rerun".to_string(),
-            }));
+            })
+            .fit();
             Draft::new(ObsType::Discovery, title)
                 .subtitle(format!(
                     "`{cmd}` failed once and passed when run again with nothing changed in between"
@@ -357,20 +364,17 @@ pub(crate) fn commands(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
         // outcome after it is worth more than the command's arguments. `first` are fuller
         // forms to try before those.
         let titled_first = |first: Vec<String>, with: &dyn Fn(&str) -> String, without: String| {
-            let mut forms = first;
-            forms.push(with(&shown));
-            forms.extend(
-                [40, 24, 0]
-                    .iter()
-                    .map(|&n| with(&outcome::show_command(&sh.command, n))),
-            );
-            forms.push(without);
             // When nothing fits whole, the program's name stays and the outcome is shortened.
             let program = outcome::show_command(&sh.command, 0);
-            if crate::model::utf16_len(&program) <= 24 {
-                forms.push(with(&program));
-            }
-            fitting_title(forms)
+            Titles::new()
+                .forms(first)
+                .form(with(&shown))
+                .over(COMMAND_WIDTHS, |n| {
+                    with(&outcome::show_command(&sh.command, n))
+                })
+                .form(without)
+                .form((crate::model::utf16_len(&program) <= 24).then(|| with(&program)))
+                .fit()
         };
         let titled = |with: &dyn Fn(&str) -> String, without: String| {
             titled_first(Vec::new(), with, without)
@@ -492,7 +496,7 @@ pub(crate) fn commands(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
                         .and_then(|s| outcome::counts(&s))
                         .map(|n| format!(" ({n})"))
                         .unwrap_or_default();
-                    let checks = [40, 24, 0]
+                    let checks = COMMAND_WIDTHS
                         .iter()
                         .flat_map(|&n| {
                             let c = outcome::show_command(&sh.command, n);
