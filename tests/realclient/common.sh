@@ -6,7 +6,7 @@
 #   . "$(dirname "$0")/common.sh" "${1:-}" cmem-read-gate
 #
 # Sets here, repo, kit, out, CMEM_BIN; installs the clients once (kit/setup.sh); defines
-# check (counts PASS/FAIL in pass and fail) and sql.
+# check (counts PASS/FAIL in pass and fail), sql and context_of (a run's SessionStart context).
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 kit=$here/kit
@@ -26,3 +26,20 @@ check() {  # check "description" command...
   if "$@"; then pass=$((pass+1)); echo "PASS $what"; else fail=$((fail+1)); echo "FAIL $what"; fi
 }
 sql() { sqlite3 -batch -noheader "$1" "$2"; }
+# The SessionStart context the model of a run received (as the stub recorded the request).
+context_of() { python3 - "$1/stub/bodies" <<'PY'
+import json, pathlib, sys
+for p in sorted(pathlib.Path(sys.argv[1]).glob("*.json")):
+    body = json.loads(p.read_text())
+    for m in body.get("messages", []):
+        content = m.get("content")
+        blocks = content if isinstance(content, list) else [{"type": "text", "text": content or ""}]
+        for b in blocks:
+            text = b.get("text", "") if isinstance(b, dict) else ""
+            at = text.find("SessionStart hook additional context: ")
+            if at >= 0:
+                print(text[at + len("SessionStart hook additional context: "):])
+                sys.exit(0)
+sys.exit(1)
+PY
+}

@@ -17,23 +17,6 @@
 set -euo pipefail
 . "$(dirname "$0")/common.sh" "${1:-}" cmem-realclient-observe
 scenarios=$here/scenarios
-# The SessionStart context the model of a run received.
-context_of() { python3 - "$1/stub/bodies" <<'PY'
-import json, pathlib, sys
-for p in sorted(pathlib.Path(sys.argv[1]).glob("*.json")):
-    body = json.loads(p.read_text())
-    for m in body.get("messages", []):
-        content = m.get("content")
-        blocks = content if isinstance(content, list) else [{"type": "text", "text": content or ""}]
-        for b in blocks:
-            text = b.get("text", "") if isinstance(b, dict) else ""
-            at = text.find("SessionStart hook additional context: ")
-            if at >= 0:
-                print(text[at + len("SessionStart hook additional context: "):])
-                sys.exit(0)
-sys.exit(1)
-PY
-}
 
 export REUSE_WORKDIR=$out/chain/work REUSE_DATA_DIR=$out/chain/cmem-data
 mkdir -p "$REUSE_WORKDIR" "$REUSE_DATA_DIR"
