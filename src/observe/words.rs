@@ -478,8 +478,10 @@ fn with_why(title: &str, why: &str, checks: &[String]) -> (String, bool) {
             return (t, *whole);
         }
     }
-    // A why cut short says less than the tests or codes a check names.
-    if head != title {
+    // A why cut short says less than the tests or codes a check names; a check that only
+    // says a command passed says less than the why.
+    let names_tests = checks.iter().any(|c| !c.starts_with('`'));
+    if head != title && names_tests {
         return (title.to_string(), false);
     }
     for (w, whole) in &whys {
