@@ -479,9 +479,13 @@ fn with_why(title: &str, why: &str, checks: &[String]) -> (String, bool) {
         }
     }
     // A why cut short says less than the tests or codes a check names; a check that only
-    // says a command passed says less than the why.
-    let names_tests = checks.iter().any(|c| !c.starts_with('`'));
-    if head != title && names_tests {
+    // says a command passed says less than the whole why.
+    if head != title {
+        let whole = format!("{head} \u{2014} {why}");
+        let names_tests = checks.iter().any(|c| !c.starts_with('`'));
+        if !names_tests && fits(&whole) {
+            return (whole, true);
+        }
         return (title.to_string(), false);
     }
     for (w, whole) in &whys {
