@@ -215,14 +215,18 @@ pub fn clip_columns(text: &str, max: usize) -> String {
     let mut cut: Option<usize> = None;
     let mut prev: Option<char> = None;
     for (i, c) in text.char_indices() {
-        let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
-        if used + w + 2 > max {
-            break;
-        }
-        if c.is_whitespace() || prev.is_some_and(|p| is_cjk(p) || is_cjk(c)) {
+        // A cut before `c` keeps `used` columns and adds `…` (after a space unless the head
+        // ends in a CJK character).
+        let ellipsis = if prev.is_some_and(is_cjk) { 1 } else { 2 };
+        if (c.is_whitespace() || prev.is_some_and(|p| is_cjk(p) || is_cjk(c)))
+            && used + ellipsis <= max
+        {
             cut = Some(i);
         }
-        used += w;
+        used += unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+        if used > max {
+            break;
+        }
         prev = Some(c);
     }
     match cut.map(|i| text[..i].trim_end()).filter(|h| !h.is_empty()) {
@@ -254,5 +258,25 @@ mod tests {
         assert_eq!(clip("abcdef", 4), "abc…");
         assert_eq!(clip("ab", 4), "ab");
         assert_eq!(crate::model::utf16_len(&clip("😀😀😀", 4)), 3);
+    }
+
+    #[test]
+    fn rows_are_cut_by_columns_between_characters_never_inside_a_latin_word() {
+        // Han (BMP and Extension B, outside the BMP) takes two columns, an emoji two.
+        assert_eq!(columns("连接池"), 6);
+        assert_eq!(columns("𠮷野家"), 6);
+        assert_eq!(columns("🙂"), 2);
+        let row = clip_columns(&"𠮷野家的接口经常502超时".repeat(10), 21);
+        assert!(columns(&row) <= 21, "{row}");
+        assert!(row.ends_with('\u{2026}'), "{row}");
+        // Cut between characters: every character of the row is whole.
+        assert!(
+            "𠮷野家的接口经常502超时"
+                .repeat(10)
+                .starts_with(row.trim_end_matches(['\u{2026}', ' ']))
+        );
+        let latin = clip_columns("pgvector做向量搜索 and then a very long tail of words", 12);
+        assert_eq!(latin, "pgvector做\u{2026}");
+        assert_eq!(clip_columns("short 🙂", 20), "short 🙂");
     }
 }

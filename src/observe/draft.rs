@@ -493,6 +493,15 @@ pub(crate) fn fit_list(items: &[String], max: usize) -> String {
     out
 }
 
+/// `text` with its first letter upper-case.
+pub(crate) fn capitalize(text: &str) -> String {
+    let mut c = text.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().chain(c).collect(),
+        None => String::new(),
+    }
+}
+
 /// `+3 −1`, the size of a change.
 pub(crate) fn delta(added: usize, removed: usize) -> String {
     format!("+{added} \u{2212}{removed}")
@@ -606,5 +615,33 @@ mod tests {
         let s = sentence(&format!("Ran {} {long}", code("a   b", 10)));
         assert!(s.starts_with("Ran `a   b` w w"), "{s}");
         assert!(s.ends_with(" \u{2026}"), "{s}");
+    }
+
+    #[test]
+    fn a_long_title_keeps_100_columns_and_gives_the_rest_to_the_subtitle() {
+        let mut d = Draft::new(ObsType::Change, "x").subtitle("Edited a.py");
+        d.title = format!(
+            "POOL_SIZE in src/pool.py: 5 → 20 — {}",
+            "𠮷野家的接口经常 502，".repeat(8)
+        );
+        d.cap_title();
+        assert!(columns(&d.title) <= TITLE_MAX, "{}", d.title);
+        assert!(
+            d.title
+                .starts_with("POOL_SIZE in src/pool.py: 5 → 20 — 𠮷野家"),
+            "{}",
+            d.title
+        );
+        assert!(
+            d.subtitle.starts_with('\u{2026}') && d.subtitle.ends_with("Edited a.py."),
+            "{}",
+            d.subtitle
+        );
+        // Nothing lost: what the title no longer holds opens the subtitle.
+        let rest = d.subtitle.trim_start_matches('\u{2026}').trim_start();
+        assert!(
+            rest.starts_with("经常") || rest.starts_with('的') || rest.contains("502"),
+            "{rest}"
+        );
     }
 }

@@ -3,7 +3,7 @@
 //! already stored (privacy-filtered at capture) and cost nothing to use. The rules say which
 //! files, symbols and checks; these words say what it amounted to.
 
-use super::draft::{Draft, TITLE_MAX, clip_words, flat, spans, words};
+use super::draft::{Draft, TITLE_MAX, capitalize, clip_words, flat, spans, words};
 use super::summary::before_next_steps;
 use crate::model::ObsType;
 use crate::text::is_cjk;
@@ -388,39 +388,34 @@ const ANSWER_LABELS: &[&str] = &[
 
 /// `Short answer: not worth it` → `Not worth it`: a label is no part of a title.
 fn without_label(text: &str) -> String {
-    let lower = text.to_lowercase();
-    for label in ANSWER_LABELS {
-        if let Some(rest) = lower.strip_prefix(label)
-            && rest.starts_with(':')
-        {
-            let rest = text[label.len() + 1..].trim_start();
-            if word_count(rest) >= 3 {
-                let mut c = rest.chars();
-                return c
-                    .next()
-                    .map(|f| f.to_uppercase().chain(c).collect())
-                    .unwrap_or_default();
-            }
-        }
-    }
-    text.to_string()
+    without_opener(text, ANSWER_LABELS, &[':'], |rest| word_count(rest) >= 3)
 }
 
 /// `Yes: all 45 tests pass` → `All 45 tests pass`: an answer's opening word is no title.
 fn without_interjection(text: &str) -> String {
-    for opener in ["yes", "no", "done", "ok", "okay", "sure", "right", "so"] {
-        let lower = text.to_ascii_lowercase();
-        if let Some(rest) = lower.strip_prefix(opener)
-            && rest.starts_with([':', ',', '.', '!'])
+    const OPENERS: &[&str] = &["yes", "no", "done", "ok", "okay", "sure", "right", "so"];
+    without_opener(text, OPENERS, &[':', ',', '.', '!'], |rest| {
+        rest.split_whitespace().count() >= 3
+    })
+}
+
+/// `text` without one of `openers` (any case) and the mark after it, the rest capitalised,
+/// when what is left is still `enough`.
+fn without_opener(
+    text: &str,
+    openers: &[&str],
+    marks: &[char],
+    enough: impl Fn(&str) -> bool,
+) -> String {
+    // ASCII lowering keeps every byte where it was, so the opener's length cuts `text` too.
+    let lower = text.to_ascii_lowercase();
+    for opener in openers {
+        if let Some(after) = lower.strip_prefix(opener)
+            && after.starts_with(marks)
+            && let Some(rest) = text.get(opener.len() + 1..).map(str::trim_start)
+            && enough(rest)
         {
-            let rest = text[opener.len() + 1..].trim_start();
-            if rest.split_whitespace().count() >= 3 {
-                let mut c = rest.chars();
-                return c
-                    .next()
-                    .map(|f| f.to_uppercase().chain(c).collect())
-                    .unwrap_or_default();
-            }
+            return capitalize(rest);
         }
     }
     text.to_string()

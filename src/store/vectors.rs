@@ -538,14 +538,23 @@ mod tests {
     use crate::store::Store;
     use crate::store::observations::{NewObservation, insert};
 
-    #[test]
-    fn a_vector_goes_when_its_records_text_changes_not_when_it_is_rewritten_unchanged() {
+    /// A fresh store holding one observation ("Pool leaked"); keep the dir alive with it.
+    fn store_with_one_observation() -> (tempfile::TempDir, Store) {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("t.db")).unwrap();
+        insert(
+            &store.conn,
+            &NewObservation::sample("p", "bugfix", "Pool leaked", 1),
+        )
+        .unwrap()
+        .unwrap();
+        (dir, store)
+    }
+
+    #[test]
+    fn a_vector_goes_when_its_records_text_changes_not_when_it_is_rewritten_unchanged() {
+        let (_dir, store) = store_with_one_observation();
         let c = &store.conn;
-        insert(c, &NewObservation::sample("p", "bugfix", "Pool leaked", 1))
-            .unwrap()
-            .unwrap();
         let vectors = || -> i64 {
             c.query_row("SELECT COUNT(*) FROM record_vectors", [], |r| r.get(0))
                 .unwrap()
@@ -690,12 +699,8 @@ mod tests {
 
     #[test]
     fn a_failed_insert_leaves_no_transaction_open() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(&dir.path().join("t.db")).unwrap();
+        let (_dir, store) = store_with_one_observation();
         let c = &store.conn;
-        insert(c, &NewObservation::sample("p", "bugfix", "Pool leaked", 1))
-            .unwrap()
-            .unwrap();
         c.execute_batch(
             "CREATE TEMP TRIGGER refuse BEFORE INSERT ON record_vectors
              BEGIN SELECT RAISE(ABORT, 'disk says no'); END;",

@@ -6,7 +6,8 @@
 #   . "$(dirname "$0")/common.sh" "${1:-}" cmem-read-gate
 #
 # Sets here, repo, kit, out, CMEM_BIN; installs the clients once (kit/setup.sh); defines
-# check (counts PASS/FAIL in pass and fail), sql and context_of (a run's SessionStart context).
+# check (counts PASS/FAIL in pass and fail), sql, context_of (a run's SessionStart context) and
+# hooks_answered (every hook call recorded under DIR/*/hooks exited 0 with one line).
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 kit=$here/kit
@@ -41,5 +42,15 @@ for p in sorted(pathlib.Path(sys.argv[1]).glob("*.json")):
                 print(text[at + len("SessionStart hook additional context: "):])
                 sys.exit(0)
 sys.exit(1)
+PY
+}
+# hooks_answered DIR: every cmem hook the runs under DIR recorded exited 0 with one line of JSON.
+hooks_answered() { python3 - "$1" <<'PY'
+import json, pathlib, sys
+records = [json.loads(p.read_text()) for p in pathlib.Path(sys.argv[1]).glob("*/hooks/*.json")]
+bad = [(r["label"], r.get("real_exit")) for r in records
+       if r.get("real_exit") != 0 or r.get("real_stdout", "").count("\n") != 1]
+print(f"  {len(records)} hook calls; bad: {bad}")
+sys.exit(1 if bad or not records else 0)
 PY
 }

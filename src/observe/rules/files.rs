@@ -8,7 +8,7 @@ use std::time::Duration;
 use super::super::ascii::AsciiRegex;
 
 use super::super::draft::{
-    Draft, Role, Titles, code, delta, first_line, fit_list, fitting_title, push_unique,
+    Draft, Role, Titles, capitalize, code, delta, first_line, fit_list, fitting_title, push_unique,
 };
 use super::super::event::{Event, FileEdit, Kind};
 use super::super::literal;
@@ -560,25 +560,33 @@ pub(crate) fn edits(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
             d.tool(e.idx);
             claims.take(e.idx);
         }
-        // Reads of the file in the same turn were part of making the change.
-        for e in input.events {
-            if let Kind::Read {
-                path: p,
-                error: None,
-                ..
-            } = &e.kind
-                && *p == path
-                && claims.is_free(e.idx)
-            {
-                d.read(p);
-                d.tool(e.idx);
-                claims.take(e.idx);
-            }
-        }
+        claim_reads_of(input.events, claims, &mut d, |p| p == path);
         let narrative = format!("{}.{}", change.fact(), asked(input.prompt));
         out.push(d.narrative(narrative));
     }
     out
+}
+
+/// Reads of an edited file in the same turn were part of making the change: the draft stands
+/// for them too.
+pub(crate) fn claim_reads_of(
+    events: &[Event],
+    claims: &mut Claims,
+    d: &mut Draft,
+    edited: impl Fn(&str) -> bool,
+) {
+    for e in events {
+        if let Kind::Read {
+            path, error: None, ..
+        } = &e.kind
+            && edited(path)
+            && claims.is_free(e.idx)
+        {
+            d.read(path);
+            d.tool(e.idx);
+            claims.take(e.idx);
+        }
+    }
 }
 
 /// What makes edits of several files one change: the same small thing replaced (a literal, a
@@ -678,20 +686,7 @@ fn sweep(
             d.tool(e.idx);
             claims.take(e.idx);
         }
-        for e in input.events {
-            if let Kind::Read {
-                path: p,
-                error: None,
-                ..
-            } = &e.kind
-                && *p == change.path
-                && claims.is_free(e.idx)
-            {
-                d.read(p);
-                d.tool(e.idx);
-                claims.take(e.idx);
-            }
-        }
+        claim_reads_of(input.events, claims, &mut d, |p| p == change.path);
     }
     let narrative = format!(
         "{phrase} in {counted}: {}.{}",
@@ -868,14 +863,6 @@ pub(crate) fn reads(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
         asked(input.prompt)
     );
     vec![d.narrative(narrative)]
-}
-
-pub(crate) fn capitalize(text: &str) -> String {
-    let mut c = text.chars();
-    match c.next() {
-        Some(f) => f.to_uppercase().chain(c).collect(),
-        None => String::new(),
-    }
 }
 
 #[cfg(test)]

@@ -320,18 +320,9 @@ pub(crate) fn fixes(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
             claims.take(idx);
         }
         // Reads of the fixed files were part of the fix.
-        for e in events {
-            if let Kind::Read {
-                path, error: None, ..
-            } = &e.kind
-                && changes.iter().any(|c| c.path == *path)
-                && claims.is_free(e.idx)
-            {
-                d.read(path);
-                d.tool(e.idx);
-                claims.take(e.idx);
-            }
-        }
+        files::claim_reads_of(events, claims, &mut d, |p| {
+            changes.iter().any(|c| c.path == p)
+        });
         out.push(d.narrative(narrative));
     }
     out
