@@ -820,6 +820,32 @@ fn repeated_runs(text: &str) -> (usize, usize) {
     (repeated, total)
 }
 
+/// Pairs of a summary's fields where the first is said whole inside the second (on one line,
+/// without a final full stop; a field under 12 columns, like `Reverted.`, says too little to
+/// count).
+fn repeated_fields(fields: &[String]) -> Vec<(String, String)> {
+    let norm = |s: &str| {
+        one_line_text(s)
+            .trim_end_matches(['.', '。', ' '])
+            .to_string()
+    };
+    let fields: Vec<String> = fields.iter().map(|f| norm(f)).collect();
+    let mut pairs = Vec::new();
+    for (i, inner) in fields.iter().enumerate() {
+        if crate::text::columns(inner) < 12 {
+            continue;
+        }
+        if let Some(outer) = fields
+            .iter()
+            .enumerate()
+            .find(|(j, outer)| *j != i && outer.contains(inner.as_str()))
+        {
+            pairs.push((inner.clone(), outer.1.clone()));
+        }
+    }
+    pairs
+}
+
 fn share(n: usize, d: usize) -> f64 {
     if d == 0 { 1.0 } else { n as f64 / d as f64 }
 }
@@ -838,6 +864,8 @@ pub struct Tally {
     pub cut: usize,
     pub altered: usize,
     pub forbidden: usize,
+    /// Summary fields said whole inside another field of the same summary.
+    pub field_repeats: usize,
     pub repeated: usize,
     pub chars: usize,
     pub run_repeated: usize,
@@ -861,6 +889,7 @@ impl Tally {
         self.cut += t.cut;
         self.altered += t.altered;
         self.forbidden += t.forbidden;
+        self.field_repeats += t.field_repeats;
         self.repeated += t.repeated;
         self.chars += t.chars;
         self.run_repeated += t.run_repeated;
@@ -946,6 +975,12 @@ fn measure(name: &str, turn: &Turn, out: &Outcome) -> Result<(Tally, String)> {
             problems.push(format!("forbidden: {f:?}"));
         }
     }
+    for (inner, outer) in repeated_fields(&out.summary) {
+        t.field_repeats += 1;
+        problems.push(format!(
+            "summary field repeated: {inner:?} inside {outer:?}"
+        ));
+    }
     for c in &turn.in_context {
         t.statements += 1;
         if states(&out.context, c) {
@@ -960,6 +995,9 @@ fn measure(name: &str, turn: &Turn, out: &Outcome) -> Result<(Tally, String)> {
     let mut detail = name.to_string();
     for o in &out.observations {
         detail.push_str(&format!("\n    title: {}", o.title));
+        if !o.subtitle.is_empty() {
+            detail.push_str(&format!("\n      subtitle: {}", o.subtitle));
+        }
     }
     if !missing.is_empty() {
         detail.push_str(&format!("\n    missing: {}", missing.join("; ")));
@@ -1140,6 +1178,12 @@ impl SetReport {
                 all.forbidden.to_string(),
                 "0".to_string(),
                 all.forbidden == 0,
+            ),
+            (
+                "summary fields repeating another",
+                all.field_repeats.to_string(),
+                "0".to_string(),
+                all.field_repeats == 0,
             ),
             (
                 "repetition, fixture session starts",

@@ -120,6 +120,48 @@ pub(crate) fn stated_next_steps(message: &str) -> Option<String> {
         .map(|s| clip(&one_line(s), 300))
 }
 
+/// The assistant's last message without the next steps it stated (the summary's next steps
+/// hold those), as the summary's notes.
+fn said_apart_from(message: &str, stated_next: Option<&str>) -> Option<String> {
+    let mut said = before_next_steps(message);
+    // A `Next, I will …` sentence is not cut by a line opening: take it out where it stands.
+    if let Some(next) = stated_next
+        && let Some(at) = said.find(next)
+    {
+        said.replace_range(at..at + next.len(), "");
+    }
+    let said = said.trim();
+    (!said.is_empty()).then(|| clip(said, 600))
+}
+
+/// A decision's subtitle without the request it answers (`request → …`, the summary's own
+/// request) and the files it was found in (`(Read …)`, the summary's investigated).
+fn what_was_decided(subtitle: &str) -> &str {
+    let rest = subtitle
+        .split_once(" \u{2192} ")
+        .map_or(subtitle, |(_, rest)| rest);
+    match rest.rfind(" (") {
+        Some(at) if rest.ends_with(')') => rest[..at].trim_end(),
+        _ => rest,
+    }
+}
+
+/// The parts that none of `said` (the request, the assistant's words) holds whole.
+fn unsaid(parts: Vec<String>, said: &[&str]) -> Vec<String> {
+    let core = |p: &str| {
+        one_line(p)
+            .trim_end_matches(['.', '\u{3002}', ' '])
+            .to_string()
+    };
+    parts
+        .into_iter()
+        .filter(|p| {
+            let p = core(p);
+            !p.is_empty() && !said.iter().any(|s| one_line(s).contains(&p))
+        })
+        .collect()
+}
+
 /// Longest request a summary keeps (columns): what was asked, not the pasted log under it
 /// (the prompt itself is stored whole).
 const REQUEST_MAX: usize = 160;
@@ -222,6 +264,8 @@ pub(crate) fn build(
 
     // The observations' titles are in the index beside the summary, so the summary says what
     // they do not: what failed on the way (once), and what was done in the assistant's words.
+    // Completed names the changes in project terms and the notes keep the assistant's own
+    // words: no field repeats another (issue 29), and the view shows the words as Previously.
     let mut learned = Vec::new();
     let mut completed = Vec::new();
     for d in drafts {
@@ -238,35 +282,18 @@ pub(crate) fn build(
             ObsType::Decision | ObsType::SecurityNote | ObsType::SecurityAlert
                 if !d.subtitle.is_empty() =>
             {
-                learned.push(d.subtitle.clone())
+                learned.push(what_was_decided(&d.subtitle).to_string())
             }
             _ => {}
         }
     }
-    let said = turn
-        .last_assistant_message
-        .as_deref()
-        .map(before_next_steps)
-        .map(|m| one_line(&m))
-        .filter(|m| !m.is_empty());
-    // "Fixed." says less than the titles it would replace.
-    if let Some(said) = said
-        && !completed.is_empty()
-        && said.split_whitespace().count() >= 4
-    {
-        completed = vec![clip(&said, 600)];
-    }
+    let message = turn.last_assistant_message.as_deref().unwrap_or_default();
+    let stated = stated_next_steps(message);
     let mut next = Vec::new();
     if !open_items.is_empty() {
         next.push(format!("Open to-dos: {}", fit_list(open_items, 400)));
     }
-    if let Some(stated) = turn
-        .last_assistant_message
-        .as_deref()
-        .and_then(stated_next_steps)
-    {
-        next.push(stated);
-    }
+    next.extend(stated.clone());
     let mut files_read = Vec::new();
     let mut files_edited = Vec::new();
     for d in drafts {
@@ -280,17 +307,20 @@ pub(crate) fn build(
     for f in &read {
         push_unique(&mut files_read, f);
     }
+    let request = request_of(&turn.prompt_text);
+    let notes = said_apart_from(message, stated.as_deref());
+    let said: Vec<&str> = [&request, &notes]
+        .into_iter()
+        .flatten()
+        .map(String::as_str)
+        .collect();
     SummaryBody {
-        request: request_of(&turn.prompt_text),
-        investigated: sentence_list(&investigated_parts),
-        learned: sentence_list(&learned),
-        completed: sentence_list(&completed),
+        investigated: sentence_list(&unsaid(investigated_parts, &said)),
+        learned: sentence_list(&unsaid(learned, &said)),
+        completed: sentence_list(&unsaid(completed, &said)),
         next_steps: sentence_list(&next),
-        notes: turn
-            .last_assistant_message
-            .as_deref()
-            .map(|m| clip(m.trim(), 600))
-            .filter(|m| !m.is_empty()),
+        request,
+        notes,
         files_read,
         files_edited,
     }

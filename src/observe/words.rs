@@ -698,7 +698,13 @@ pub(crate) fn give_voice(drafts: &mut [Draft], prompt: &str, last_message: Optio
         // The rest of what was said, then how it was found (the files it names).
         let rest = said
             .find(covered)
-            .map(|at| said[at + covered.len()..].trim())
+            .map(|at| {
+                // `…, not in the pool — the pool has no request to replay.` goes on after
+                // the dash, not with it.
+                said[at + covered.len()..].trim_start_matches(|c: char| {
+                    c.is_whitespace() || "\u{2014}\u{2013}-,;:\u{ff0c}\u{ff1b}\u{ff1a}".contains(c)
+                })
+            })
             .or_else(|| said.strip_prefix(outcome.as_str()).map(str::trim))
             .filter(|r| word_count(r) >= 3);
         primary.subtitle = match rest {

@@ -349,8 +349,7 @@ fn last_summary_block(s: &Summary, message: Option<&str>, titles: &[&str]) -> Op
             v.as_deref()
                 .map(str::trim)
                 .filter(|t| !t.is_empty())
-                .filter(|t| !message.is_some_and(|m| said_in(m, t)))
-                .filter(|t| !titles.iter().any(|title| said_in(title, t)))
+                .filter(|t| !said_already(t, message, titles))
                 .map(|t| (*label, t))
         })
         .collect();
@@ -367,6 +366,14 @@ fn last_summary_block(s: &Summary, message: Option<&str>, titles: &[&str]) -> Op
         block.lines.push(Line::blank());
     }
     Some(block)
+}
+
+/// Whether every part of a summary field (parts joined by `; `, as a list of titles is) is
+/// said by the shown last message or one of the listed titles.
+fn said_already(field: &str, message: Option<&str>, titles: &[&str]) -> bool {
+    field.split("; ").all(|part| {
+        message.is_some_and(|m| said_in(m, part)) || titles.iter().any(|t| said_in(t, part))
+    })
 }
 
 /// Whether `field` says nothing the `message` does not (compared on one line, without a final
@@ -557,6 +564,22 @@ mod tests {
             other.contains("Previously") && other.contains(&format!("A: {message}")),
             "{other}"
         );
+    }
+
+    #[test]
+    fn a_list_of_titles_is_said_when_every_title_is_shown() {
+        let titles = [
+            "Fixed parse_duration in src/time.rs; time:: passes",
+            "Set TTL to 60",
+        ];
+        let completed = "Fixed parse_duration in src/time.rs; time:: passes; Set TTL to 60.";
+        assert!(said_already(completed, None, &titles));
+        assert!(!said_already(completed, None, &titles[..1]));
+        assert!(said_already(
+            completed,
+            Some("Set TTL to 60 as asked."),
+            &titles[..1]
+        ));
     }
 
     #[test]

@@ -322,8 +322,13 @@ fn an_edit_names_the_file_the_function_and_the_change() {
     let s = &summaries(&env, "edit")[0];
     assert_eq!(
         s.completed.as_deref(),
+        Some("refresh_window in src/auth.rs: 30 \u{2192} 300."),
+        "completed work in project terms"
+    );
+    assert_eq!(
+        s.notes.as_deref(),
         Some("Done: refresh_window() now returns 300."),
-        "completed work in the assistant's words"
+        "the assistant's own words, once"
     );
     assert_eq!(s.files_edited, vec!["src/auth.rs"]);
 }
@@ -393,6 +398,11 @@ fn a_check_that_fails_then_passes_after_an_edit_is_a_bugfix() {
     assert_eq!(
         s.next_steps.as_deref(),
         Some("add a regression test for the expiry edge; update the changelog.")
+    );
+    assert_eq!(
+        s.notes.as_deref(),
+        Some("Fixed."),
+        "the next steps are the summary's, not repeated in its notes"
     );
     assert_eq!(s.investigated.as_deref(), Some("Read src/lib.rs."));
 }
