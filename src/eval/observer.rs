@@ -591,6 +591,18 @@ fn index_row(context: &str, id: i64) -> Option<&str> {
     Some(rest)
 }
 
+/// The summary rows of the session-start text (`S12 request (Nov 23, 3:22 PM)`), each
+/// without its id.
+fn summary_rows(context: &str) -> Vec<&str> {
+    context
+        .lines()
+        .filter_map(|l| l.strip_prefix('S'))
+        .filter_map(|l| l.split_once(' '))
+        .filter(|(id, _)| !id.is_empty() && id.chars().all(|c| c.is_ascii_digit()))
+        .map(|(_, row)| row)
+        .collect()
+}
+
 // ---------------------------------------------------------------------------------------------
 // The measures
 
@@ -860,6 +872,9 @@ pub struct Tally {
     pub facts: usize,
     pub in_title: usize,
     pub in_row: usize,
+    /// Facts in the turn's observation rows or its summary's row (`S12 <request>`), which the
+    /// session-start index shows beside them while the summary is among the newest.
+    pub in_turn_rows: usize,
     pub titles: usize,
     pub cut: usize,
     pub altered: usize,
@@ -885,6 +900,7 @@ impl Tally {
         self.facts += t.facts;
         self.in_title += t.in_title;
         self.in_row += t.in_row;
+        self.in_turn_rows += t.in_turn_rows;
         self.titles += t.titles;
         self.cut += t.cut;
         self.altered += t.altered;
@@ -923,6 +939,8 @@ fn measure(name: &str, turn: &Turn, out: &Outcome) -> Result<(Tally, String)> {
             })
         })
         .collect::<Result<_>>()?;
+    let mut turn_rows = rows.clone();
+    turn_rows.extend(summary_rows(&out.context));
     let first = |s: &str, n: usize| one_line_text(s).chars().take(n).collect::<String>();
     let naive_title = first(&turn.prompt, 80);
     let naive_subtitle = first(&turn.last_message, 200);
@@ -935,6 +953,7 @@ fn measure(name: &str, turn: &Turn, out: &Outcome) -> Result<(Tally, String)> {
         t.facts += 1;
         t.in_title += usize::from(head);
         t.in_row += usize::from(row);
+        t.in_turn_rows += usize::from(f.found_in(&turn_rows));
         match (head, row) {
             (true, true) => {}
             (false, false) => missing.push(f.label()),
@@ -1278,7 +1297,10 @@ impl SetReport {
 
 fn statements_line(all: &Tally) -> String {
     format!(
-        "  next-step and outcome statements in the session-start text: {} of {} ({})\n",
+        "  required facts in the turn's index rows with its summary row (S…, the request): {} of {} ({})\n  next-step and outcome statements in the session-start text: {} of {} ({})\n",
+        all.in_turn_rows,
+        all.facts,
+        pct(share(all.in_turn_rows, all.facts)),
         all.stated,
         all.statements,
         pct(share(all.stated, all.statements))
