@@ -134,6 +134,22 @@ fn said_apart_from(message: &str, stated_next: Option<&str>) -> Option<String> {
     (!said.is_empty()).then(|| clip(said, 600))
 }
 
+/// Whether `stated` next steps say nothing the open to-do `items` do not: nearly all of its
+/// words (three letters or more, any case) are theirs.
+fn restates(stated: &str, items: &[String]) -> bool {
+    let words = |t: &str| -> Vec<String> {
+        t.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '/'))
+            .filter(|w| w.chars().count() >= 3)
+            .map(str::to_lowercase)
+            .collect()
+    };
+    let theirs: std::collections::HashSet<String> = items.iter().flat_map(|i| words(i)).collect();
+    let mine = words(stated);
+    !items.is_empty()
+        && !mine.is_empty()
+        && mine.iter().filter(|w| theirs.contains(*w)).count() * 5 >= mine.len() * 4
+}
+
 /// A decision's subtitle without the request it answers (`request → …`, the summary's own
 /// request) and the files it was found in (`(Read …)`, the summary's investigated).
 fn what_was_decided(subtitle: &str) -> &str {
@@ -293,7 +309,8 @@ pub(crate) fn build(
     if !open_items.is_empty() {
         next.push(format!("Open to-dos: {}", fit_list(open_items, 400)));
     }
-    next.extend(stated.clone());
+    // The assistant often says its open to-dos again in words: said once, as the to-dos.
+    next.extend(stated.clone().filter(|s| !restates(s, open_items)));
     let mut files_read = Vec::new();
     let mut files_edited = Vec::new();
     for d in drafts {
@@ -343,6 +360,20 @@ mod tests {
         let r = request_of(&long).unwrap();
         assert!(crate::text::columns(&r) <= REQUEST_MAX, "{r}");
         assert_eq!(request_of("  \n "), None);
+    }
+
+    #[test]
+    fn next_steps_that_restate_the_open_to_dos_are_said_once() {
+        let items = [
+            "Rotate the refresh token on every POST /auth/refresh (todo)".to_string(),
+            "Revoke the whole token family when a used token comes back (todo)".to_string(),
+        ];
+        assert!(restates(
+            "rotate the token on every POST /auth/refresh (task 2), then revoke the whole family when a used token comes back (task 3)",
+            &items
+        ));
+        assert!(!restates("update the changelog and tag v2.4.0", &items));
+        assert!(!restates("rotate the token", &[]));
     }
 
     #[test]
