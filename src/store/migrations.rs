@@ -19,6 +19,7 @@ const STEPS: &[&str] = &[
     include_str!("sql/010_history_files.sql"),
     include_str!("sql/011_vector_triggers_on_change.sql"),
     include_str!("sql/012_observation_files.sql"),
+    include_str!("sql/013_sync_vector_model.sql"),
 ];
 
 pub const SCHEMA_VERSION: i64 = STEPS.len() as i64;

@@ -177,11 +177,14 @@ pub(crate) struct Replica {
     pub hash: Option<String>,
     /// Each field's hash in that revision (src/sync/merge.rs).
     pub fields: Option<Vec<u8>>,
+    /// The model of the vector that revision carries, when known.
+    pub vector_model: Option<String>,
 }
 
 pub(crate) fn replica(conn: &Connection, me: &str, table: &str, id: i64) -> Result<Replica> {
     let mut stmt = conn.prepare_cached(
-        "SELECT device, remote_id, rev, hash, fields FROM sync_map WHERE tbl = ?1 AND local_id = ?2",
+        "SELECT device, remote_id, rev, hash, fields, vector_model FROM sync_map
+         WHERE tbl = ?1 AND local_id = ?2",
     )?;
     Ok(stmt
         .query_row(params![table, id], |r| {
@@ -191,6 +194,7 @@ pub(crate) fn replica(conn: &Connection, me: &str, table: &str, id: i64) -> Resu
                 rev: r.get(2)?,
                 hash: r.get(3)?,
                 fields: r.get(4)?,
+                vector_model: r.get(5)?,
             })
         })
         .optional()?
@@ -200,6 +204,7 @@ pub(crate) fn replica(conn: &Connection, me: &str, table: &str, id: i64) -> Resu
             rev: None,
             hash: None,
             fields: None,
+            vector_model: None,
         }))
 }
 
@@ -218,6 +223,8 @@ pub(crate) struct Base<'a> {
     /// Its place in the server's order, when pulled. The first one a row is seen with stays
     /// (the work state folds by it: a later revision, a scrub, must not move an entry).
     pub seq: Option<i64>,
+    /// The model of the vector it carries.
+    pub vector_model: Option<&'a str>,
 }
 
 /// Records that local row `local` is the replica of `(device, remote)`, in step with `base`
@@ -232,11 +239,13 @@ pub(crate) fn remember(
     base: Option<&Base>,
 ) -> Result<()> {
     let mut stmt = conn.prepare_cached(
-        "INSERT INTO sync_map (tbl, device, remote_id, local_id, rev, hash, fields, seq, arrived)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, CASE WHEN ?8 IS NULL THEN NULL ELSE ?9 END)
+        "INSERT INTO sync_map (tbl, device, remote_id, local_id, rev, hash, fields, seq, arrived,
+                               vector_model)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, CASE WHEN ?8 IS NULL THEN NULL ELSE ?9 END, ?10)
          ON CONFLICT (tbl, device, remote_id) DO UPDATE
              SET local_id = excluded.local_id, rev = excluded.rev, hash = excluded.hash,
-                 fields = excluded.fields, seq = COALESCE(sync_map.seq, excluded.seq),
+                 fields = excluded.fields, vector_model = excluded.vector_model,
+                 seq = COALESCE(sync_map.seq, excluded.seq),
                  arrived = COALESCE(sync_map.arrived, excluded.arrived)
          ON CONFLICT DO NOTHING",
     )?;
@@ -249,7 +258,8 @@ pub(crate) fn remember(
         base.map(|b| b.hash),
         base.map(|b| b.fields),
         base.and_then(|b| b.seq),
-        crate::clock::now_ms()
+        crate::clock::now_ms(),
+        base.and_then(|b| b.vector_model),
     ])?;
     Ok(())
 }
@@ -340,9 +350,10 @@ pub(crate) fn doc_of(
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Change {
     /// Nothing worth a push: the server holds the row as it is here, or only the vector differs
-    /// and the server's revision carries one (the first vector stays: src/sync/vectors.rs).
+    /// and the server's revision carries one that stays (src/sync/vectors.rs).
     Nothing,
-    /// Only the vector, which the server's revision lacks.
+    /// Only the vector, which the server's revision lacks, or carries of another model than
+    /// the built-in one this vector is of.
     Vector,
     /// The row.
     Row,
@@ -357,7 +368,9 @@ pub(crate) fn change(replica: &Replica, doc: &Doc) -> Change {
             let base = merge::decode(Some(fields));
             if merge::differs_beside(&base, &merge::decode(Some(&doc.fields)), vectors::KEY) {
                 Change::Row
-            } else if merge::has(&base, vectors::KEY) {
+            } else if merge::has(&base, vectors::KEY)
+                && !vectors::replaces(replica.vector_model.as_deref(), doc.vector_model())
+            {
                 Change::Nothing
             } else {
                 Change::Vector
@@ -367,6 +380,11 @@ pub(crate) fn change(replica: &Replica, doc: &Doc) -> Change {
 }
 
 impl Doc {
+    /// The model of the vector the document carries.
+    pub(crate) fn vector_model(&self) -> Option<&str> {
+        self.map.get(vectors::KEY)?.get("model")?.as_str()
+    }
+
     pub(crate) fn new(project: String, map: Map<String, Value>) -> Doc {
         // serde_json's map keeps insertion order (preserve_order): the text is the same
         // for the same row, and so is the hash.
@@ -990,6 +1008,7 @@ fn apply_one(
         hash: &d.hash,
         fields: &d.fields,
         seq: Some(p.seq),
+        vector_model: d.vector_model(),
     });
     remember(tx, table, identity, id, base.as_ref())?;
     Ok(step)
@@ -1305,13 +1324,22 @@ mod tests {
         /// The server took observation `id` as revision `rev` of this device's document.
         fn pushed(&self, id: i64, rev: i64) {
             let doc = self.doc(id);
+            let (device, remote) = identity(self.conn(), &self.me, "observations", id).unwrap();
             let base = Base {
                 rev,
                 hash: &doc.hash,
                 fields: &doc.fields,
                 seq: None,
+                vector_model: doc.vector_model(),
             };
-            remember(self.conn(), "observations", (&self.me, id), id, Some(&base)).unwrap();
+            remember(
+                self.conn(),
+                "observations",
+                (&device, remote),
+                id,
+                Some(&base),
+            )
+            .unwrap();
             self.conn().execute("DELETE FROM sync_outbox", []).unwrap();
         }
 
@@ -1398,6 +1426,61 @@ mod tests {
             "a vector made here queues its row"
         );
         assert!(!b.would_push(here));
+    }
+
+    #[test]
+    fn the_built_in_models_vector_replaces_another_once_and_nothing_replaces_it() {
+        let built_in = crate::embed::e5::ID;
+        let (a, mut b) = (Device::new(), Device::new());
+        let id = a.observe("Pool leaked");
+        // Embedded before cmem's built-in model changed.
+        a.embed(id, "potion-base-8M/int8", 7);
+        let p = a.as_pulled(id, 1);
+        assert_eq!(b.pull(&p, built_in).inserted, 1);
+        let here = b.local_id_of(&p);
+        assert_eq!(b.vector(here), None);
+        b.embed(here, built_in, 9);
+        assert_eq!(
+            b.change_of(here),
+            Change::Vector,
+            "the new built-in model's vector goes to the server, so the team embeds it once"
+        );
+        b.pushed(here, 2);
+        assert_eq!(b.change_of(here), Change::Nothing);
+        // Made again here (another CPU's bytes, say): the server's is the built-in model's.
+        b.embed(here, built_in, 5);
+        assert!(!b.would_push(here));
+
+        // A device on a model of its own never pushes over the built-in model's vector.
+        let mut c = Device::new();
+        let pb = Pulled {
+            doc: Some(serde_json::to_string(&b.doc(here).map).unwrap()),
+            ..p.clone()
+        };
+        c.pull(&pb, "installed-model");
+        let there = c.local_id_of(&pb);
+        c.embed(there, "installed-model", 3);
+        assert!(!c.would_push(there));
+    }
+
+    #[test]
+    fn only_the_built_in_model_replaces_a_vector_and_only_another_models() {
+        let built_in = crate::embed::e5::ID;
+        assert!(vectors::replaces(
+            Some("potion-base-8M/int8"),
+            Some(built_in)
+        ));
+        assert!(
+            vectors::replaces(None, Some(built_in)),
+            "synced before the model was kept"
+        );
+        assert!(!vectors::replaces(Some(built_in), Some(built_in)));
+        assert!(!vectors::replaces(Some(built_in), Some("installed-model")));
+        assert!(!vectors::replaces(
+            Some("potion-base-8M/int8"),
+            Some("installed-model")
+        ));
+        assert!(!vectors::replaces(Some("potion-base-8M/int8"), None));
     }
 
     #[test]

@@ -294,6 +294,8 @@ struct Outgoing {
     upsert: server::Upsert,
     /// Its fields' hashes (the base of the next change once the server holds it).
     fields: Vec<u8>,
+    /// The model of the vector it carries.
+    vector_model: Option<String>,
     /// Whether it only brings the row's vector.
     vector_only: bool,
 }
@@ -529,6 +531,7 @@ fn push_round(
                     Some(_) if change == Some(local::Change::Nothing) => {}
                     Some(doc) if shared(settings, table, &doc.project) => {
                         bytes += doc.text.len();
+                        let vector_model = doc.vector_model().map(String::from);
                         outgoing.push(Outgoing {
                             id: *id,
                             upsert: server::Upsert {
@@ -540,6 +543,7 @@ fn push_round(
                                 hash: doc.hash,
                                 base: replica.rev,
                             },
+                            vector_model,
                             fields: doc.fields,
                             vector_only: change == Some(local::Change::Vector),
                         })
@@ -588,6 +592,7 @@ fn push_round(
                             hash: &u.hash,
                             fields: &o.fields,
                             seq: None,
+                            vector_model: o.vector_model.as_deref(),
                         };
                         local::remember(&tx, table, (&u.device, u.id), o.id, Some(&base))?;
                     }

@@ -9,10 +9,14 @@
 //! it) and has no vector yet (one made here of the same text is as good); anything else is
 //! left to the local backfill, which embeds what has no vector.
 //!
-//! Which vector the server keeps: the first one. A device that embedded a record which already
-//! travels with a vector (its own model's, made on another CPU, or another model's) does not push
-//! its own over it (`local::change`): otherwise two devices with different models would
-//! replace each other's vector on every sync.
+//! Which vector the server keeps: the first one, unless it is of another model than the one
+//! built into cmem and a device has the built-in model's (`replaces`). A device that embedded a
+//! record which already travels with a vector of its own model (made on another CPU), or of
+//! another model while its own is not the built-in one, does not push its own over it
+//! (`local::change`): two devices with different models never replace each other's vector on
+//! every sync — the built-in model's replaces another once, and nothing replaces it. So after
+//! cmem's built-in model changes (potion-base-8M to multilingual-e5), the first device to embed a
+//! record again sends the new vector and the others take it, instead of each embedding it.
 
 use std::cell::OnceCell;
 use std::path::PathBuf;
@@ -32,6 +36,14 @@ pub(crate) const KEY: &str = "_vector";
 /// Whether a pulled document (its text) may carry a vector: a quick look, not a parse.
 pub(crate) fn carried(doc: Option<&str>) -> bool {
     doc.is_some_and(|d| d.contains(KEY))
+}
+
+/// Whether a vector of `ours` goes to the server over the one its revision carries, of
+/// `carried` (`None`: not known, as for rows synced before cmem kept it): only the built-in
+/// model's, and only over another model's.
+pub(crate) fn replaces(carried: Option<&str>, ours: Option<&str>) -> bool {
+    let built_in = crate::embed::e5::ID;
+    ours == Some(built_in) && carried != Some(built_in)
 }
 
 /// The longest model id read from a pulled vector (ids are a few dozen characters).

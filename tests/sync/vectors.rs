@@ -1,7 +1,8 @@
 //! Issue 28: a record's vector travels with its row through `cmem sync`, so a team embeds each
 //! record once. A device stores a pulled vector only when it is of its own model and made from
 //! the text the record holds there; another model's vector, or one that does not read right,
-//! is ignored (the device embeds the record itself) and never holds back the row.
+//! is ignored (the device embeds the record itself) and never holds back the row; the built-in
+//! model's vector then replaces the other model's on the server, once.
 
 use std::collections::BTreeMap;
 
@@ -200,8 +201,10 @@ fn vectors_travel_with_their_rows_and_other_models_are_embedded_here() {
     assert_eq!(after, vectors(&a)["Retry storm"]);
     assert_ne!(after.1, before);
 
-    // A vector of another model (an installed Model2Vec model on A) is not stored on B, which
-    // embeds the record itself and does not push its own over the one the row travels with.
+    // A vector of another model (an installed Model2Vec model on A, or the built-in model of an
+    // older cmem) is not stored on B, which embeds the record itself; B's is the built-in
+    // model's, so it goes to the server over the other one, and a third device takes it without
+    // embedding anything. A keeps its own vector, and nothing moves after.
     save(
         &a,
         "Disk full on CI",
@@ -223,16 +226,36 @@ fn vectors_travel_with_their_rows_and_other_models_are_embedded_here() {
     assert!(backfill(&b).contains("embedded 1 records"));
     assert_eq!(vectors(&b)["Disk full on CI"].0, model);
     let out = sync(&b, &url);
-    assert!(out.contains("pushed 0 rows"), "{out}");
-    let on_server: String = pg
-        .client()
-        .query_one(
-            "SELECT doc->'_vector'->>'model' FROM cmem.rows WHERE doc->>'title' = 'Disk full on CI'",
-            &[],
-        )
-        .unwrap()
-        .get(0);
-    assert_eq!(on_server, "installed/0123456789ab");
+    assert!(out.contains("pushed 1 row"), "{out}");
+    let on_server = |title: &str| -> String {
+        pg.client()
+            .query_one(
+                "SELECT doc->'_vector'->>'model' FROM cmem.rows WHERE doc->>'title' = $1",
+                &[&title],
+            )
+            .unwrap()
+            .get(0)
+    };
+    assert_eq!(on_server("Disk full on CI"), model);
+    let c = Env::new();
+    sync(&c, &url);
+    let status = ok(c.cmd().args(["model", "status"]));
+    assert!(status.contains("vectors:  6 of 6 records"), "{status}");
+    assert_eq!(
+        vectors(&c)["Disk full on CI"],
+        vectors(&b)["Disk full on CI"]
+    );
+    let out = sync(&a, &url);
+    assert!(out.contains("pulled 0 new, 1 changed"), "{out}");
+    assert_eq!(vectors(&a)["Disk full on CI"].0, "installed/0123456789ab");
+    for env in [&a, &b, &c, &a] {
+        let again = sync(env, &url);
+        assert!(
+            again.contains("pushed 0 rows") && again.contains("pulled 0 new, 0 changed"),
+            "{again}"
+        );
+    }
+    assert_eq!(on_server("Disk full on CI"), model);
 
     // Vectors written on the server by hand that do not read right: each is skipped with a
     // warning, and its row is stored all the same.
