@@ -80,18 +80,30 @@ pub(crate) fn list_item(line: &str) -> Option<&str> {
 
 /// The next steps the assistant stated in its last message, if any.
 pub(crate) fn stated_next_steps(message: &str) -> Option<String> {
-    let lines: Vec<&str> = message.lines().collect();
+    next_steps_span(message).map(|(stated, _)| stated)
+}
+
+/// The next steps the assistant stated, and the bytes of `message` that state them: a
+/// `Next steps:` opening through its last item, or a `Next, I will …` sentence.
+fn next_steps_span(message: &str) -> Option<(String, std::ops::Range<usize>)> {
+    let mut lines: Vec<(usize, &str)> = Vec::new();
+    let mut offset = 0;
+    for raw in message.split_inclusive('\n') {
+        lines.push((offset, raw.trim_end_matches(['\n', '\r'])));
+        offset += raw.len();
+    }
     if let Some((start, at)) = lines
         .iter()
         .enumerate()
-        .find_map(|(i, l)| opening(l).map(|at| (i, at)))
+        .find_map(|(i, (_, l))| opening(l).map(|at| (i, at)))
     {
-        let inline = lines[start][at..].trim().trim_matches(['*', '_']).trim();
+        let inline = lines[start].1[at..].trim().trim_matches(['*', '_']).trim();
         let mut items: Vec<String> = Vec::new();
         if !inline.is_empty() {
             items.push(inline.to_string());
         }
-        for l in &lines[start + 1..] {
+        let mut end = lines[start].0 + lines[start].1.len();
+        for &(line_at, l) in &lines[start + 1..] {
             let t = l.trim();
             if t.is_empty() {
                 if items.is_empty() {
@@ -106,30 +118,35 @@ pub(crate) fn stated_next_steps(message: &str) -> Option<String> {
                 None => break,
             };
             items.push(item.to_string());
+            end = line_at + l.len();
             if items.len() >= 6 {
                 break;
             }
         }
         if !items.is_empty() {
-            return Some(clip(&one_line(&items.join("; ")), 600));
+            let begin = lines[start].0 + next_steps_start(lines[start].1).unwrap_or(0);
+            return Some((clip(&one_line(&items.join("; ")), 600), begin..end));
         }
     }
-    NEXT_SENTENCE
-        .captures(message)
-        .and_then(|c| c.get(1).copied().flatten())
-        .map(|s| clip(&one_line(s), 300))
+    let sentence = NEXT_SENTENCE.captures(message)?.get(1).copied().flatten()?;
+    let begin = message.find(sentence)?;
+    Some((
+        clip(&one_line(sentence), 300),
+        begin..begin + sentence.len(),
+    ))
 }
 
 /// The assistant's last message without the next steps it stated (the summary's next steps
 /// hold those), as the summary's notes.
-fn said_apart_from(message: &str, stated_next: Option<&str>) -> Option<String> {
-    let mut said = before_next_steps(message);
-    // A `Next, I will …` sentence is not cut by a line opening: take it out where it stands.
-    if let Some(next) = stated_next
-        && let Some(at) = said.find(next)
-    {
-        said.replace_range(at..at + next.len(), "");
-    }
+fn said_apart_from(message: &str) -> Option<String> {
+    let said = match next_steps_span(message) {
+        Some((_, span)) => format!(
+            "{}\n\n{}",
+            message[..span.start].trim_end(),
+            message[span.end..].trim_start()
+        ),
+        None => message.to_string(),
+    };
     let said = said.trim();
     (!said.is_empty()).then(|| clip(said, 600))
 }
@@ -152,11 +169,32 @@ fn restates(stated: &str, items: &[String]) -> bool {
 
 /// A decision's subtitle without the request it answers (`request → …`, the summary's own
 /// request) and the files it was found in (`(Read …)`, the summary's investigated).
-fn what_was_decided(subtitle: &str) -> &str {
+fn what_was_decided<'a>(subtitle: &'a str, prompt: &str) -> &'a str {
+    let prompt = one_line(prompt);
+    let arrow = " \u{2192} ";
     let rest = subtitle
-        .split_once(" \u{2192} ")
-        .map_or(subtitle, |(_, rest)| rest);
-    match rest.rfind(" (") {
+        .match_indices(arrow)
+        .filter(|(at, _)| {
+            let head = subtitle[..*at].trim_end_matches('\u{2026}').trim();
+            !head.is_empty() && prompt.starts_with(head)
+        })
+        .last()
+        .map_or(subtitle, |(at, _)| &subtitle[at + arrow.len()..]);
+    // Only the how the observer put last, not a bracket of the decision's own.
+    const HOW: [&str; 7] = [
+        "(Read ",
+        "(Searched ",
+        "(Ran",
+        "(Subagent ",
+        "(Fetched ",
+        "(Listed ",
+        "(Found ",
+    ];
+    match HOW
+        .iter()
+        .filter_map(|h| rest.rfind(&format!(" {h}")))
+        .max()
+    {
         Some(at) if rest.ends_with(')') => rest[..at].trim_end(),
         _ => rest,
     }
@@ -173,9 +211,25 @@ fn unsaid(parts: Vec<String>, said: &[&str]) -> Vec<String> {
         .into_iter()
         .filter(|p| {
             let p = core(p);
-            !p.is_empty() && !said.iter().any(|s| one_line(s).contains(&p))
+            !p.is_empty() && !said.iter().any(|s| holds_whole(&one_line(s), &p))
         })
         .collect()
+}
+
+/// Whether `text` holds `part` as whole words: `timeout is 30` is not in `timeout is 300`,
+/// `v2` not in `v21` or `v2.1`.
+fn holds_whole(text: &str, part: &str) -> bool {
+    let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    text.match_indices(part).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let rest = &text[at + part.len()..];
+        let mut after = rest.chars();
+        let next = after.next();
+        let decimal = matches!(next, Some('.' | '-')) && word(after.next());
+        let glued = (word(before) && word(part.chars().next()))
+            || (word(part.chars().next_back()) && (word(next) || decimal));
+        !glued
+    })
 }
 
 /// Longest request a summary keeps (columns): what was asked, not the pasted log under it
@@ -298,7 +352,7 @@ pub(crate) fn build(
             ObsType::Decision | ObsType::SecurityNote | ObsType::SecurityAlert
                 if !d.subtitle.is_empty() =>
             {
-                learned.push(what_was_decided(&d.subtitle).to_string())
+                learned.push(what_was_decided(&d.subtitle, &turn.prompt_text).to_string())
             }
             _ => {}
         }
@@ -325,7 +379,7 @@ pub(crate) fn build(
         push_unique(&mut files_read, f);
     }
     let request = request_of(&turn.prompt_text);
-    let notes = said_apart_from(message, stated.as_deref());
+    let notes = said_apart_from(message);
     let said: Vec<&str> = [&request, &notes]
         .into_iter()
         .flatten()
@@ -360,6 +414,64 @@ mod tests {
         let r = request_of(&long).unwrap();
         assert!(crate::text::columns(&r) <= REQUEST_MAX, "{r}");
         assert_eq!(request_of("  \n "), None);
+    }
+
+    #[test]
+    fn notes_keep_every_word_but_the_next_steps() {
+        let notes = |m: &str| said_apart_from(m);
+        assert_eq!(
+            notes("Fixed X.\n\nNext steps:\n- deploy\n\nI also updated the README.").as_deref(),
+            Some("Fixed X.\n\nI also updated the README.")
+        );
+        assert_eq!(
+            notes("TODO: none.\n\nI fixed the bug in parser.rs by checking the length.").as_deref(),
+            Some("I fixed the bug in parser.rs by checking the length.")
+        );
+        assert_eq!(
+            notes("Added tests for the parser.\n\nNext: tests").as_deref(),
+            Some("Added tests for the parser.")
+        );
+        assert_eq!(
+            notes("Fixed it.  Next,  I will  run the tests.").as_deref(),
+            Some("Fixed it.")
+        );
+        assert_eq!(notes("Next steps:\n- deploy"), None);
+        assert_eq!(
+            notes("连接池调到 20。下一步：压测").as_deref(),
+            Some("连接池调到 20。下一步：压测")
+        );
+    }
+
+    #[test]
+    fn a_decision_loses_only_its_request_and_how_it_was_found() {
+        let prompt = "Should the pool grow? Look at both and decide.";
+        assert_eq!(
+            what_was_decided(
+                "Should the pool grow? \u{2192} Kept the pool at 20 (the DB allows 100) (Read src/db.rs)",
+                prompt
+            ),
+            "Kept the pool at 20 (the DB allows 100)"
+        );
+        assert_eq!(
+            what_was_decided("Changed timeout 30 \u{2192} 300", "Keep it?"),
+            "Changed timeout 30 \u{2192} 300"
+        );
+        assert_eq!(
+            what_was_decided(
+                "map A \u{2192} B please \u{2192} Kept the map",
+                "map A \u{2192} B please"
+            ),
+            "Kept the map"
+        );
+    }
+
+    #[test]
+    fn a_part_is_said_only_in_whole_words() {
+        assert!(holds_whole("Set timeout to 30.", "Set timeout to 30"));
+        assert!(!holds_whole("Set timeout to 300 ms", "Set timeout to 30"));
+        assert!(!holds_whole("Use v21 now", "Use v2"));
+        assert!(!holds_whole("TTL is 60.5 s", "TTL is 60"));
+        assert!(holds_whole("连接池调到 20。", "连接池调到 20"));
     }
 
     #[test]
