@@ -974,13 +974,20 @@ fn apply_one(
     };
     // The vector the revision carries, when the record has none here.
     vectors::keep_pulled(tx, &shape.model, table, id, &pulled, &p.writer)?;
-    if matches!(step, Step::Updated)
-        && pulled_vector(&pulled).is_none()
-        && vectors::has(tx, table, id)?
-    {
+    if matches!(step, Step::Updated) {
+        let theirs = pulled_vector(&pulled);
+        let theirs_model = theirs
+            .as_ref()
+            .and_then(|v| v.get("model")?.as_str().map(String::from));
+        let here = vectors::model_here(tx, table, id)?;
         // The server's revision lacks the vector this record has here (its writer had none
-        // yet, or is an older cmem): it goes out with the next push.
-        requeue(tx, table, id)?;
+        // yet, or is an older cmem), or carries another model's than the built-in one this
+        // one is of (src/sync/vectors.rs): it goes out with the next push.
+        if here.is_some()
+            && (theirs.is_none() || vectors::replaces(theirs_model.as_deref(), here.as_deref()))
+        {
+            requeue(tx, table, id)?;
+        }
     }
     // In step with this revision: the document as it reads here is the base of the next
     // local change (when merged, the pulled revision is the base, not what is stored). Its
@@ -1460,6 +1467,40 @@ mod tests {
         c.pull(&pb, "installed-model");
         let there = c.local_id_of(&pb);
         c.embed(there, "installed-model", 3);
+        assert!(!c.would_push(there));
+    }
+
+    #[test]
+    fn a_revision_carrying_another_models_vector_queues_the_built_in_one_again() {
+        let built_in = crate::embed::e5::ID;
+        let (a, mut b) = (Device::new(), Device::new());
+        let id = a.observe("Pool leaked");
+        a.embed(id, "installed-model", 7);
+        let p = a.as_pulled(id, 1);
+        b.pull(&p, built_in);
+        let here = b.local_id_of(&p);
+        b.embed(here, built_in, 9);
+        // Its push was turned away (another revision came first) and dropped from the outbox.
+        b.conn().execute("DELETE FROM sync_outbox", []).unwrap();
+        assert!(!b.would_push(here));
+        let mut p2 = a.as_pulled(id, 2);
+        let doc = p2.doc.take().unwrap();
+        p2.doc = Some(doc.replace(r#""concepts":"[]""#, r#""concepts":"[\"pool\"]""#));
+        assert_eq!(b.pull(&p2, built_in).updated, 1);
+        assert!(
+            b.would_push(here),
+            "the built-in model's vector goes out after all"
+        );
+        // And a device of another model is not queued by a revision of the built-in one.
+        let mut c = Device::new();
+        c.pull(&p, "installed-model");
+        let there = c.local_id_of(&p);
+        c.embed(there, "installed-model", 3);
+        c.conn().execute("DELETE FROM sync_outbox", []).unwrap();
+        let mut p3 = p2.clone();
+        p3.rev = 3;
+        p3.doc = Some(serde_json::to_string(&b.doc(here).map).unwrap());
+        c.pull(&p3, "installed-model");
         assert!(!c.would_push(there));
     }
 

@@ -270,12 +270,12 @@ pub(crate) fn keep_pulled(
     )
 }
 
-/// Whether local row `id` of `table` is a record with a vector (of any model).
-pub(crate) fn has(conn: &Connection, table: &str, id: i64) -> Result<bool> {
+/// The model of the vector row `id` of `table` has here, if any.
+pub(crate) fn model_here(conn: &Connection, table: &str, id: i64) -> Result<Option<String>> {
     let Some(kind) = kind_of(table) else {
-        return Ok(false);
+        return Ok(None);
     };
-    Ok(vectors::stored(conn, kind, id)?.is_some())
+    Ok(vectors::stored(conn, kind, id)?.map(|s| s.model))
 }
 
 #[cfg(test)]
