@@ -335,16 +335,7 @@ impl Home {
 
     /// A payload like Claude Code's, for this home's project.
     fn payload(&self, session: &str, extra: Value) -> Value {
-        let mut p = json!({
-            "session_id": session,
-            "transcript_path": format!("{}/t/{session}.jsonl", self.home().display()),
-            "cwd": self.project().to_string_lossy(),
-            "permission_mode": "default",
-        });
-        if let (Some(map), Value::Object(extra)) = (p.as_object_mut(), extra) {
-            map.extend(extra);
-        }
-        p
+        claude_code_payload(&self.home(), &self.project(), session, extra)
     }
 
     fn db(&self) -> Result<rusqlite::Connection> {
@@ -578,6 +569,21 @@ fn run(home: &Home, turn: &Turn) -> Result<Outcome> {
     })
 }
 
+/// A hook payload like Claude Code's for a session in `project` of a user whose home is
+/// `home`, with `extra`'s fields (the event's own) added. The tests' homes make theirs here too.
+pub fn claude_code_payload(home: &Path, project: &Path, session: &str, extra: Value) -> Value {
+    let mut p = json!({
+        "session_id": session,
+        "transcript_path": format!("{}/t/{session}.jsonl", home.display()),
+        "cwd": project.to_string_lossy(),
+        "permission_mode": "default",
+    });
+    if let (Some(map), Value::Object(extra)) = (p.as_object_mut(), extra) {
+        map.extend(extra);
+    }
+    p
+}
+
 /// What the one-line row of observation `id` in the session-start text says: the row without
 /// its id, time and type columns (`12 9:32a ✓ title`), whose digits are no fact of the turn
 /// (a row written at 12:05 would otherwise "state" a fact `12`).
@@ -598,7 +604,10 @@ fn summary_rows(context: &str) -> Vec<&str> {
         .lines()
         .filter_map(|l| l.strip_prefix('S'))
         .filter_map(|l| l.split_once(' '))
-        .filter(|(id, _)| !id.is_empty() && id.chars().all(|c| c.is_ascii_digit()))
+        .filter(|(id, row)| {
+            // `S3 bucket …` in a last message is no summary row: those end with their time.
+            !id.is_empty() && id.chars().all(|c| c.is_ascii_digit()) && row.ends_with(')')
+        })
         .map(|(_, row)| row)
         .collect()
 }
@@ -850,7 +859,10 @@ fn repeated_fields(fields: &[String]) -> Vec<(String, String)> {
         if let Some(outer) = fields
             .iter()
             .enumerate()
-            .find(|(j, outer)| *j != i && outer.contains(inner.as_str()))
+            // Two equal fields are one repeat, not two.
+            .find(|(j, outer)| {
+                *j != i && outer.contains(inner.as_str()) && (*j > i || *outer != inner)
+            })
         {
             pairs.push((inner.clone(), outer.1.clone()));
         }

@@ -437,6 +437,10 @@ mod tests {
         );
         assert_eq!(notes("Next steps:\n- deploy"), None);
         assert_eq!(
+            notes("修好了 𠮷野家 🙂。\n\nNext steps:\n- 部署 🚀\n\n剩下的 𠀀 不变。").as_deref(),
+            Some("修好了 𠮷野家 🙂。\n\n剩下的 𠀀 不变。")
+        );
+        assert_eq!(
             notes("连接池调到 20。下一步：压测").as_deref(),
             Some("连接池调到 20。下一步：压测")
         );

@@ -214,16 +214,7 @@ impl Env {
 
     /// A payload like Claude Code's, for this env's project.
     pub fn payload(&self, session: &str, extra: Value) -> Value {
-        let mut p = json!({
-            "session_id": session,
-            "transcript_path": format!("{}/t/{session}.jsonl", self.home().display()),
-            "cwd": self.project().to_string_lossy(),
-            "permission_mode": "default",
-        });
-        if let (Some(map), Value::Object(extra)) = (p.as_object_mut(), extra) {
-            map.extend(extra);
-        }
-        p
+        cmem::eval::observer::claude_code_payload(&self.home(), &self.project(), session, extra)
     }
 }
 

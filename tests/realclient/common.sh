@@ -54,3 +54,10 @@ print(f"  {len(records)} hook calls; bad: {bad}")
 sys.exit(1 if bad or not records else 0)
 PY
 }
+# chain: the sessions that follow share one work tree and one cmem data dir (REUSE_WORKDIR,
+# REUSE_DATA_DIR, which run_claude_session.sh reuses); $db is that data dir's database.
+chain() {
+    export REUSE_WORKDIR=$out/chain/work REUSE_DATA_DIR=$out/chain/cmem-data
+    mkdir -p "$REUSE_WORKDIR" "$REUSE_DATA_DIR"
+    db=$REUSE_DATA_DIR/cmem.db
+}

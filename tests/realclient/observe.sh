@@ -18,9 +18,7 @@ set -euo pipefail
 . "$(dirname "$0")/common.sh" "${1:-}" cmem-realclient-observe
 scenarios=$here/scenarios
 
-export REUSE_WORKDIR=$out/chain/work REUSE_DATA_DIR=$out/chain/cmem-data
-mkdir -p "$REUSE_WORKDIR" "$REUSE_DATA_DIR"
-db=$REUSE_DATA_DIR/cmem.db
+chain
 
 # --- 1. Read, edit a function, run a command.
 run1=$out/edit

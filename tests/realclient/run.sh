@@ -9,14 +9,12 @@ set -euo pipefail
 . "$(dirname "$0")/common.sh" "${1:-}" cmem-realclient
 
 # Both sessions share one project dir and one data dir, as a user's consecutive sessions do.
-export REUSE_WORKDIR=$out/chain/work REUSE_DATA_DIR=$out/chain/cmem-data
-mkdir -p "$REUSE_WORKDIR" "$REUSE_DATA_DIR"
+chain
 
 # --- Capture: one session reads a file; cmem must store the prompt and the Read.
 run1=$out/capture
 check "claude -p session with cmem hooks (cmem-basic-capture)" \
   "$kit/run_claude_session.sh" "$kit/settings.cmem.json" "$kit/scenarios/cmem-basic-capture.json" "$run1" >"$out/capture.log" 2>&1
-db=$REUSE_DATA_DIR/cmem.db
 check "every cmem hook exited 0" python3 - "$run1/hooks" <<'PY'
 import json, pathlib, sys
 records = [json.loads(p.read_text()) for p in pathlib.Path(sys.argv[1]).glob("*.json")]

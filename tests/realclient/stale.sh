@@ -10,9 +10,7 @@ set -euo pipefail
 . "$(dirname "$0")/common.sh" "${1:-}" cmem-realclient-stale
 scenarios=$here/scenarios
 
-export REUSE_WORKDIR=$out/chain/work REUSE_DATA_DIR=$out/chain/cmem-data
-mkdir -p "$REUSE_WORKDIR" "$REUSE_DATA_DIR"
-db=$REUSE_DATA_DIR/cmem.db
+chain
 show() { (cd "$REUSE_WORKDIR" && CMEM_DATA_DIR=$REUSE_DATA_DIR "$CMEM_BIN" show "$1"); }
 
 # --- 1. The session reads and edits src/db/pool.rs.
