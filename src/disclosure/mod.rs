@@ -8,14 +8,13 @@
 //! with the shared ranking, and details the piece of work the best hit belongs to (`work`).
 
 pub mod cursors;
-mod work;
 
 use anyhow::Result;
 use rusqlite::Connection;
 use serde_json::{Map, Value};
 
 use crate::model::{IndexRow, Kind};
-use crate::search;
+use crate::search::{self, work};
 use crate::store::{observations, summaries, timeline};
 use crate::view::MAX_REPLY_BYTES;
 use crate::view::search::{Detail, Reason, Reply, project_observation, project_summary, row_title};

@@ -1,20 +1,23 @@
-//! Search policy: how a query's words and meaning become one ranking. The SQL that finds and
-//! scores candidates by their words stays in the store (`store::search`: filters, FTS5
-//! windows, BM25 on one scale; `store::query`: a query's terms; `store::rank`: the ranking
-//! functions), and so does the vector cache (`store::vectors`, `store::vector_cache`); here the
+//! Search policy: how a query's words and meaning become one ranking. A query's terms are
+//! analysed here (`query`, `cjk_query`); the SQL that finds and scores candidates by their
+//! words stays in the store (`store::search`: filters, FTS5 windows, BM25 on one scale;
+//! `store::terms`: terms as FTS5 matches them; `store::rank`: the ranking functions), and so does the vector cache (`store::vectors`, `store::vector_cache`); here the
 //! two rankings are fused, a question is ranked for answers, and a hit brings its session's
 //! summary. Every weight tuned for this lives in `weights.rs`, with the reason for its value.
 
+mod cjk_query;
+mod query;
 mod weights;
+pub(crate) mod work;
 
 use anyhow::Result;
 use rusqlite::Connection;
 
 use crate::model::{IndexRow, Kind, ObsType};
 use crate::store::meaning::Semantic;
-use crate::store::query::{self, Term, Terms};
 pub(crate) use crate::store::search::{Hit, Order, Query};
 use crate::store::search::{Plan, best_first, rows_by_ids, run, wants};
+use crate::store::terms::{Term, Terms};
 use weights::WEIGHTS as W;
 
 /// Searches: with text, every record holding any of its terms, best first (fused with the
@@ -151,7 +154,7 @@ pub(crate) fn asks_a_question(text: &str) -> bool {
         .unwrap_or_default();
     text.trim_end().ends_with('?')
         || OPENERS.contains(&first.as_str())
-        || crate::store::cjk::asks_a_question(text)
+        || cjk_query::asks_a_question(text)
 }
 
 /// A question's ranking: the records that answer count `W.answer_weight` times as much.

@@ -38,6 +38,13 @@ pub(crate) struct Weights {
     /// still find nothing. 0 is a record of average likeness to the query. It does not keep
     /// every unrelated query out ("banana smoothie recipe" reaches 0.21 in the tuning store).
     pub min_similarity: f64,
+    /// Auto mode's details (`work`): how many of the ranking's first records, when of the best
+    /// hit's session, come before its summary. The runner-up is there by its words and its
+    /// session, the summary by its session alone (none was worse; 2 to 5 did the same).
+    pub ranked_first: usize,
+    /// At most this many terms name a thing rather than describe the work, and ask for the
+    /// observation that holds it (keyword queries are 1-3 words; the value is not sensitive).
+    pub few_words: usize,
 }
 
 pub(crate) const WEIGHTS: Weights = Weights {
@@ -50,4 +57,6 @@ pub(crate) const WEIGHTS: Weights = Weights {
     semantic_weight: 0.8,
     other_script_weight: 1.5,
     min_similarity: 0.2,
+    ranked_first: 2,
+    few_words: 3,
 };

@@ -23,13 +23,13 @@ mod migrations;
 pub mod observations;
 pub mod prompts;
 pub mod quarantine;
-pub mod query;
 pub mod rank;
 pub mod search;
 pub mod spool;
 pub mod steps;
 pub mod summaries;
 pub mod sync_origin;
+pub mod terms;
 #[cfg(test)]
 pub mod test_rows;
 pub mod timeline;

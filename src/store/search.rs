@@ -10,7 +10,7 @@ use anyhow::Result;
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{Connection, params_from_iter};
 
-use super::query::Terms;
+use super::terms::Terms;
 use super::timeline::{observation_row, prompt_row, summary_row};
 use super::{observations, prompts, summaries};
 use crate::model::{IndexRow, Kind, ObsType};
@@ -194,7 +194,7 @@ fn table(kind: Kind) -> Table {
             rows: super::records_table(Kind::Prompt),
             fts: "user_prompts_fts",
             // A prompt is the user's words for the work, as a paraphrase is: matching best, it
-            // names its session (`disclosure::work::best`). 2 is where the development set
+            // names its session (`search::work::best`). 2 is where the development set
             // peaked (the sweep is in docs/search-ranking.md).
             weights: "2.0",
         },

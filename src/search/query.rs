@@ -1,13 +1,15 @@
-//! What a search query asks for: its terms, as FTS5 will match them.
-//!
-//! User text never reaches FTS5 syntax: every term is a quoted string, so quotes, `*`, `-`,
-//! `NEAR`, `column:` and parentheses are only text. Words that carry no meaning in a memory
+//! What a search query asks for: its terms (`store::terms`, which FTS5 matches as quoted
+//! strings, so quotes, `*`, `-`, `NEAR`, `column:` and parentheses are only text). Words that carry no meaning in a memory
 //! query ("why did we …", "is there a …") are dropped unless nothing else is left; identifiers
 //! (`retry_after_ms`, `OrderService::cancel`, `src/api/upload.ts`, `E0502`) are kept whole, as
 //! one phrase of their parts in order, never split into independent words or dropped.
-//! Chinese, Japanese and Korean runs are asked for as the bigrams the index holds (`cjk.rs`).
+//! Chinese, Japanese and Korean runs are asked for as the bigrams the index holds (`store::cjk`), without
+//! their filler words (`cjk_query`).
 
-use super::cjk;
+use crate::store::cjk;
+use crate::store::terms::{Term, Terms};
+
+use super::cjk_query;
 
 /// Words that carry no meaning in a memory query: function words, the filler of questions,
 /// and words about memory itself ("how did we fix the pool" = "fix pool").
@@ -146,46 +148,6 @@ pub(crate) const STOP_WORDS: &[&str] = &[
     "your",
 ];
 
-/// One thing a record must contain to match.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Term {
-    /// A whole word (the index's stemmer matches its other forms).
-    Word(String),
-    /// An identifier's parts, adjacent and in order.
-    Phrase(Vec<String>),
-}
-
-impl Term {
-    /// The term as an FTS5 string; `prefix` lets its last part be unfinished.
-    pub(crate) fn fts(&self, prefix: bool) -> String {
-        let quoted = match self {
-            Term::Word(w) => quote(w),
-            Term::Phrase(parts) => quote(&parts.join(" ")),
-        };
-        if prefix { format!("{quoted}*") } else { quoted }
-    }
-
-    /// The term as a person reads it.
-    pub(crate) fn text(&self) -> String {
-        match self {
-            Term::Word(w) => w.clone(),
-            Term::Phrase(parts) => parts.join(" "),
-        }
-    }
-}
-
-fn quote(s: &str) -> String {
-    format!("\"{}\"", s.replace('"', "\"\""))
-}
-
-/// A query's terms, in order, without duplicates.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct Terms {
-    pub terms: Vec<Term>,
-    /// The last term is a plain word typed without anything after it: it may be unfinished.
-    pub last_may_be_partial: bool,
-}
-
 /// The words of a text as the index splits them: runs of letters and digits, lower-cased.
 pub(crate) fn parts(text: &str) -> Vec<String> {
     text.split(|c: char| !c.is_alphanumeric())
@@ -233,9 +195,9 @@ fn latin_terms(chunk: &str, all: &mut Vec<(Term, bool)>) {
 }
 
 /// The terms of a run of CJK characters: the bigrams of its meaningful pieces (the index holds
-/// the same, `cjk.rs`). A lone character, or a run of filler only, counts like a stop word.
+/// the same, `store::cjk`). A lone character, or a run of filler only, counts like a stop word.
 fn cjk_terms(run: &str, all: &mut Vec<(Term, bool)>) {
-    let pieces = cjk::meaningful_pieces(run);
+    let pieces = cjk_query::meaningful_pieces(run);
     let (pieces, weak) = if pieces.is_empty() {
         (vec![run.to_string()], true)
     } else {

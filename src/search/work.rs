@@ -10,7 +10,7 @@
 //! 2. records holding every term of the query, best first: of the best hit's session only, unless
 //!    the query is an identifier (an identifier used in two places names one thing; plain words
 //!    recur across pieces of work);
-//! 3. the ranking's runner-up (`RANKED_FIRST`), if it is of the same session;
+//! 3. the ranking's runner-up (`Weights::ranked_first`), if it is of the same session;
 //! 4. the summary that closes the best hit's turn, which tells the work in other words;
 //! 5. the other records holding every term;
 //! 6. the best hit's session's other candidates, best first;
@@ -20,16 +20,12 @@
 //!
 //! Prompts are context only and never details.
 
+use super::weights::WEIGHTS as W;
 use crate::model::{IndexRow, Kind};
 use crate::search::{self, Hit};
 
 /// A hit holds every term when its share of the query's term weight is (within rounding) 1.
 const EVERY_TERM: f64 = 1.0 - 1e-9;
-
-/// How many of the ranking's first records, when of the best hit's session, come before its
-/// summary: the runner-up is there by its words and its session, the summary by its session
-/// alone (none was worse; 2 to 5 did the same: docs/search-ranking.md).
-const RANKED_FIRST: usize = 2;
 
 /// What a query asks, read from its form: it decides how the details cover the work.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -42,15 +38,11 @@ pub(crate) struct Asked {
     pub specific: bool,
 }
 
-/// At most this many terms name a thing rather than describe the work (keyword queries are 1-3
-/// words; the value is not sensitive, see docs/search-ranking.md).
-const FEW_WORDS: usize = 3;
-
 impl Asked {
     pub(crate) fn of(query: &str) -> Asked {
         Asked {
             identifier: search::names_identifier(query),
-            specific: search::asks_a_question(query) || search::terms(query).len() <= FEW_WORDS,
+            specific: search::asks_a_question(query) || search::terms(query).len() <= W.few_words,
         }
     }
 }
@@ -107,7 +99,7 @@ pub(crate) fn details<'a>(
         .filter(|h| identifier || same_work(h))
         .map(|h| &h.row)
         .collect();
-    let leaders = records.iter().take(RANKED_FIRST);
+    let leaders = records.iter().take(W.ranked_first);
     let order = std::iter::once(&top.row)
         .chain(first_complete)
         .chain(leaders.filter(|h| same_work(h)).map(|h| &h.row))
