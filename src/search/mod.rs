@@ -243,6 +243,11 @@ fn hybrid(
             None,
         )?
         .into_iter()
+        // Every text has some nearest record; a query none of whose words memory holds is about
+        // something it has not seen, and its nearest records in its own script are noise. A
+        // record in another script shares no word with the query by nature (a Chinese question
+        // asked of English notes), so only the floor speaks for it.
+        .filter(|n| n.cjk != query_cjk || plan.knows_a_word())
         .filter(|n| f64::from(n.score) >= W.min_similarity)
         .collect(),
         None => Vec::new(),

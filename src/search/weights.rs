@@ -36,7 +36,9 @@ pub(crate) struct Weights {
     /// Records whose centred cosine (`store::vectors::nearest`) is below this are no semantic
     /// candidates: every text has some nearest neighbour, and a query of unknown words must
     /// still find nothing. 0 is a record of average likeness to the query. It does not keep
-    /// every unrelated query out ("banana smoothie recipe" reaches 0.21 in the tuning store).
+    /// every unrelated query out ("banana smoothie recipe" reaches 0.21 in the tuning store):
+    /// a query none of whose words memory holds gets no candidate in its own script at all
+    /// (`Plan::knows_a_word`).
     pub min_similarity: f64,
     /// Auto mode's details (`work`): how many of the ranking's first records, when of the best
     /// hit's session, come before its summary. The runner-up is there by its words and its

@@ -385,6 +385,8 @@ pub(crate) struct Plan {
     all: Option<String>,
     /// Each term's inverse document frequency over all record kinds, in expression order.
     idf: Vec<f64>,
+    /// Some term of the query is in some record.
+    known: bool,
 }
 
 /// How much holding the query's terms counts beside how often and where: a record with every
@@ -405,6 +407,7 @@ impl Plan {
         let total: f64 = sizes.iter().map(|(_, n)| *n as f64).sum();
         let mut exprs = Vec::new();
         let mut idf = Vec::new();
+        let mut known = false;
         let last = terms.terms.len().saturating_sub(1);
         for (i, term) in terms.terms.iter().enumerate() {
             let mut expr = term.fts(false);
@@ -413,6 +416,7 @@ impl Plan {
                 expr = term.fts(true);
                 df = matching(conn, &sizes, &expr)?;
             }
+            known |= df > 0.0;
             let n = total.max(df);
             idf.push((1.0 + (n - df + 0.5) / (df + 0.5)).ln());
             exprs.push(expr);
@@ -421,7 +425,14 @@ impl Plan {
             any: exprs.join(" OR "),
             all: (exprs.len() > 1).then(|| exprs.join(" AND ")),
             idf,
+            known,
         })
+    }
+
+    /// Whether any term of the query is in any record: a query none of whose words memory has
+    /// ever held is about something it has not seen.
+    pub(crate) fn knows_a_word(&self) -> bool {
+        self.known
     }
 
     fn idf_args(&self) -> String {

@@ -265,3 +265,26 @@ fn another_model_can_be_installed_from_a_directory_and_removed() {
     assert_eq!(models.len(), 1);
     assert!(models[0].starts_with(built_in), "{models:?}");
 }
+
+#[test]
+fn words_memory_never_held_find_nothing_by_meaning_either() {
+    let env = Env::new();
+    let demo = env.build_demo(Some(&env.root().join("cache")));
+    let search = |args: &[&str]| {
+        let mut cmd = env.cmd();
+        cmd.env("CMEM_DATA_DIR", &demo).args(args);
+        // `cmem search` exits 1 when nothing matches, as grep does: what it says is checked.
+        String::from_utf8_lossy(&cmd.output().unwrap().stdout).into_owned()
+    };
+    assert!(search(&["model", "backfill"]).contains("embedded "));
+    // Every text has a nearest neighbour in meaning (in the demo's 75 records "banana smoothie
+    // recipe" is as near to one as the 0.2 floor lets in); a query none of whose words any
+    // record holds is about something memory has not seen, and gets nothing rather than that.
+    for nonsense in ["banana smoothie recipe", "xqzvbn plorf"] {
+        let got = search(&["search", "--all-projects", nonsense]);
+        assert!(got.starts_with("Nothing"), "{nonsense}: {got}");
+    }
+    // A query sharing a word with memory is still ranked by meaning as well as by its words.
+    let got = search(&["search", "--all-projects", "why do checkout requests hang"]);
+    assert!(got.contains("result(s)"), "{got}");
+}
