@@ -170,6 +170,67 @@ const INSPECT_SUB: &[&str] = &[
     "npm view",
     "pip show",
     "pip list",
+    "pip freeze",
+    "npm outdated",
+    "git reflog",
+    "git grep",
+    "git describe",
+    "go list",
+    "go env",
+    "terraform show",
+    "terraform output",
+    "docker ps",
+    "docker images",
+    "docker logs",
+    "docker inspect",
+    "helm status",
+    "helm list",
+    "helm get",
+    "helm show",
+    "systemctl status",
+    "journalctl",
+];
+/// Read-only verbs of cluster and hosting CLIs, which take flags before the verb
+/// (`kubectl -n shop get events`): the verb is their first word that is not a flag or a flag's
+/// value.
+const INSPECT_VERBS: &[(&str, &[&str])] = &[
+    (
+        "kubectl",
+        &[
+            "get",
+            "describe",
+            "logs",
+            "diff",
+            "top",
+            "explain",
+            "api-resources",
+            "version",
+        ],
+    ),
+    (
+        "gh",
+        &[
+            "pr view",
+            "pr list",
+            "pr diff",
+            "pr checks",
+            "issue view",
+            "issue list",
+            "run view",
+            "run list",
+        ],
+    ),
+];
+/// Linters named by their own program: a check when the command runs one first (after a
+/// `chmod +x x.sh && shellcheck x.sh` the file's mode changed, and that is the outcome).
+const CHECK_PROGRAMS: &[&str] = &[
+    "shellcheck",
+    "actionlint",
+    "hadolint",
+    "yamllint",
+    "golangci-lint",
+    "stylelint",
+    "pre-commit",
 ];
 const CHECK_WORDS: &[&str] = &[
     "test",
@@ -193,6 +254,7 @@ const CHECK_WORDS: &[&str] = &[
     "vet",
     "fmt",
     "typecheck",
+    "validate",
     "compile",
     "verify",
     "unittest",
@@ -259,7 +321,10 @@ pub(crate) fn classify(command: &str) -> CommandClass {
     let is_check = words.iter().any(|w| {
         let w = w.trim_matches(|c: char| !c.is_ascii_alphanumeric() && c != '-');
         CHECK_WORDS.contains(&w)
-    }) && !INSPECT_SUB.contains(&two.as_str());
+    }) || CHECK_PROGRAMS.contains(&first)
+        || gradle_check(&words)
+        || words.windows(2).any(|w| w == ["nginx", "-t"]);
+    let is_check = is_check && !INSPECT_SUB.contains(&two.as_str());
     if is_check && !matches!(first, "grep" | "rg" | "cat" | "echo" | "ls" | "find") {
         return CommandClass::Check;
     }
@@ -272,10 +337,67 @@ pub(crate) fn classify(command: &str) -> CommandClass {
     if INSPECT_SUB.contains(&two.as_str())
         || INSPECT.contains(&first)
         || INSPECT.contains(&two.as_str())
+        || inspect_verb(&words)
     {
         return CommandClass::Inspect;
     }
     CommandClass::Other
+}
+
+/// Whether a Gradle or Maven run is a check: a task that compiles, tests or lints
+/// (`./gradlew :app:compileDebugKotlin`, `testDebugUnitTest`, `lintRelease`).
+fn gradle_check(words: &[&str]) -> bool {
+    let runner = |w: &&str| {
+        let program = w.rsplit('/').next().unwrap_or(w);
+        matches!(program, "gradle" | "gradlew" | "mvn" | "mvnw")
+    };
+    let Some(at) = words.iter().position(runner) else {
+        return false;
+    };
+    words[at + 1..]
+        .iter()
+        .take_while(|w| !matches!(**w, "&&" | "||" | "|" | ";"))
+        .filter(|w| !w.starts_with('-'))
+        .any(|w| {
+            let task = w.rsplit(':').next().unwrap_or(w);
+            ["compile", "test", "lint", "check"]
+                .iter()
+                .any(|verb| task.starts_with(verb))
+        })
+}
+
+/// Whether a cluster or hosting CLI runs a read-only verb (`kubectl -n shop get events`).
+fn inspect_verb(words: &[&str]) -> bool {
+    let Some((_, verbs)) = INSPECT_VERBS
+        .iter()
+        .find(|(program, _)| words.first() == Some(program))
+    else {
+        return false;
+    };
+    // Flags and the values of the flags that take one come before the verb.
+    let mut rest = words[1..].iter().copied().peekable();
+    let mut verb = Vec::new();
+    while let Some(w) = rest.next() {
+        if w.starts_with('-') {
+            let takes_value = !w.contains('=')
+                && matches!(
+                    w,
+                    "-n" | "--namespace" | "--context" | "--kubeconfig" | "-R" | "--repo"
+                );
+            if takes_value {
+                rest.next();
+            }
+            continue;
+        }
+        verb.push(w);
+        if verb.len() == 2 {
+            break;
+        }
+    }
+    verbs.iter().any(|v| {
+        let parts: Vec<&str> = v.split(' ').collect();
+        verb.len() >= parts.len() && verb[..parts.len()] == parts[..]
+    })
 }
 
 /// What a test, build or lint run prints when it failed, whatever its exit status was (a
@@ -628,6 +750,41 @@ mod tests {
         assert_eq!(classify("git commit -m 'x'"), CommandClass::Mutate);
         assert_eq!(classify("npm install left-pad"), CommandClass::Mutate);
         assert_eq!(classify("./deploy.sh"), CommandClass::Other);
+        // Linters by their own name, config tests, Gradle tasks that compile or test.
+        for check in [
+            "shellcheck scripts/backup-db.sh && echo clean",
+            "actionlint .github/workflows/ci.yml",
+            "pre-commit run --all-files",
+            "cd infra/modules/log_bucket && terraform init -backend=false && terraform validate",
+            "docker run --rm -v $PWD/nginx.conf:/etc/nginx/nginx.conf:ro nginx nginx -t",
+            "./gradlew compileKotlin",
+            "./gradlew :app:compileDebugKotlin -q",
+            "mvn -q test",
+        ] {
+            assert_eq!(classify(check), CommandClass::Check, "{check}");
+        }
+        // Read-only verbs, flags first or not; what changes a cluster is not one.
+        for look in [
+            "kubectl -n shop get events --field-selector reason=Unhealthy",
+            "kubectl diff -f deploy/checkout-api/deployment.yaml",
+            "kubectl --context prod describe pod api-0",
+            "gh pr view 812 --json title",
+            "docker images acme/ledger --format '{{.Tag}} {{.Size}}'",
+            "pip freeze | grep psycopg",
+            "helm status pg",
+        ] {
+            assert_eq!(classify(look), CommandClass::Inspect, "{look}");
+        }
+        for other in [
+            "kubectl apply -f deploy/x.yaml",
+            "kubectl -n shop delete pod api-0",
+            "gh pr merge 812",
+            "./gradlew assembleRelease",
+            "./gradlew publish --info",
+        ] {
+            assert_ne!(classify(other), CommandClass::Inspect, "{other}");
+            assert_ne!(classify(other), CommandClass::Check, "{other}");
+        }
     }
 
     #[test]
