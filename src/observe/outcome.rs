@@ -750,40 +750,52 @@ mod tests {
         assert_eq!(classify("git commit -m 'x'"), CommandClass::Mutate);
         assert_eq!(classify("npm install left-pad"), CommandClass::Mutate);
         assert_eq!(classify("./deploy.sh"), CommandClass::Other);
-        // Linters by their own name, config tests, Gradle tasks that compile or test.
-        for check in [
-            "shellcheck scripts/backup-db.sh && echo clean",
-            "actionlint .github/workflows/ci.yml",
-            "pre-commit run --all-files",
-            "cd infra/modules/log_bucket && terraform init -backend=false && terraform validate",
-            "docker run --rm -v $PWD/nginx.conf:/etc/nginx/nginx.conf:ro nginx nginx -t",
-            "./gradlew compileKotlin",
-            "./gradlew :app:compileDebugKotlin -q",
-            "mvn -q test",
+        use CommandClass::{Check, Inspect, Mutate, Other};
+        for (command, class) in [
+            // Linters by their own name, config tests, Gradle tasks that compile or test.
+            ("shellcheck scripts/backup-db.sh && echo clean", Check),
+            ("actionlint .github/workflows/ci.yml", Check),
+            ("pre-commit run --all-files", Check),
+            (
+                "cd infra/x && terraform init -backend=false && terraform validate",
+                Check,
+            ),
+            (
+                "docker run --rm -v $PWD/n.conf:/etc/nginx/nginx.conf:ro nginx nginx -t",
+                Check,
+            ),
+            ("./gradlew compileKotlin", Check),
+            ("./gradlew :app:compileDebugKotlin -q", Check),
+            ("mvn -q test", Check),
+            // A linter after a change of the file's mode: the mode is the outcome.
+            ("chmod +x scripts/x.sh && shellcheck scripts/x.sh", Mutate),
+            // Read-only verbs, flags first or not.
+            (
+                "kubectl -n shop get events --field-selector reason=Unhealthy",
+                Inspect,
+            ),
+            (
+                "kubectl diff -f deploy/checkout-api/deployment.yaml",
+                Inspect,
+            ),
+            ("kubectl --context prod describe pod api-0", Inspect),
+            ("gh pr view 812 --json title", Inspect),
+            (
+                "docker images acme/ledger --format '{{.Tag}} {{.Size}}'",
+                Inspect,
+            ),
+            ("pip freeze | grep psycopg", Inspect),
+            ("helm status pg", Inspect),
+            // What changes a cluster or a repository, builds an artefact, or renders a chart
+            // (whose output is often the finding) is neither.
+            ("kubectl apply -f deploy/x.yaml", Other),
+            ("kubectl -n shop delete pod api-0", Other),
+            ("gh pr merge 812", Other),
+            ("./gradlew assembleRelease", Other),
+            ("./gradlew publish --info", Other),
+            ("helm template pg deploy/helm/postgres", Other),
         ] {
-            assert_eq!(classify(check), CommandClass::Check, "{check}");
-        }
-        // Read-only verbs, flags first or not; what changes a cluster is not one.
-        for look in [
-            "kubectl -n shop get events --field-selector reason=Unhealthy",
-            "kubectl diff -f deploy/checkout-api/deployment.yaml",
-            "kubectl --context prod describe pod api-0",
-            "gh pr view 812 --json title",
-            "docker images acme/ledger --format '{{.Tag}} {{.Size}}'",
-            "pip freeze | grep psycopg",
-            "helm status pg",
-        ] {
-            assert_eq!(classify(look), CommandClass::Inspect, "{look}");
-        }
-        for other in [
-            "kubectl apply -f deploy/x.yaml",
-            "kubectl -n shop delete pod api-0",
-            "gh pr merge 812",
-            "./gradlew assembleRelease",
-            "./gradlew publish --info",
-        ] {
-            assert_ne!(classify(other), CommandClass::Inspect, "{other}");
-            assert_ne!(classify(other), CommandClass::Check, "{other}");
+            assert_eq!(classify(command), class, "{command}");
         }
     }
 
