@@ -188,6 +188,19 @@ fn fused_score(lexical: Option<usize>, semantic: Option<usize>, other_script: bo
     share(W.lexical_weight, lexical) + share(semantic_weight, semantic)
 }
 
+/// The least centred cosine of a semantic candidate. Every text has some nearest record; when
+/// no word of the query is in memory, meaning alone speaks for a record of the query's script
+/// (a typo'd identifier, an abbreviation the notes spell out), and it must speak clearly. A
+/// record in another script shares no word with the query by nature (a Chinese question asked
+/// of English notes), so the words' silence says nothing about it.
+fn floor(other_script: bool, query_knows_a_word: bool) -> f64 {
+    if other_script || query_knows_a_word {
+        W.min_similarity
+    } else {
+        W.min_similarity_alone
+    }
+}
+
 /// The lexical and the semantic ranking fused by reciprocal rank.
 fn hybrid(
     conn: &Connection,
@@ -243,15 +256,35 @@ fn hybrid(
             None,
         )?
         .into_iter()
-        // Every text has some nearest record; a query none of whose words memory holds is about
-        // something it has not seen, and its nearest records in its own script are noise. A
-        // record in another script shares no word with the query by nature (a Chinese question
-        // asked of English notes), so only the floor speaks for it.
-        .filter(|n| n.cjk != query_cjk || plan.knows_a_word())
-        .filter(|n| f64::from(n.score) >= W.min_similarity)
+        .filter(|n| f64::from(n.score) >= floor(n.cjk != query_cjk, plan.knows_a_word()))
         .collect(),
         None => Vec::new(),
     };
+    let mut rows: Vec<IndexRow> = lexical.iter().map(|h| h.row.clone()).collect();
+    for kind in &kinds {
+        let missing: Vec<i64> = semantic
+            .iter()
+            .filter(|s| s.kind == *kind && !rows.iter().any(|r| (r.kind, r.id) == (s.kind, s.id)))
+            .map(|s| s.id)
+            .collect();
+        rows.extend(rows_by_ids(conn, q, *kind, &missing)?);
+    }
+    crate::store::steps::mark("semantic candidates' rows");
+    // A prompt of a word or two ("Fix it.", "Implement that.") says nothing a meaning could
+    // match, and so lies near every query: it is found by its words or through its session.
+    let semantic: Vec<_> = semantic
+        .into_iter()
+        .filter(|n| {
+            n.kind != Kind::Prompt
+                || lexical
+                    .iter()
+                    .any(|h| (h.row.kind, h.row.id) == (n.kind, n.id))
+                || rows
+                    .iter()
+                    .find(|r| (r.kind, r.id) == (n.kind, n.id))
+                    .is_some_and(|r| query::analyse(&r.title).terms.len() >= 2)
+        })
+        .collect();
     let mut fused: Vec<(Kind, i64, f64)> = Vec::new();
     let mut add =
         |kind: Kind, id: i64, score: f64| match fused.iter_mut().find(|f| (f.0, f.1) == (kind, id))
@@ -274,16 +307,6 @@ fn hybrid(
         .iter()
         .map(|h| (h.row.kind, h.row.id, h.cover))
         .collect();
-    let mut rows: Vec<IndexRow> = lexical.into_iter().map(|h| h.row).collect();
-    for kind in &kinds {
-        let missing: Vec<i64> = semantic
-            .iter()
-            .filter(|s| s.kind == *kind && !rows.iter().any(|r| (r.kind, r.id) == (s.kind, s.id)))
-            .map(|s| s.id)
-            .collect();
-        rows.extend(rows_by_ids(conn, q, *kind, &missing)?);
-    }
-    crate::store::steps::mark("semantic candidates' rows");
     let mut hits: Vec<Hit> = fused
         .into_iter()
         .filter_map(|(kind, id, score)| {

@@ -36,10 +36,12 @@ pub(crate) struct Weights {
     /// Records whose centred cosine (`store::vectors::nearest`) is below this are no semantic
     /// candidates: every text has some nearest neighbour, and a query of unknown words must
     /// still find nothing. 0 is a record of average likeness to the query. It does not keep
-    /// every unrelated query out ("banana smoothie recipe" reaches 0.21 in the tuning store):
-    /// a query none of whose words memory holds gets no candidate in its own script at all
-    /// (`Plan::knows_a_word`).
+    /// every unrelated query out ("banana smoothie recipe" reaches 0.21 in the tuning store).
     pub min_similarity: f64,
+    /// The same for a query none of whose words any record holds (`Plan::knows_a_word`), for
+    /// records in its own script: on the demo, unrelated queries reach 0.21-0.23 there and a
+    /// misspelt identifier (`refresh_windw`) 0.26-0.33 on the records that name it.
+    pub min_similarity_alone: f64,
     /// Auto mode's details (`work`): how many of the ranking's first records, when of the best
     /// hit's session, come before its summary. The runner-up is there by its words and its
     /// session, the summary by its session alone (none was worse; 2 to 5 did the same).
@@ -59,6 +61,7 @@ pub(crate) const WEIGHTS: Weights = Weights {
     semantic_weight: 0.8,
     other_script_weight: 1.5,
     min_similarity: 0.2,
+    min_similarity_alone: 0.25,
     ranked_first: 2,
     few_words: 3,
 };

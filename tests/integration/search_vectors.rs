@@ -267,7 +267,7 @@ fn another_model_can_be_installed_from_a_directory_and_removed() {
 }
 
 #[test]
-fn words_memory_never_held_find_nothing_by_meaning_either() {
+fn meaning_alone_must_speak_clearly_and_short_prompts_say_nothing() {
     let env = Env::new();
     let demo = env.build_demo(Some(&env.root().join("cache")));
     let search = |args: &[&str]| {
@@ -277,14 +277,26 @@ fn words_memory_never_held_find_nothing_by_meaning_either() {
         String::from_utf8_lossy(&cmd.output().unwrap().stdout).into_owned()
     };
     assert!(search(&["model", "backfill"]).contains("embedded "));
-    // Every text has a nearest neighbour in meaning (in the demo's 75 records "banana smoothie
-    // recipe" is as near to one as the 0.2 floor lets in); a query none of whose words any
-    // record holds is about something memory has not seen, and gets nothing rather than that.
-    for nonsense in ["banana smoothie recipe", "xqzvbn plorf"] {
+    // Every text has a nearest neighbour in meaning: in the demo, "banana smoothie recipe" is
+    // as near to a record as the 0.2 floor lets in, and "OOM" (no record says it) nearest to
+    // the prompt "Implement that.", which says nothing and so lies near everything. A query none
+    // of whose words memory holds gets only what its meaning finds clearly, and a prompt of a
+    // word or two is never found by meaning alone.
+    for nonsense in ["banana smoothie recipe", "xqzvbn plorf", "OOM"] {
         let got = search(&["search", "--all-projects", nonsense]);
-        assert!(got.starts_with("Nothing"), "{nonsense}: {got}");
+        assert!(
+            got.starts_with("Nothing") && got.contains("(words and meaning)"),
+            "{nonsense}: {got}"
+        );
     }
-    // A query sharing a word with memory is still ranked by meaning as well as by its words.
+    // Meaning alone still finds what it finds clearly: a misspelt identifier no word matches
+    // finds the records that name it.
+    let got = search(&["search", "--all-projects", "refresh_windw"]);
+    assert!(got.contains("refresh_window"), "{got}");
+    // A query sharing a word with memory is ranked by meaning as well as by its words.
     let got = search(&["search", "--all-projects", "why do checkout requests hang"]);
-    assert!(got.contains("result(s)"), "{got}");
+    assert!(
+        got.contains("result(s)") && got.contains("(words and meaning)"),
+        "{got}"
+    );
 }
