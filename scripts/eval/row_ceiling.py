@@ -12,7 +12,7 @@ Prints, over the sets given:
   that cuts the turn's own text into one stretch can carry more;
 - oracle, either: per turn the better of that stretch and the rule row;
 - first sentence: the first row replaced by the last message's first sentence of 4+ words
-  (lead-ins like "Done —" dropped), cut at a clause to fit.
+  (lead-ins like "Done —" dropped), cut at a clause to fit; the rule row where there is none.
 
 Facts match as the evaluation matches them: whole words, any case, backticks ignored; a Han,
 kana or Hangul neighbour does not glue to a fact. Reads `--misses` output: run it on dev sets
@@ -120,7 +120,8 @@ def main():
         for name in sorted(os.listdir(fixture_dir)):
             if not name.endswith(".json"):
                 continue
-            turn = json.load(open(os.path.join(fixture_dir, name)))
+            with open(os.path.join(fixture_dir, name)) as f:
+                turn = json.load(f)
             required = turn.get("required_facts")
             titles = turns.get(name[:-5])
             if not required or not titles:

@@ -5,7 +5,7 @@
 //! from step 1, step 3 the details of ids chosen from step 2. What was disclosed is kept
 //! server-side behind an opaque cursor, so a caller cannot skip a step, select an id it was
 //! never shown, or change the query halfway. `mode: "auto"` runs the same steps in one call,
-//! with the shared ranking, and details the piece of work the best hit belongs to (`work`).
+//! with the shared ranking, and details the piece of work the best hit belongs to (`search::work`).
 
 pub mod cursors;
 
@@ -610,7 +610,7 @@ impl Engine {
             },
         )
         .map_err(retrieval)?;
-        // The details cover the piece of work the best hit belongs to (see `work`).
+        // The details cover the piece of work the best hit belongs to (see `search::work`).
         let asked = work::Asked::of(&options.query);
         let top = work::best(&hits, asked);
         let summary = closing_summary(conn, top).map_err(retrieval)?;

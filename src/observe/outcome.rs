@@ -149,10 +149,47 @@ pub(crate) fn command_key(command: &str) -> String {
 }
 
 const INSPECT: &[&str] = &[
-    "ls", "cat", "head", "tail", "less", "more", "find", "grep", "rg", "ag", "wc", "tree", "pwd",
-    "which", "whereis", "file", "stat", "du", "df", "echo", "printf", "env", "printenv", "whoami",
-    "date", "uname", "ps", "diff", "sed -n", "awk", "jq", "sort", "uniq", "cut", "nl", "realpath",
-    "readlink", "type", "id", "hostname",
+    "ls",
+    "cat",
+    "head",
+    "tail",
+    "less",
+    "more",
+    "find",
+    "grep",
+    "rg",
+    "ag",
+    "wc",
+    "tree",
+    "pwd",
+    "which",
+    "whereis",
+    "file",
+    "stat",
+    "du",
+    "df",
+    "echo",
+    "printf",
+    "env",
+    "printenv",
+    "whoami",
+    "date",
+    "uname",
+    "ps",
+    "diff",
+    "sed -n",
+    "awk",
+    "jq",
+    "sort",
+    "uniq",
+    "cut",
+    "nl",
+    "realpath",
+    "readlink",
+    "type",
+    "id",
+    "hostname",
+    "journalctl",
 ];
 const INSPECT_SUB: &[&str] = &[
     "git status",
@@ -176,7 +213,6 @@ const INSPECT_SUB: &[&str] = &[
     "git grep",
     "git describe",
     "go list",
-    "go env",
     "terraform show",
     "terraform output",
     "docker ps",
@@ -188,7 +224,6 @@ const INSPECT_SUB: &[&str] = &[
     "helm get",
     "helm show",
     "systemctl status",
-    "journalctl",
 ];
 /// Read-only verbs of cluster and hosting CLIs, which take flags before the verb
 /// (`kubectl -n shop get events`): the verb is their first word that is not a flag or a flag's
@@ -223,6 +258,7 @@ const INSPECT_VERBS: &[(&str, &[&str])] = &[
 ];
 /// Linters named by their own program: a check when the command runs one first (after a
 /// `chmod +x x.sh && shellcheck x.sh` the file's mode changed, and that is the outcome).
+/// `pre-commit` checks only as `pre-commit run`.
 const CHECK_PROGRAMS: &[&str] = &[
     "shellcheck",
     "actionlint",
@@ -230,7 +266,13 @@ const CHECK_PROGRAMS: &[&str] = &[
     "yamllint",
     "golangci-lint",
     "stylelint",
-    "pre-commit",
+    "pre-commit run",
+];
+/// Words of a command, after a check in its chain, that act on the world: the chain's outcome
+/// is the action (`terraform validate && terraform apply`, `nginx -t && systemctl reload
+/// nginx`), not the check before it.
+const ACTIONS: &[&str] = &[
+    "apply", "reload", "restart", "deploy", "push", "publish", "release", "install", "upgrade",
 ];
 const CHECK_WORDS: &[&str] = &[
     "test",
@@ -318,14 +360,14 @@ pub(crate) fn classify(command: &str) -> CommandClass {
     let words: Vec<&str> = lower.split_whitespace().collect();
     let first = words.first().copied().unwrap_or("");
     let two = subcommand(command);
-    let is_check = words.iter().any(|w| {
-        let w = w.trim_matches(|c: char| !c.is_ascii_alphanumeric() && c != '-');
-        CHECK_WORDS.contains(&w)
-    }) || CHECK_PROGRAMS.contains(&first)
-        || gradle_check(&words)
-        || words.windows(2).any(|w| w == ["nginx", "-t"]);
-    let is_check = is_check && !INSPECT_SUB.contains(&two.as_str());
-    if is_check && !matches!(first, "grep" | "rg" | "cat" | "echo" | "ls" | "find") {
+    let read_only_verb = INSPECT_SUB.contains(&two.as_str()) || inspect_verb(&words);
+    let is_check = CHECK_PROGRAMS.contains(&first)
+        || CHECK_PROGRAMS.contains(&two.as_str())
+        || checks_in_chain(&words);
+    if is_check
+        && !read_only_verb
+        && !matches!(first, "grep" | "rg" | "cat" | "echo" | "ls" | "find")
+    {
         return CommandClass::Check;
     }
     if MUTATE_SUB.contains(&two.as_str())
@@ -334,36 +376,94 @@ pub(crate) fn classify(command: &str) -> CommandClass {
     {
         return CommandClass::Mutate;
     }
-    if INSPECT_SUB.contains(&two.as_str())
-        || INSPECT.contains(&first)
-        || INSPECT.contains(&two.as_str())
-        || inspect_verb(&words)
-    {
+    let looks = read_only_verb || INSPECT.contains(&first) || INSPECT.contains(&two.as_str());
+    if looks && !writes(&words) {
         return CommandClass::Inspect;
     }
     CommandClass::Other
 }
 
-/// Whether a Gradle or Maven run is a check: a task that compiles, tests or lints
-/// (`./gradlew :app:compileDebugKotlin`, `testDebugUnitTest`, `lintRelease`).
-fn gradle_check(words: &[&str]) -> bool {
-    let runner = |w: &&str| {
-        let program = w.rsplit('/').next().unwrap_or(w);
-        matches!(program, "gradle" | "gradlew" | "mvn" | "mvnw")
+/// The commands of a chain (`a && b; c || d`), each as its words; a pipeline stays one.
+fn chain<'a>(words: &'a [&'a str]) -> impl Iterator<Item = &'a [&'a str]> {
+    words.split(|w| matches!(*w, "&&" | "||" | ";"))
+}
+
+/// Whether a command of the chain checks (tests, builds, lints: a check anywhere makes the
+/// chain one, `cargo build && cargo test`) and no command after it acts on the world.
+fn checks_in_chain(words: &[&str]) -> bool {
+    let checks = |command: &[&str]| {
+        command.iter().any(|w| {
+            let w = w.trim_matches(|c: char| !c.is_ascii_alphanumeric() && c != '-');
+            CHECK_WORDS.contains(&w)
+        }) || build_tool_check(command)
+            || command.windows(2).any(|w| w == ["nginx", "-t"])
     };
-    let Some(at) = words.iter().position(runner) else {
+    let commands: Vec<&[&str]> = chain(words).collect();
+    let Some(at) = commands.iter().position(|c| checks(c)) else {
         return false;
     };
-    words[at + 1..]
-        .iter()
-        .take_while(|w| !matches!(**w, "&&" | "||" | "|" | ";"))
-        .filter(|w| !w.starts_with('-'))
-        .any(|w| {
-            let task = w.rsplit(':').next().unwrap_or(w);
-            ["compile", "test", "lint", "check"]
-                .iter()
-                .any(|verb| task.starts_with(verb))
-        })
+    !commands[at + 1..].iter().any(|c| {
+        c.iter().any(|w| ACTIONS.contains(w)) || c.first().is_some_and(|w| MUTATE.contains(w))
+    })
+}
+
+/// Whether a look-around command also writes a file or feeds another command
+/// (`pip freeze > requirements.txt`, `kubectl get pods -o name | xargs kubectl delete`).
+fn writes(words: &[&str]) -> bool {
+    words.iter().enumerate().any(|(i, w)| {
+        let into = |target: Option<&&str>| target.is_some_and(|t| *t != "/dev/null");
+        match *w {
+            ">" | ">>" => into(words.get(i + 1)),
+            "xargs" | "tee" | "-w" => true,
+            w if w.starts_with('>') => w.trim_start_matches('>') != "/dev/null",
+            _ => false,
+        }
+    })
+}
+
+/// Whether a Gradle or Maven command is a check: it runs a task that compiles, tests, lints
+/// or checks (`./gradlew :app:compileDebugKotlin`, `testDebugUnitTest`, `lintRelease`).
+fn build_tool_check(command: &[&str]) -> bool {
+    let Some(program) = command.first().map(|w| w.rsplit('/').next().unwrap_or(w)) else {
+        return false;
+    };
+    if !matches!(program, "gradle" | "gradlew" | "mvn" | "mvnw") {
+        return false;
+    }
+    // Flags that take a value: the value is a task to leave out, a file or a module, never a
+    // task to run (`-x test`, `-f tests/pom.xml`, `-pl test-utils`).
+    const TAKES_VALUE: &[&str] = &[
+        "-x",
+        "--exclude-task",
+        "-f",
+        "--file",
+        "-pl",
+        "--projects",
+        "-p",
+        "--project-dir",
+        "-s",
+        "--settings",
+        "-b",
+        "--build-file",
+    ];
+    let mut args = command[1..].iter();
+    while let Some(w) = args.next() {
+        if TAKES_VALUE.contains(w) {
+            args.next();
+            continue;
+        }
+        if w.starts_with('-') || w.contains(['/', '.']) {
+            continue;
+        }
+        let task = w.rsplit(':').next().unwrap_or(w);
+        if ["compile", "test", "lint", "check"]
+            .iter()
+            .any(|verb| task.starts_with(verb))
+        {
+            return true;
+        }
+    }
+    false
 }
 
 /// Whether a cluster or hosting CLI runs a read-only verb (`kubectl -n shop get events`).
@@ -794,6 +894,23 @@ mod tests {
             ("./gradlew assembleRelease", Other),
             ("./gradlew publish --info", Other),
             ("helm template pg deploy/helm/postgres", Other),
+            // Review cases: a read-only verb is no check for a word in its arguments; a check
+            // followed by an action is the action; a look-around that writes is no look-around.
+            ("kubectl -n test get pods", Inspect),
+            ("gh pr list --label lint", Inspect),
+            ("journalctl -u api --since today", Inspect),
+            (
+                "./gradlew assembleDebug && ./gradlew testDebugUnitTest",
+                Check,
+            ),
+            ("mvn -f tests/pom.xml deploy", Other),
+            ("mvn -pl test-utils -am install", Other),
+            ("terraform validate && terraform apply -auto-approve", Other),
+            ("sudo nginx -t && sudo systemctl reload nginx", Other),
+            ("pre-commit install", Other),
+            ("pip freeze > requirements.txt", Other),
+            ("kubectl get pods -o name | xargs kubectl delete", Other),
+            ("ls src 2>/dev/null", Inspect),
         ] {
             assert_eq!(classify(command), class, "{command}");
         }

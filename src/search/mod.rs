@@ -1,9 +1,11 @@
 //! Search policy: how a query's words and meaning become one ranking. A query's terms are
 //! analysed here (`query`, `cjk_query`); the SQL that finds and scores candidates by their
 //! words stays in the store (`store::search`: filters, FTS5 windows, BM25 on one scale;
-//! `store::terms`: terms as FTS5 matches them; `store::rank`: the ranking functions), and so does the vector cache (`store::vectors`, `store::vector_cache`); here the
-//! two rankings are fused, a question is ranked for answers, and a hit brings its session's
-//! summary. Every weight tuned for this lives in `weights.rs`, with the reason for its value.
+//! `store::terms`: terms as FTS5 matches them; `store::rank`: the ranking functions), and so
+//! does the vector cache (`store::vectors`, `store::vector_cache`). Here the two rankings are
+//! fused, a question is ranked for answers, a hit brings its session's summary, and auto mode
+//! picks the piece of work it details (`work`). The weights tuned for this live in
+//! `weights.rs`, with the reason for each value.
 
 mod cjk_query;
 mod query;
@@ -138,7 +140,7 @@ fn with_session_summaries(mut hits: Vec<Hit>) -> Vec<Hit> {
 
 /// Whether a query is shaped as a question (asked by its form, not by what it is about): it
 /// ends with a question mark or opens with an interrogative or an auxiliary verb (or is a
-/// Chinese question, `cjk::asks_a_question`).
+/// Chinese question, `cjk_query::asks_a_question`).
 pub(crate) fn asks_a_question(text: &str) -> bool {
     const OPENERS: &[&str] = &[
         "why", "how", "what", "when", "where", "which", "who", "whose", "is", "are", "was", "were",

@@ -1,10 +1,10 @@
 //! What a search query asks for: its terms (`store::terms`, which FTS5 matches as quoted
-//! strings, so quotes, `*`, `-`, `NEAR`, `column:` and parentheses are only text). Words that carry no meaning in a memory
-//! query ("why did we …", "is there a …") are dropped unless nothing else is left; identifiers
-//! (`retry_after_ms`, `OrderService::cancel`, `src/api/upload.ts`, `E0502`) are kept whole, as
-//! one phrase of their parts in order, never split into independent words or dropped.
-//! Chinese, Japanese and Korean runs are asked for as the bigrams the index holds (`store::cjk`), without
-//! their filler words (`cjk_query`).
+//! strings, so quotes, `*`, `-`, `NEAR`, `column:` and parentheses are only text). Words that
+//! carry no meaning in a memory query ("why did we …", "is there a …") are dropped unless
+//! nothing else is left; identifiers (`retry_after_ms`, `OrderService::cancel`,
+//! `src/api/upload.ts`, `E0502`) are kept whole, as one phrase of their parts in order, never
+//! split into independent words or dropped. Chinese, Japanese and Korean runs are asked for as
+//! the bigrams the index holds (`store::cjk`), without their filler words (`cjk_query`).
 
 use crate::store::cjk;
 use crate::store::terms::{Term, Terms};

@@ -1,7 +1,7 @@
 //! Full-text search over observations, summaries and prompts (FTS5), with filters.
 //!
 //! One ranking on one scale: any record holding any of the query's terms is a candidate
-//! (`query` turns user text into quoted terms, never FTS5 syntax); every kind is scored by
+//! (`search::query` turns user text into quoted terms, never FTS5 syntax); every kind is scored by
 //! BM25 with each term's rarity counted over all three tables, and records holding all (or
 //! the rare) terms get a strong boost, never a filter. Only a last word typed to the end of the
 //! query, with no exact match anywhere, is searched as a prefix.
