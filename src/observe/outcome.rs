@@ -414,7 +414,7 @@ fn writes(words: &[&str]) -> bool {
         let into = |target: Option<&&str>| target.is_some_and(|t| *t != "/dev/null");
         match *w {
             ">" | ">>" => into(words.get(i + 1)),
-            "xargs" | "tee" | "-w" => true,
+            "xargs" | "tee" => true,
             w if w.starts_with('>') => w.trim_start_matches('>') != "/dev/null",
             _ => false,
         }
@@ -430,8 +430,8 @@ fn build_tool_check(command: &[&str]) -> bool {
     if !matches!(program, "gradle" | "gradlew" | "mvn" | "mvnw") {
         return false;
     }
-    // Flags that take a value: the value is a task to leave out, a file or a module, never a
-    // task to run (`-x test`, `-f tests/pom.xml`, `-pl test-utils`).
+    // The value of these flags is a task to leave out, a file or a module, never a task to run
+    // (`-x test`, `-f tests/pom.xml`, `-pl test-utils`).
     const TAKES_VALUE: &[&str] = &[
         "-x",
         "--exclude-task",
@@ -446,24 +446,31 @@ fn build_tool_check(command: &[&str]) -> bool {
         "-b",
         "--build-file",
     ];
-    let mut args = command[1..].iter();
-    while let Some(w) = args.next() {
-        if TAKES_VALUE.contains(w) {
-            args.next();
-            continue;
+    operands(&command[1..], TAKES_VALUE)
+        .filter(|w| !w.contains(['/', '.']))
+        .any(|w| {
+            let task = w.rsplit(':').next().unwrap_or(w);
+            ["compile", "test", "lint", "check"]
+                .iter()
+                .any(|verb| task.starts_with(verb))
+        })
+}
+
+/// A command's arguments without its flags, and without the values of the flags in
+/// `takes_value` (`-n shop`; `--namespace=shop` is one word).
+fn operands<'a>(args: &'a [&'a str], takes_value: &'a [&str]) -> impl Iterator<Item = &'a str> {
+    let mut args = args.iter().copied();
+    std::iter::from_fn(move || {
+        while let Some(w) = args.next() {
+            if !w.starts_with('-') {
+                return Some(w);
+            }
+            if takes_value.contains(&w) {
+                args.next();
+            }
         }
-        if w.starts_with('-') || w.contains(['/', '.']) {
-            continue;
-        }
-        let task = w.rsplit(':').next().unwrap_or(w);
-        if ["compile", "test", "lint", "check"]
-            .iter()
-            .any(|verb| task.starts_with(verb))
-        {
-            return true;
-        }
-    }
-    false
+        None
+    })
 }
 
 /// Whether a cluster or hosting CLI runs a read-only verb (`kubectl -n shop get events`).
@@ -474,26 +481,17 @@ fn inspect_verb(words: &[&str]) -> bool {
     else {
         return false;
     };
-    // Flags and the values of the flags that take one come before the verb.
-    let mut rest = words[1..].iter().copied().peekable();
-    let mut verb = Vec::new();
-    while let Some(w) = rest.next() {
-        if w.starts_with('-') {
-            let takes_value = !w.contains('=')
-                && matches!(
-                    w,
-                    "-n" | "--namespace" | "--context" | "--kubeconfig" | "-R" | "--repo"
-                );
-            if takes_value {
-                rest.next();
-            }
-            continue;
-        }
-        verb.push(w);
-        if verb.len() == 2 {
-            break;
-        }
-    }
+    // Flags, and the values of those that take one, come before the verb (the command is
+    // lower-cased: gh's `-R` is `-r` here).
+    const TAKES_VALUE: &[&str] = &[
+        "-n",
+        "--namespace",
+        "--context",
+        "--kubeconfig",
+        "-r",
+        "--repo",
+    ];
+    let verb: Vec<&str> = operands(&words[1..], TAKES_VALUE).take(2).collect();
     verbs.iter().any(|v| {
         let parts: Vec<&str> = v.split(' ').collect();
         verb.len() >= parts.len() && verb[..parts.len()] == parts[..]
@@ -880,6 +878,7 @@ mod tests {
             ),
             ("kubectl --context prod describe pod api-0", Inspect),
             ("gh pr view 812 --json title", Inspect),
+            ("gh -R acme/shop pr view 812", Inspect),
             (
                 "docker images acme/ledger --format '{{.Tag}} {{.Size}}'",
                 Inspect,
@@ -911,6 +910,8 @@ mod tests {
             ("pip freeze > requirements.txt", Other),
             ("kubectl get pods -o name | xargs kubectl delete", Other),
             ("ls src 2>/dev/null", Inspect),
+            ("grep -w pool src/db.rs", Inspect),
+            ("wc -w README.md", Inspect),
         ] {
             assert_eq!(classify(command), class, "{command}");
         }
