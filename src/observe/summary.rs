@@ -217,9 +217,13 @@ fn unsaid(parts: Vec<String>, said: &[&str]) -> Vec<String> {
 }
 
 /// Whether `text` holds `part` as whole words: `timeout is 30` is not in `timeout is 300`,
-/// `v2` not in `v21` or `v2.1`.
+/// `v2` not in `v21` or `v2.1`. Chinese and Japanese have no spaces between words, so a Han,
+/// kana or Hangul neighbour bounds a word (`连接池调到 20` is in `把连接池调到 20。`), as the
+/// observer evaluation counts it.
 fn holds_whole(text: &str, part: &str) -> bool {
-    let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    let word = |c: Option<char>| {
+        c.is_some_and(|c| (c.is_alphanumeric() || c == '_') && !crate::text::is_cjk(c))
+    };
     text.match_indices(part).any(|(at, _)| {
         let before = text[..at].chars().next_back();
         let rest = &text[at + part.len()..];
@@ -476,6 +480,12 @@ mod tests {
         assert!(!holds_whole("Use v21 now", "Use v2"));
         assert!(!holds_whole("TTL is 60.5 s", "TTL is 60"));
         assert!(holds_whole("连接池调到 20。", "连接池调到 20"));
+        assert!(holds_whole("先把连接池调到 20。", "连接池调到 20"));
+        assert!(holds_whole(
+            "把𠮷野家的 POOL_SIZE 调到 20",
+            "𠮷野家的 POOL_SIZE"
+        ));
+        assert!(!holds_whole("把 POOL_SIZES 调到 20", "POOL_SIZE"));
     }
 
     #[test]
