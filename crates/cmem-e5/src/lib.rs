@@ -9,9 +9,9 @@
 //! weighted by their lengths, L2-normalised. It matches the package's own engine at cosine
 //! ≥ 0.9999 on the texts of tests/fixtures/e5/golden.json.
 //!
-//! The encoder's weights stay 4-bit in memory (21 MB). A short text (a query) is multiplied in
-//! integers as the engine does (int8 activations; AVX-512 VNNI or AVX2 where the CPU has
-//! them, `quant.rs`): about 10 ms on one core. A longer one reuses each weight over enough
+//! The encoder's weights stay 4-bit in memory (16 MB). A short text (a query) is multiplied in
+//! integers as the engine does (int8 activations; AVX-512 VNNI, AVX-VNNI or AVX2 where the
+//! CPU has them, `quant.rs`): about 10 ms on one core. A longer one reuses each weight over enough
 //! tokens that f32 products over weights widened a panel at a time are as fast: a 60-word
 //! record takes about 75 ms, so cmem embeds records in the background (`cmem model
 //! backfill`), never while a search or a hook waits.

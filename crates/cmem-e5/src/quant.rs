@@ -1,14 +1,14 @@
 //! The encoder's matrix products over weights kept as the file's 4-bit `Q4_0` blocks (32
-//! weights, one scale; 21 MB where f32 would be 85 MB).
+//! weights, one scale; the encoder's 21 M weights take 16 MB so, 85 MB widened to f32).
 //!
 //! A query is a handful of tokens, so its products are a few rows against weights read once:
 //! they are computed in integers, as the model's own engine does — each row of activations
 //! rounded to int8 blocks of 32 with a scale of their own (`Q8_0`), per block pair a sum of 32
-//! small integer products (one AVX2 `maddubs` where f32 does 8) times the two scales. The
-//! query's embedding is most of a hybrid search's time (issue 28). A passage of a hundred
-//! tokens and more reuses every weight enough times that widening a panel of weights to f32
-//! and multiplying in f32 (matrixmultiply's kernel) is faster; both agree with the engine's
-//! vectors (tests/fixtures/e5/golden.json).
+//! small integer products (one VNNI `vpdpbusd` or AVX2 `maddubs` where f32 does 8) times the
+//! two scales. The query's embedding is most of a hybrid search's time (issue 28). A text of
+//! more than 32 tokens (a record's passage) reuses every weight enough times that widening a
+//! panel of weights to f32 and multiplying in f32 (matrixmultiply's kernel) is as fast; both
+//! agree with the engine's vectors (tests/fixtures/e5/golden.json).
 
 /// A weight matrix of `rows` rows of `inputs` weights, as `Q4_0` blocks: per block an f32
 /// scale and 16 bytes whose low nibbles are weights 0–15 and high nibbles 16–31, each
@@ -78,12 +78,13 @@ impl Q8Rows {
             let scale = max / 127.0;
             let inverse = if scale > 0.0 { 1.0 / scale } else { 0.0 };
             self.scales.push(scale);
-            // Half away from zero, as `round` does, without its library call: the cast
-            // truncates, and |v · inverse| ≤ 127 keeps the sum in range.
+            // Half away from zero, as `round` does, without its library call (the cast
+            // truncates). Clamped: a block of subnormal numbers has an infinite inverse, and
+            // −128 would break AVX2's sign trick; NaN casts to 0.
             self.values.extend(
                 block
                     .iter()
-                    .map(|v| (v * inverse + 0.5f32.copysign(*v)) as i8),
+                    .map(|v| (v * inverse + 0.5f32.copysign(*v)).clamp(-127.0, 127.0) as i8),
             );
         }
     }
@@ -94,9 +95,9 @@ impl Q8Rows {
 pub(crate) struct Work {
     rounded: Q8Rows,
     panel: Vec<f32>,
-    /// The rounded rows' sums and scales laid out for AVX-512 lanes.
+    /// The rounded rows laid out for the VNNI kernels.
     #[cfg(target_arch = "x86_64")]
-    lanes: avx512::Lanes,
+    lanes: vnni::Lanes,
 }
 
 /// Up to this many rows the product is computed in integers; more rows share each weight
@@ -118,33 +119,36 @@ pub(crate) fn product(
     out: &mut Vec<f32>,
     work: &mut Work,
 ) {
-    debug_assert_eq!(x.len(), rows * w.inputs);
-    debug_assert_eq!(bias.len(), w.rows);
+    // Cheap next to the product, and the SIMD kernels' loads rely on them.
+    assert_eq!(x.len(), rows * w.inputs, "activations of the wrong size");
+    assert_eq!(bias.len(), w.rows, "bias of the wrong size");
     out.clear();
     out.resize(rows * w.rows, 0.0);
     if rows > INTEGER_ROWS {
         widened_product(w, x, rows, out, &mut work.panel);
     } else {
         work.rounded.quantize(x);
-        #[cfg(target_arch = "x86_64")]
-        if avx512::usable(w) {
-            // SAFETY: `usable` checked the CPU's features and the matrix's block count.
-            unsafe { avx512::product(w, &work.rounded, rows, out, &mut work.lanes) };
-            add_bias(out, bias);
-            return;
-        }
-        integer_product(w, &work.rounded, rows, out);
+        integer_product(w, rows, out, work);
     }
     add_bias(out, bias);
 }
 
-fn integer_product(w: &Q4Matrix, x: &Q8Rows, rows: usize, out: &mut [f32]) {
+/// The integer product of `w` and `work.rounded`, with the widest instructions the CPU has.
+fn integer_product(w: &Q4Matrix, rows: usize, out: &mut [f32], work: &mut Work) {
+    let x = &work.rounded;
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
-        // SAFETY: the CPU has AVX2 and FMA (checked just above); the sizes were checked
-        // when the matrix and the rows were made.
-        unsafe { avx2::product(w, x, rows, out) };
-        return;
+    {
+        if let Some(kernel) = vnni::kernel(w) {
+            vnni::product(kernel, w, x, rows, out, &mut work.lanes);
+            return;
+        }
+        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+        {
+            // SAFETY: the CPU has AVX2 and FMA (checked just above); the kernel indexes `x`
+            // and `out` with checked slices.
+            unsafe { avx2::product(w, x, rows, out) };
+            return;
+        }
     }
     portable_product(w, x, rows, out);
 }
@@ -256,7 +260,8 @@ mod avx2 {
         _mm_cvtss_f32(one)
     }
 
-    /// The most blocks a weight row has here (1536 inputs).
+    /// Blocks in a weight row at most (2,048 inputs; the model's widest is 1,536); wider rows
+    /// take the portable product.
     const MAX_BLOCKS: usize = 64;
 
     /// # Safety
@@ -313,41 +318,60 @@ mod avx2 {
     }
 }
 
-/// The integer product with AVX-512's `vpdpbusd` (VNNI): 64 products and their sums into
-/// 16 lanes in one instruction, two blocks at a time. It multiplies unsigned by signed bytes
-/// and AVX-512 has no byte sign instruction, so the activations go in shifted by 128 (their
-/// bytes' top bit flipped) and each block's sum starts at −128 × the sum of its weights.
+/// The integer product with VNNI's `vpdpbusd`: 4 byte products and their sum into each 32-bit
+/// lane, 64 products an instruction with AVX-512 (two blocks at a time), 32 with AVX-VNNI
+/// (Intel's client CPUs without AVX-512). It multiplies unsigned by signed bytes, and there is
+/// no byte sign instruction for AVX-512, so the activations go in shifted by 128 (their bytes'
+/// top bit flipped) and each block's sum starts at −128 × the sum of its weights.
 #[cfg(target_arch = "x86_64")]
-mod avx512 {
+mod vnni {
     use super::{BLOCK, Q4Matrix, Q8Rows};
     use std::arch::x86_64::*;
 
     const TOKENS: usize = 4;
-    /// Pairs of blocks in a weight row here (1536 inputs) at most.
-    const MAX_PAIRS: usize = 32;
+    /// Blocks in a weight row at most (2,048 inputs; the model's widest is 1,536).
+    const MAX_BLOCKS: usize = 64;
 
-    /// The rounded rows as unsigned bytes (x + 128), and each block's scale in the 8 lanes
-    /// its sums land in.
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    pub(super) enum Kernel {
+        Avx512,
+        AvxVnni,
+    }
+
+    /// The rounded rows as unsigned bytes (x + 128), and each block's scale repeated in the 8
+    /// lanes its sums land in.
     #[derive(Default)]
     pub(super) struct Lanes {
         shifted: Vec<u8>,
         scales: Vec<f32>,
     }
 
-    pub(super) fn usable(w: &Q4Matrix) -> bool {
-        let pairs = w.inputs / BLOCK / 2;
-        w.inputs.is_multiple_of(2 * BLOCK)
-            && pairs <= MAX_PAIRS
-            && std::arch::is_x86_feature_detected!("avx512f")
+    /// The VNNI kernel this CPU runs for `w`, if any.
+    pub(super) fn kernel(w: &Q4Matrix) -> Option<Kernel> {
+        let blocks = w.inputs / BLOCK;
+        if blocks > MAX_BLOCKS {
+            return None;
+        }
+        let avx512 = std::arch::is_x86_feature_detected!("avx512f")
             && std::arch::is_x86_feature_detected!("avx512bw")
             && std::arch::is_x86_feature_detected!("avx512dq")
-            && std::arch::is_x86_feature_detected!("avx512vnni")
+            && std::arch::is_x86_feature_detected!("avx512vnni");
+        let avx_vnni = std::arch::is_x86_feature_detected!("avxvnni")
+            && std::arch::is_x86_feature_detected!("avx2")
+            && std::arch::is_x86_feature_detected!("fma");
+        if avx512 && blocks.is_multiple_of(2) {
+            Some(Kernel::Avx512)
+        } else if avx_vnni {
+            Some(Kernel::AvxVnni)
+        } else {
+            None
+        }
     }
 
-    /// # Safety
-    /// `usable(w)` must hold; `x` holds `rows × w.inputs` values and `out` `rows × w.rows`.
-    #[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vnni,avx2")]
-    pub(super) unsafe fn product(
+    /// `out = x · Wᵀ` with `kernel`, which must be one `kernel()` returned for a matrix of
+    /// `w`'s width.
+    pub(super) fn product(
+        kernel: Kernel,
         w: &Q4Matrix,
         x: &Q8Rows,
         rows: usize,
@@ -355,7 +379,14 @@ mod avx512 {
         lanes: &mut Lanes,
     ) {
         let blocks = w.inputs / BLOCK;
-        let pairs = blocks / 2;
+        // The kernels read with unchecked loads: the sizes are checked here.
+        assert!(
+            x.values.len() == rows * w.inputs
+                && x.scales.len() == rows * blocks
+                && out.len() == rows * w.rows
+                && blocks <= MAX_BLOCKS,
+            "integer product of mismatched sizes"
+        );
         lanes.shifted.clear();
         lanes
             .shifted
@@ -364,8 +395,36 @@ mod avx512 {
         for scale in &x.scales {
             lanes.scales.extend([*scale; 8]);
         }
-        // SAFETY (both loads): 64 bytes at block 2p of token i, inside the buffers
-        // (`rows × blocks` blocks of 32 values, 8 lanes each).
+        match kernel {
+            // SAFETY: `kernel()` checked the CPU's features (and an even block count for
+            // AVX-512); the sizes were checked above.
+            Kernel::Avx512 => unsafe { product_512(w, lanes, rows, out) },
+            Kernel::AvxVnni => unsafe { product_256(w, lanes, rows, out) },
+        }
+    }
+
+    /// The 32 weights of block `k` as signed bytes, in order.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn weights(w: &Q4Matrix, k: usize) -> __m256i {
+        // SAFETY: 16 readable bytes; loadu has no alignment requirement.
+        let packed = unsafe { _mm_loadu_si128(w.nibbles[k].as_ptr().cast()) };
+        let both = _mm256_set_m128i(_mm_srli_epi16(packed, 4), packed);
+        _mm256_sub_epi8(
+            _mm256_and_si256(both, _mm256_set1_epi8(0x0f)),
+            _mm256_set1_epi8(8),
+        )
+    }
+
+    /// # Safety
+    /// AVX-512 F, BW, DQ and VNNI; an even block count ≤ `MAX_BLOCKS`; `lanes` holds
+    /// `rows` rows of `w.inputs` values and `out` `rows × w.rows` numbers.
+    #[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vnni,avx2")]
+    unsafe fn product_512(w: &Q4Matrix, lanes: &Lanes, rows: usize, out: &mut [f32]) {
+        let blocks = w.inputs / BLOCK;
+        let pairs = blocks / 2;
+        // SAFETY (both loads): 64 bytes at block 2p of token i, inside the buffers (`rows ×
+        // blocks` blocks of 32 values, 8 lanes each).
         let load_x = |i: usize, p: usize| unsafe {
             _mm512_loadu_si512(
                 lanes
@@ -378,21 +437,18 @@ mod avx512 {
         let load_scale = |i: usize, p: usize| unsafe {
             _mm512_loadu_ps(lanes.scales.as_ptr().add((i * blocks + 2 * p) * 8))
         };
-        let mut weights = [_mm512_setzero_si512(); MAX_PAIRS];
-        let mut starts = [_mm512_setzero_si512(); MAX_PAIRS];
-        let mut w_scales = [_mm512_setzero_ps(); MAX_PAIRS];
-        let (low, eight) = (_mm256_set1_epi8(0x0f), _mm256_set1_epi8(8));
+        let mut weights = [_mm512_setzero_si512(); MAX_BLOCKS / 2];
+        let mut starts = [_mm512_setzero_si512(); MAX_BLOCKS / 2];
+        let mut w_scales = [_mm512_setzero_ps(); MAX_BLOCKS / 2];
         for j in 0..w.rows {
             for p in 0..pairs {
                 let b = j * blocks + 2 * p;
-                let unpack = |k: usize| {
-                    // SAFETY: 16 readable bytes.
-                    let packed = unsafe { _mm_loadu_si128(w.nibbles[k].as_ptr().cast()) };
-                    let both = _mm256_set_m128i(_mm_srli_epi16(packed, 4), packed);
-                    _mm256_sub_epi8(_mm256_and_si256(both, low), eight)
-                };
-                weights[p] =
-                    _mm512_inserti64x4(_mm512_castsi256_si512(unpack(b)), unpack(b + 1), 1);
+                weights[p] = _mm512_inserti64x4(
+                    _mm512_castsi256_si512(self::weights(w, b)),
+                    self::weights(w, b + 1),
+                    1,
+                );
+                // Lanes 0–7 sum block b's bytes, lanes 8–15 block b + 1's.
                 starts[p] = _mm512_maskz_set1_epi32(0x0001, -128 * w.sums[b]);
                 starts[p] = _mm512_mask_set1_epi32(starts[p], 0x0100, -128 * w.sums[b + 1]);
                 w_scales[p] = _mm512_insertf32x8(
@@ -402,28 +458,70 @@ mod avx512 {
                 );
             }
             let mut i = 0;
-            while i + TOKENS <= rows {
+            while i < rows {
+                let take = if rows - i >= TOKENS { TOKENS } else { 1 };
                 let mut sums = [_mm512_setzero_ps(); TOKENS];
                 for p in 0..pairs {
-                    for (t, sum) in sums.iter_mut().enumerate() {
+                    for (t, sum) in sums.iter_mut().enumerate().take(take) {
                         let dots = _mm512_dpbusd_epi32(starts[p], load_x(i + t, p), weights[p]);
                         let scale = _mm512_mul_ps(w_scales[p], load_scale(i + t, p));
                         *sum = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dots), scale, *sum);
                     }
                 }
-                for (t, sum) in sums.iter().enumerate() {
+                for (t, sum) in sums.iter().enumerate().take(take) {
                     out[(i + t) * w.rows + j] = _mm512_reduce_add_ps(*sum);
                 }
-                i += TOKENS;
+                i += take;
             }
-            for i in i..rows {
-                let mut sum = _mm512_setzero_ps();
-                for p in 0..pairs {
-                    let dots = _mm512_dpbusd_epi32(starts[p], load_x(i, p), weights[p]);
-                    let scale = _mm512_mul_ps(w_scales[p], load_scale(i, p));
-                    sum = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dots), scale, sum);
+        }
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    fn horizontal_sum(v: __m256) -> f32 {
+        let four = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+        let two = _mm_add_ps(four, _mm_movehl_ps(four, four));
+        _mm_cvtss_f32(_mm_add_ss(two, _mm_shuffle_ps(two, two, 1)))
+    }
+
+    /// # Safety
+    /// AVX-VNNI, AVX2 and FMA; a block count ≤ `MAX_BLOCKS`; `lanes` holds `rows` rows of
+    /// `w.inputs` values and `out` `rows × w.rows` numbers.
+    #[target_feature(enable = "avxvnni,avx2,fma")]
+    unsafe fn product_256(w: &Q4Matrix, lanes: &Lanes, rows: usize, out: &mut [f32]) {
+        let blocks = w.inputs / BLOCK;
+        // SAFETY (both loads): 32 bytes / 8 lanes at block b of token i, inside the buffers.
+        let load_x = |i: usize, b: usize| unsafe {
+            _mm256_loadu_si256(lanes.shifted.as_ptr().add((i * blocks + b) * BLOCK).cast())
+        };
+        let load_scale = |i: usize, b: usize| unsafe {
+            _mm256_loadu_ps(lanes.scales.as_ptr().add((i * blocks + b) * 8))
+        };
+        let mut weights = [_mm256_setzero_si256(); MAX_BLOCKS];
+        let mut starts = [_mm256_setzero_si256(); MAX_BLOCKS];
+        let mut w_scales = [_mm256_setzero_ps(); MAX_BLOCKS];
+        for j in 0..w.rows {
+            for b in 0..blocks {
+                let k = j * blocks + b;
+                weights[b] = self::weights(w, k);
+                starts[b] = _mm256_setr_epi32(-128 * w.sums[k], 0, 0, 0, 0, 0, 0, 0);
+                w_scales[b] = _mm256_set1_ps(w.scales[k]);
+            }
+            let mut i = 0;
+            while i < rows {
+                let take = if rows - i >= TOKENS { TOKENS } else { 1 };
+                let mut sums = [_mm256_setzero_ps(); TOKENS];
+                for b in 0..blocks {
+                    for (t, sum) in sums.iter_mut().enumerate().take(take) {
+                        let dots = _mm256_dpbusd_avx_epi32(starts[b], load_x(i + t, b), weights[b]);
+                        let scale = _mm256_mul_ps(w_scales[b], load_scale(i + t, b));
+                        *sum = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dots), scale, *sum);
+                    }
                 }
-                out[i * w.rows + j] = _mm512_reduce_add_ps(sum);
+                for (t, sum) in sums.iter().enumerate().take(take) {
+                    out[(i + t) * w.rows + j] = horizontal_sum(*sum);
+                }
+                i += take;
             }
         }
     }
@@ -433,7 +531,18 @@ mod avx512 {
 mod tests {
     use super::*;
 
-    /// A deterministic matrix of `rows × inputs` weights and its blocks.
+    /// Scales of weight blocks (f16 bits: 0.1, 0.2, 0.05, 0.25, 0.0625, 0.5), so that a
+    /// kernel applying one block's scale to another's products is caught.
+    const SCALES: [[u8; 2]; 6] = [
+        [0x66, 0x2e],
+        [0x66, 0x32],
+        [0x66, 0x2a],
+        [0x00, 0x34],
+        [0x00, 0x2c],
+        [0x00, 0x38],
+    ];
+
+    /// A deterministic matrix of `rows × inputs` weights and its weights widened to f32.
     fn matrix(rows: usize, inputs: usize, seed: u32) -> (Q4Matrix, Vec<f32>) {
         let mut state = seed;
         let mut next = || {
@@ -441,8 +550,8 @@ mod tests {
             (state >> 24) as u8
         };
         let mut bytes = Vec::new();
-        for _ in 0..rows * inputs / BLOCK {
-            bytes.extend_from_slice(&[0x66, 0x2e]); // f16 0.1
+        for b in 0..rows * inputs / BLOCK {
+            bytes.extend_from_slice(&SCALES[(b * 5 + seed as usize) % SCALES.len()]);
             bytes.extend((0..16).map(|_| next()));
         }
         let mut wide = Vec::new();
@@ -450,66 +559,121 @@ mod tests {
         (Q4Matrix::from_blocks(&bytes, rows, inputs).unwrap(), wide)
     }
 
+    /// Activations whose blocks differ in size by up to 5 times, as a layer's do.
     fn activations(rows: usize, inputs: usize) -> Vec<f32> {
         (0..rows * inputs)
-            .map(|k| ((k * 37 % 101) as f32 - 50.0) / 17.0)
+            .map(|k| ((k * 37 % 101) as f32 - 50.0) / 17.0 * (1 + (k / BLOCK) % 5) as f32)
             .collect()
     }
 
-    #[test]
-    fn both_products_are_the_f32_product_within_rounding() {
-        // 7 rows go through integers, 40 through widened panels (two of them for 70 outputs).
-        for (rows, inputs, outputs) in [(7, 96, 5), (40, 64, 70)] {
-            check_against_f32(rows, inputs, outputs);
-        }
+    fn exact(x: &[f32], wide: &[f32], inputs: usize, i: usize, j: usize) -> f32 {
+        (0..inputs)
+            .map(|k| x[i * inputs + k] * wide[j * inputs + k])
+            .sum()
     }
 
-    fn check_against_f32(rows: usize, inputs: usize, outputs: usize) {
-        let (w, wide) = matrix(outputs, inputs, 7);
-        let x = activations(rows, inputs);
-        let bias: Vec<f32> = (0..outputs).map(|j| j as f32).collect();
-        let mut out = Vec::new();
-        product(&w, &x, rows, &bias, &mut out, &mut Work::default());
-        for i in 0..rows {
-            for j in 0..outputs {
-                let exact: f32 = (0..inputs)
-                    .map(|k| x[i * inputs + k] * wide[j * inputs + k])
-                    .sum::<f32>()
-                    + bias[j];
-                let got = out[i * outputs + j];
-                // int8 rounding of activations: at most half a step (max/254) per value.
-                assert!(
-                    (got - exact).abs() < 0.05 * (1.0 + exact.abs()),
-                    "{got} vs {exact}"
-                );
+    #[test]
+    fn products_are_the_f32_product_within_rounding() {
+        // Integers: 7 rows of 3 blocks (odd: no AVX-512 pairs), 9 of 4 (two groups of four
+        // tokens and one left over), 32 (the most); f32 panels: 33 rows, 40 rows of 70
+        // outputs (two panels); and a row wider than the SIMD kernels take (66 blocks).
+        for (rows, inputs, outputs) in [
+            (7, 96, 5),
+            (9, 128, 6),
+            (32, 64, 3),
+            (33, 64, 3),
+            (40, 64, 70),
+            (2, 66 * BLOCK, 3),
+        ] {
+            let (w, wide) = matrix(outputs, inputs, 7);
+            let x = activations(rows, inputs);
+            let bias: Vec<f32> = (0..outputs).map(|j| j as f32).collect();
+            let mut out = Vec::new();
+            product(&w, &x, rows, &bias, &mut out, &mut Work::default());
+            for i in 0..rows {
+                for j in 0..outputs {
+                    let want = exact(&x, &wide, inputs, i, j) + bias[j];
+                    let got = out[i * outputs + j];
+                    // Rounding to int8 moves an activation by at most half a step, its
+                    // block's largest magnitude / 254: the product by at most that times |w|.
+                    let bound: f32 = (0..inputs)
+                        .map(|k| {
+                            let block = &x[i * inputs + k / BLOCK * BLOCK..][..BLOCK];
+                            let max = block.iter().fold(0.0f32, |m, v| m.max(v.abs()));
+                            wide[j * inputs + k].abs() * max / 254.0
+                        })
+                        .sum();
+                    assert!(
+                        (got - want).abs() <= bound * 1.01 + 1e-3,
+                        "{rows}×{inputs}: {got} vs {want} (bound {bound})"
+                    );
+                }
             }
         }
     }
 
-    #[test]
-    fn the_fast_product_equals_the_portable_one() {
-        // 9 rows: two full groups of four tokens and one left over.
-        let (rows, inputs, outputs) = (9, 128, 6);
+    /// Each integer kernel this CPU has against the portable one, on the same rounded rows.
+    fn every_kernel_agrees(rows: usize, inputs: usize, x: &[f32]) -> usize {
+        let outputs = 6;
         let (w, _) = matrix(outputs, inputs, 11);
         let mut q = Q8Rows::default();
-        q.quantize(&activations(rows, inputs));
-        let mut fast = vec![0.0; rows * outputs];
-        integer_product(&w, &q, rows, &mut fast);
-        #[cfg(target_arch = "x86_64")]
-        if avx512::usable(&w) {
-            let mut widest = vec![0.0; rows * outputs];
-            let mut lanes = avx512::Lanes::default();
-            // SAFETY: usable() holds.
-            unsafe { avx512::product(&w, &q, rows, &mut widest, &mut lanes) };
-            for (a, b) in widest.iter().zip(&fast) {
-                assert!((a - b).abs() <= 1e-4 * (1.0 + b.abs()), "{a} vs {b}");
-            }
-        }
+        q.quantize(x);
         let mut portable = vec![0.0; rows * outputs];
         portable_product(&w, &q, rows, &mut portable);
-        for (a, b) in fast.iter().zip(&portable) {
-            assert!((a - b).abs() <= 1e-4 * (1.0 + b.abs()), "{a} vs {b}");
+        let same = |got: &[f32], name: &str| {
+            for (a, b) in got.iter().zip(&portable) {
+                assert!(
+                    (a - b).abs() <= 1e-4 * (1.0 + b.abs()),
+                    "{name}, {rows}×{inputs}: {a} vs {b}"
+                );
+            }
+        };
+        let mut checked = 0;
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx2")
+                && std::arch::is_x86_feature_detected!("fma")
+            {
+                let mut out = vec![0.0; rows * outputs];
+                // SAFETY: the CPU has AVX2 and FMA.
+                unsafe { avx2::product(&w, &q, rows, &mut out) };
+                same(&out, "AVX2");
+                checked += 1;
+            }
+            let mut lanes = vnni::Lanes::default();
+            let avx512 = vnni::kernel(&w) == Some(vnni::Kernel::Avx512);
+            let avx_vnni = std::arch::is_x86_feature_detected!("avxvnni")
+                && std::arch::is_x86_feature_detected!("fma");
+            for (kernel, here) in [
+                (vnni::Kernel::Avx512, avx512),
+                (vnni::Kernel::AvxVnni, avx_vnni),
+            ] {
+                if here {
+                    let mut out = vec![0.0; rows * outputs];
+                    vnni::product(kernel, &w, &q, rows, &mut out, &mut lanes);
+                    same(&out, &format!("{kernel:?}"));
+                    checked += 1;
+                }
+            }
         }
+        checked
+    }
+
+    #[test]
+    fn the_fast_products_equal_the_portable_one() {
+        let mut kernels = 0;
+        for (rows, inputs) in [(9, 128), (5, 96), (1, 64)] {
+            kernels = every_kernel_agrees(rows, inputs, &activations(rows, inputs));
+        }
+        // Tiny numbers whose inverse overflows: no −128 for AVX2's sign trick to mishandle.
+        let tiny: Vec<f32> = (0..2 * 64)
+            .map(|k| if k % 2 == 0 { -1e-40 } else { 3e-41 })
+            .collect();
+        every_kernel_agrees(2, 64, &tiny);
+        let mut q = Q8Rows::default();
+        q.quantize(&tiny);
+        assert!(q.values.iter().all(|v| *v >= -127), "{:?}", &q.values[..4]);
+        eprintln!("integer kernels checked against the portable one on this CPU: {kernels}");
     }
 
     #[test]
@@ -524,5 +688,19 @@ mod tests {
     fn misfit_sizes_are_refused() {
         assert!(Q4Matrix::from_blocks(&[0; 18], 1, 48).is_none());
         assert!(Q4Matrix::from_blocks(&[0; 17], 1, 32).is_none());
+    }
+
+    #[test]
+    #[should_panic(expected = "activations of the wrong size")]
+    fn activations_of_the_wrong_size_stop_the_product() {
+        let (w, _) = matrix(2, 64, 3);
+        product(
+            &w,
+            &[0.0; 63],
+            1,
+            &[0.0; 2],
+            &mut Vec::new(),
+            &mut Work::default(),
+        );
     }
 }
