@@ -253,7 +253,7 @@ mod avx2 {
 
     #[inline]
     #[target_feature(enable = "avx2,fma")]
-    fn horizontal_sum(v: __m256) -> f32 {
+    pub(super) fn horizontal_sum(v: __m256) -> f32 {
         let four = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
         let two = _mm_add_ps(four, _mm_movehl_ps(four, four));
         let one = _mm_add_ss(two, _mm_shuffle_ps(two, two, 1));
@@ -476,14 +476,6 @@ mod vnni {
         }
     }
 
-    #[inline]
-    #[target_feature(enable = "avx2,fma")]
-    fn horizontal_sum(v: __m256) -> f32 {
-        let four = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-        let two = _mm_add_ps(four, _mm_movehl_ps(four, four));
-        _mm_cvtss_f32(_mm_add_ss(two, _mm_shuffle_ps(two, two, 1)))
-    }
-
     /// # Safety
     /// AVX-VNNI, AVX2 and FMA; a block count ≤ `MAX_BLOCKS`; `lanes` holds `rows` rows of
     /// `w.inputs` values and `out` `rows × w.rows` numbers.
@@ -519,7 +511,7 @@ mod vnni {
                     }
                 }
                 for (t, sum) in sums.iter().enumerate().take(take) {
-                    out[(i + t) * w.rows + j] = horizontal_sum(*sum);
+                    out[(i + t) * w.rows + j] = super::avx2::horizontal_sum(*sum);
                 }
                 i += take;
             }
