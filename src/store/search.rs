@@ -161,9 +161,8 @@ pub(crate) fn wants(q: &Query, kind: Kind) -> bool {
 /// Matches are ranked in windows of this many, newest first. A query so common that it
 /// matches more records than this is ranked among the most recent ones first: ranking reads
 /// a size record and the positions of every match, so relevance work stays bounded (the size
-/// is a speed choice: each match costs a lookup of its size record; the timing is in
-/// docs/search-ranking.md), and recent memory is the more likely answer anyway. (Column
-/// filters in the MATCH would cost more.)
+/// is a speed choice; its timing is in docs/search-ranking.md), and recent memory is the more
+/// likely answer anyway. (Column filters in the MATCH would cost more.)
 pub(crate) const RANK_WINDOW: usize = 350;
 /// At most this many windows are read before giving up on finding `limit` rows of the
 /// requested projects.

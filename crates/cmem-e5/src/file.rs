@@ -239,11 +239,19 @@ pub(crate) fn f16_to_f32(bits: u16) -> f32 {
 /// nibbles first) appended to `out`.
 pub(crate) fn dequantize(blocks: &[u8], out: &mut Vec<f32>) {
     for block in blocks.chunks_exact(18) {
-        let d = f16_to_f32(u16::from_le_bytes([block[0], block[1]]));
-        let qs = &block[2..18];
-        out.extend(qs.iter().map(|q| ((q & 15) as i32 - 8) as f32 * d));
-        out.extend(qs.iter().map(|q| ((q >> 4) as i32 - 8) as f32 * d));
+        widen(
+            f16_to_f32(u16::from_le_bytes([block[0], block[1]])),
+            &block[2..18],
+            out,
+        );
     }
+}
+
+/// One block's 32 weights, from its scale `d` and its 16 bytes of nibbles (low nibbles
+/// first, each weight `nibble − 8`), appended to `out`.
+pub(crate) fn widen(d: f32, nibbles: &[u8], out: &mut Vec<f32>) {
+    out.extend(nibbles.iter().map(|q| ((q & 15) as i32 - 8) as f32 * d));
+    out.extend(nibbles.iter().map(|q| ((q >> 4) as i32 - 8) as f32 * d));
 }
 
 #[cfg(test)]

@@ -161,9 +161,7 @@ fn widened_product(w: &Q4Matrix, x: &[f32], rows: usize, out: &mut [f32], panel:
         let count = PANEL_ROWS.min(n - first);
         panel.clear();
         for b in first * blocks..(first + count) * blocks {
-            let (d, nib) = (w.scales[b], &w.nibbles[b]);
-            panel.extend(nib.iter().map(|q| ((q & 15) as i32 - 8) as f32 * d));
-            panel.extend(nib.iter().map(|q| ((q >> 4) as i32 - 8) as f32 * d));
+            super::file::widen(w.scales[b], &w.nibbles[b], panel);
         }
         // SAFETY: `x` is rows × k row-major; the panel is `count` rows of k, read as its
         // transpose (k × count); `out` is rows × n row-major, written at columns
