@@ -321,6 +321,11 @@ mod tests {
         assert_eq!(words(&analyse("池")), vec!["池"]);
         assert_eq!(words(&analyse("什么吗")), vec!["什么", "么吗"]);
         assert!(!analyse("pool 连接").last_may_be_partial);
+        // Han outside the BMP (extension B) pairs like any other character.
+        assert_eq!(
+            words(&analyse("𠮷野家为什么超时")),
+            vec!["𠮷野", "野家", "超时"]
+        );
     }
 
     #[test]
