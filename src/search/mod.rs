@@ -203,6 +203,39 @@ fn floor(other_script: bool, query_knows_a_word: bool) -> f64 {
     }
 }
 
+/// Adds to each fused record `W.session_meaning` of the semantic shares (`by_meaning`) of the
+/// other records of its session: a piece of work whose summary and observations are all near
+/// the query in meaning is the one it describes, more than a record of another session that
+/// shares some of its words. Only meaning counts here: a session repeats its own words in every
+/// record, so lexical evidence summed over it would only count the same words again.
+fn with_session_meaning(
+    fused: &mut [(Kind, i64, f64)],
+    by_meaning: &[(Kind, i64, f64)],
+    rows: &[IndexRow],
+) {
+    let session_of = |kind: Kind, id: i64| {
+        rows.iter()
+            .find(|r| (r.kind, r.id) == (kind, id))
+            .and_then(|r| r.session_id)
+    };
+    let mut totals: std::collections::HashMap<i64, f64> = std::collections::HashMap::new();
+    for &(kind, id, share) in by_meaning {
+        if let Some(session) = session_of(kind, id) {
+            *totals.entry(session).or_default() += share;
+        }
+    }
+    for f in fused.iter_mut() {
+        let Some(total) = session_of(f.0, f.1).and_then(|s| totals.get(&s)) else {
+            continue;
+        };
+        let own = by_meaning
+            .iter()
+            .find(|m| (m.0, m.1) == (f.0, f.1))
+            .map_or(0.0, |m| m.2);
+        f.2 += W.session_meaning * (total - own);
+    }
+}
+
 /// The lexical and the semantic ranking fused by reciprocal rank.
 fn hybrid(
     conn: &Connection,
@@ -297,13 +330,13 @@ fn hybrid(
     for (rank, h) in lexical.iter().enumerate() {
         add(h.row.kind, h.row.id, fused_score(Some(rank), None, false));
     }
+    let mut by_meaning: Vec<(Kind, i64, f64)> = Vec::with_capacity(semantic.len());
     for (rank, n) in semantic.iter().enumerate() {
-        add(
-            n.kind,
-            n.id,
-            fused_score(None, Some(rank), n.cjk != query_cjk),
-        );
+        let share = fused_score(None, Some(rank), n.cjk != query_cjk);
+        add(n.kind, n.id, share);
+        by_meaning.push((n.kind, n.id, share));
     }
+    with_session_meaning(&mut fused, &by_meaning, &rows);
     crate::store::steps::mark("fusion scores");
     let covers: Vec<(Kind, i64, f64)> = lexical
         .iter()
@@ -712,5 +745,53 @@ mod hostile_text {
             let q = Query { text: Some(text.clone()), limit: 5, ..Default::default() };
             prop_assert!(search_with(&store.conn, &q, None).is_ok(), "{:?}", text);
         }
+    }
+}
+
+#[cfg(test)]
+mod session_meaning {
+    use super::*;
+
+    fn row(kind: Kind, id: i64, session: Option<i64>) -> IndexRow {
+        IndexRow {
+            kind,
+            id,
+            project: "p".into(),
+            title: String::new(),
+            obs_type: None,
+            created_at: id,
+            session_id: session,
+            read_tokens: 0,
+            work_tokens: 0,
+            since: None,
+        }
+    }
+
+    #[test]
+    fn a_record_gains_the_meaning_of_its_sessions_other_records() {
+        let o = Kind::Observation;
+        // Record 1 leads by its words alone (session 10); record 2 (session 20) is the
+        // nearest in meaning, and so is its session's summary 3; record 4 has no session.
+        let rows = vec![
+            row(o, 1, Some(10)),
+            row(o, 2, Some(20)),
+            row(Kind::Summary, 3, Some(20)),
+            row(o, 4, None),
+        ];
+        let by_meaning = vec![(o, 2, 0.2), (Kind::Summary, 3, 0.15), (o, 4, 0.1)];
+        let mut fused = vec![
+            (o, 1, 0.3),
+            (o, 2, 0.2),
+            (Kind::Summary, 3, 0.15),
+            (o, 4, 0.1),
+        ];
+        with_session_meaning(&mut fused, &by_meaning, &rows);
+        let score = |id: i64| fused.iter().find(|f| f.1 == id).map(|f| f.2).unwrap();
+        let w = W.session_meaning;
+        // Only the other records of the same session count, never a record's own share.
+        assert!((score(1) - 0.3).abs() < 1e-12);
+        assert!((score(2) - (0.2 + w * 0.15)).abs() < 1e-12);
+        assert!((score(3) - (0.15 + w * 0.2)).abs() < 1e-12);
+        assert!((score(4) - 0.1).abs() < 1e-12);
     }
 }
