@@ -75,6 +75,132 @@ pub(crate) fn show_command(command: &str, max: usize) -> String {
     }
 }
 
+/// The forms a command is shown in, fullest first: whole words of it up to 40 and 24
+/// columns, then the words that name the check (`npx tsc …`, `make build`), then only its
+/// program (`npx …`); each form once.
+pub(crate) fn command_forms(command: &str) -> Vec<String> {
+    let mut forms: Vec<String> = Vec::new();
+    for form in [
+        show_command(command, 40),
+        show_command(command, 24),
+        command_name(command),
+        show_command(command, 0),
+    ] {
+        if !forms.contains(&form) {
+            forms.push(form);
+        }
+    }
+    forms
+}
+
+/// The first words of a command that name the check it runs (`name_words`), as a prefix of
+/// the command (`go build …`), or the whole first command when that is all of it.
+pub(crate) fn command_name(command: &str) -> String {
+    let head = first_segment(command);
+    let words = super::draft::words(&head, true);
+    let texts: Vec<&str> = words.iter().map(|&(s, e)| &head[s..e]).collect();
+    let end = name_words(&texts)
+        .checked_sub(1)
+        .and_then(|i| words.get(i))
+        .map_or(head.len(), |&(_, end)| end);
+    let multi_line = strip_cd(command).trim().lines().nth(1).is_some();
+    if end >= head.len() && !multi_line {
+        head
+    } else {
+        format!("{} …", &head[..end])
+    }
+}
+
+/// Programs run through another (`npx tsc`, `bundle exec rspec`, `python -m pytest`): the
+/// runner's words come before the program's name.
+const RUNNERS: &[&[&str]] = &[
+    &["npx"],
+    &["bunx"],
+    &["pnpx"],
+    &["sudo"],
+    &["time"],
+    &["bundle", "exec"],
+    &["poetry", "run"],
+    &["uv", "run"],
+    &["pipenv", "run"],
+    &["hatch", "run"],
+    &["pnpm", "exec"],
+    &["pnpm", "dlx"],
+    &["yarn", "dlx"],
+    &["python", "-m"],
+    &["python3", "-m"],
+];
+
+/// Programs whose first argument says what they do (`go test`, `make build`, `npm run lint`).
+const WITH_SUBCOMMAND: &[&str] = &[
+    "alembic",
+    "artisan",
+    "bazel",
+    "bun",
+    "cargo",
+    "composer",
+    "dbt",
+    "deno",
+    "docker",
+    "dotnet",
+    "flutter",
+    "gh",
+    "git",
+    "go",
+    "gradle",
+    "gradlew",
+    "helm",
+    "kubectl",
+    "make",
+    "mix",
+    "mvn",
+    "mvnw",
+    "npm",
+    "php",
+    "pnpm",
+    "poetry",
+    "pre-commit",
+    "pulumi",
+    "rails",
+    "rake",
+    "swift",
+    "terraform",
+    "tofu",
+    "uv",
+    "yarn",
+];
+
+/// How many of a command's first words name the check it runs: its runner, its program and,
+/// for a program of subcommands, the subcommand (and the script `npm run` runs), so a title
+/// with room for a few words says `npx tsc …` or `make build`, not `npx …` or `make …`.
+fn name_words(words: &[&str]) -> usize {
+    let mut at = 0;
+    while let Some(runner) = RUNNERS
+        .iter()
+        .find(|r| words.len() > at + r.len() && words[at..at + r.len()] == r[..])
+    {
+        at += runner.len();
+    }
+    let program = |w: &str| w.rsplit('/').next().unwrap_or(w).to_string();
+    let plain = |w: &str| {
+        w.starts_with(|c: char| c.is_ascii_alphabetic())
+            && w.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_:".contains(c))
+    };
+    let Some(first) = words.get(at) else {
+        return words.len().min(1);
+    };
+    let mut end = at + 1;
+    // `php artisan migrate`: a subcommand may itself take one; `npm run lint`: the script
+    // `run` runs says what ran.
+    let mut takes_one = WITH_SUBCOMMAND.contains(&program(first).as_str());
+    while takes_one && let Some(sub) = words.get(end).filter(|w| plain(w)) {
+        end += 1;
+        takes_one = WITH_SUBCOMMAND.contains(sub) || *sub == "run";
+    }
+    end
+}
+
 /// The first command of a chain or pipeline as it ran (`grep -q 'a|b' f || …` →
 /// `grep -q 'a|b' f`): separators inside quotes do not count.
 pub(crate) fn first_segment(command: &str) -> String {
@@ -1013,6 +1139,45 @@ mod tests {
             vec!["tests/test_a.py::test_b"]
         );
         assert_eq!(exit_code("Exit code 127\nsh: foo: not found"), Some(127));
+    }
+
+    #[test]
+    fn a_command_is_named_by_its_runner_program_and_subcommand() {
+        let cases = [
+            ("npx tsc --noEmit", "npx tsc …"),
+            ("make build", "make build"),
+            ("go build ./... && go test ./internal/...", "go build …"),
+            (
+                "bundle exec rspec spec/models/user_spec.rb",
+                "bundle exec rspec …",
+            ),
+            (
+                "python -m pytest -q tests/test_api.py",
+                "python -m pytest …",
+            ),
+            ("npm run lint -- --max-warnings 0", "npm run lint …"),
+            ("php artisan migrate --force", "php artisan migrate …"),
+            (
+                "./gradlew test --tests InvoiceServiceTest",
+                "./gradlew test …",
+            ),
+            ("cargo --locked test", "cargo …"), // a flag is no subcommand
+            ("pytest tests/test_export.py", "pytest …"),
+            ("shellcheck", "shellcheck"),
+            ("cd web && npx tsc", "npx tsc"),
+            ("make build\nmake test", "make build …"),
+        ];
+        for (command, name) in cases {
+            let command = command.replace("\\n", "\n");
+            assert_eq!(command_name(&command), name, "{command}");
+            // A name is a prefix of the command: a title quotes no command it did not run.
+            let shown = name.trim_end_matches(" …");
+            assert!(strip_cd(&command).starts_with(shown), "{command}");
+        }
+        assert_eq!(
+            command_forms("npx tsc --noEmit -p tsconfig.build.json --pretty false"),
+            vec!["npx tsc --noEmit -p …", "npx tsc …", "npx …"]
+        );
     }
 
     #[test]

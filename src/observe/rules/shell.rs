@@ -71,17 +71,11 @@ fn fit_title(make: impl Fn(Option<usize>, usize, bool) -> String) -> String {
         .fit()
 }
 
-/// The widths a command is shown at in a title, fullest first: whole words of it, then only
-/// its program.
-const COMMAND_WIDTHS: [usize; 3] = [40, 24, 0];
-
 /// A check's title forms, fullest first: the command shrinks by whole words, then only its
 /// program is left, then it goes.
 fn check_titles(command: &str, with: impl Fn(Option<&str>) -> String) -> Titles {
     Titles::new()
-        .over(COMMAND_WIDTHS, |n| {
-            with(Some(&outcome::show_command(command, n)))
-        })
+        .over(outcome::command_forms(command), |c| with(Some(&c)))
         .form(with(None))
 }
 
@@ -224,8 +218,8 @@ pub(crate) fn fixes(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
                     };
                     let checks = Titles::new()
                         .forms(named_checks)
-                        .over(COMMAND_WIDTHS, |n| {
-                            format!("`{}` passes", outcome::show_command(&passed.command, n))
+                        .over(outcome::command_forms(&passed.command), |c| {
+                            format!("`{c}` passes")
                         })
                         .list();
                     let title = Titles::new()
@@ -360,9 +354,7 @@ pub(crate) fn commands(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
             Titles::new()
                 .forms(first)
                 .form(with(&shown))
-                .over(COMMAND_WIDTHS, |n| {
-                    with(&outcome::show_command(&sh.command, n))
-                })
+                .over(outcome::command_forms(&sh.command), |c| with(&c))
                 .form(without)
                 .form((crate::model::utf16_len(&program) <= 24).then(|| with(&program)))
                 .fit()
@@ -487,12 +479,9 @@ pub(crate) fn commands(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
                         .and_then(|s| outcome::counts(&s))
                         .map(|n| format!(" ({n})"))
                         .unwrap_or_default();
-                    let checks = COMMAND_WIDTHS
-                        .iter()
-                        .flat_map(|&n| {
-                            let c = outcome::show_command(&sh.command, n);
-                            [format!("`{c}` passes{counts}"), format!("`{c}` passes")]
-                        })
+                    let checks = outcome::command_forms(&sh.command)
+                        .into_iter()
+                        .flat_map(|c| [format!("`{c}` passes{counts}"), format!("`{c}` passes")])
                         .collect();
                     Draft::new(ObsType::Discovery, title)
                         .concepts(&["how-it-works"])
