@@ -204,10 +204,12 @@ fn floor(other_script: bool, query_knows_a_word: bool) -> f64 {
 }
 
 /// Adds to each fused record `W.session_meaning` of the semantic shares (`by_meaning`) of the
-/// other records of its session: a piece of work whose summary and observations are all near
-/// the query in meaning is the one it describes, more than a record of another session that
-/// shares some of its words. Only meaning counts here: a session repeats its own words in every
-/// record, so lexical evidence summed over it would only count the same words again.
+/// best `W.session_witnesses` other records of its session: a piece of work whose summary and
+/// observations are near the query in meaning is the one it describes, more than a record of
+/// another session that shares some of its words. Only meaning counts here: a session repeats
+/// its own words in every record, so lexical evidence summed over it would only count the
+/// same words again. Only the best few count: a long session about the same subsystem holds
+/// many records near any query about it, and would otherwise outweigh the one that answers.
 fn with_session_meaning(
     fused: &mut [(Kind, i64, f64)],
     by_meaning: &[(Kind, i64, f64)],
@@ -218,21 +220,25 @@ fn with_session_meaning(
             .find(|r| (r.kind, r.id) == (kind, id))
             .and_then(|r| r.session_id)
     };
-    let mut totals: std::collections::HashMap<i64, f64> = std::collections::HashMap::new();
+    let mut members: std::collections::HashMap<i64, Vec<(Kind, i64, f64)>> =
+        std::collections::HashMap::new();
+    // `by_meaning` is best first, so each session's list is too.
     for &(kind, id, share) in by_meaning {
         if let Some(session) = session_of(kind, id) {
-            *totals.entry(session).or_default() += share;
+            members.entry(session).or_default().push((kind, id, share));
         }
     }
     for f in fused.iter_mut() {
-        let Some(total) = session_of(f.0, f.1).and_then(|s| totals.get(&s)) else {
+        let Some(members) = session_of(f.0, f.1).and_then(|s| members.get(&s)) else {
             continue;
         };
-        let own = by_meaning
+        let witnesses: f64 = members
             .iter()
-            .find(|m| (m.0, m.1) == (f.0, f.1))
-            .map_or(0.0, |m| m.2);
-        f.2 += W.session_meaning * (total - own);
+            .filter(|m| (m.0, m.1) != (f.0, f.1))
+            .take(W.session_witnesses)
+            .map(|m| m.2)
+            .sum();
+        f.2 += W.session_meaning * witnesses;
     }
 }
 
@@ -768,17 +774,26 @@ mod session_meaning {
     }
 
     #[test]
-    fn a_record_gains_the_meaning_of_its_sessions_other_records() {
+    fn a_record_gains_the_meaning_of_the_best_other_records_of_its_session() {
         let o = Kind::Observation;
         // Record 1 leads by its words alone (session 10); record 2 (session 20) is the
-        // nearest in meaning, and so is its session's summary 3; record 4 has no session.
+        // nearest in meaning, then its session's summary 3 and records 5 and 6; record 4 has
+        // no session.
         let rows = vec![
             row(o, 1, Some(10)),
             row(o, 2, Some(20)),
             row(Kind::Summary, 3, Some(20)),
             row(o, 4, None),
+            row(o, 5, Some(20)),
+            row(o, 6, Some(20)),
         ];
-        let by_meaning = vec![(o, 2, 0.2), (Kind::Summary, 3, 0.15), (o, 4, 0.1)];
+        let by_meaning = vec![
+            (o, 2, 0.2),
+            (Kind::Summary, 3, 0.15),
+            (o, 4, 0.1),
+            (o, 5, 0.05),
+            (o, 6, 0.01),
+        ];
         let mut fused = vec![
             (o, 1, 0.3),
             (o, 2, 0.2),
@@ -788,10 +803,12 @@ mod session_meaning {
         with_session_meaning(&mut fused, &by_meaning, &rows);
         let score = |id: i64| fused.iter().find(|f| f.1 == id).map(|f| f.2).unwrap();
         let w = W.session_meaning;
-        // Only the other records of the same session count, never a record's own share.
+        assert_eq!(W.session_witnesses, 2);
+        // Only the best two other records of the same session count, never a record's own
+        // share, and nothing for a record without a session or alone in its session.
         assert!((score(1) - 0.3).abs() < 1e-12);
-        assert!((score(2) - (0.2 + w * 0.15)).abs() < 1e-12);
-        assert!((score(3) - (0.15 + w * 0.2)).abs() < 1e-12);
+        assert!((score(2) - (0.2 + w * (0.15 + 0.05))).abs() < 1e-12);
+        assert!((score(3) - (0.15 + w * (0.2 + 0.05))).abs() < 1e-12);
         assert!((score(4) - 0.1).abs() < 1e-12);
     }
 }
