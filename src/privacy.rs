@@ -626,7 +626,17 @@ fn looks_like_code(v: &str) -> bool {
         "Cow<",
     ];
     let bare = v.trim_end_matches([',', ';', ')', '>', '{', '}']);
-    v.starts_with('&')
+    // `z.string().min(12, …)`, `os.getenv("DB_PASSWORD")`, `secrets.token_hex(32)`: a call
+    // makes the value at run time. A name and its parenthesis, with nothing but a dotted name
+    // before it: a credential with a `(` in it does not open with a call.
+    let call = v.split_once('(').is_some_and(|(callee, _)| {
+        !callee.is_empty()
+            && callee.split('.').all(|part| {
+                part.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+                    && part.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            })
+    });
+    call || v.starts_with('&')
         || v.starts_with(':')
         || v.contains("::")
         || TYPES.contains(&bare)
@@ -765,6 +775,9 @@ mod tests {
             "max_tokens: 4096",
             "fn password_hash(input: &str)",
             "the secret sauce is tests",
+            "  password: z.string().min(12, \"Password must be at least 12 characters\"),",
+            "DB_PASSWORD = os.getenv(\"DB_PASSWORD\")",
+            "token = secrets.token_hex(32)",
         ] {
             assert_eq!(redact(text), text);
         }
