@@ -99,14 +99,22 @@ fn line_change(old: &str, new: &str) -> Option<(String, String)> {
     let (a, b) = (tokens(old), tokens(new));
     // The same token replaced at several places in the line (`min(8, "at least 8 chars")`):
     // one change, shown once.
+    let mut replaced_everywhere = None;
     if a.len() == b.len() {
         let mut pairs = a.iter().zip(&b).filter(|(x, y)| x.text != y.text);
         if let Some((x, y)) = pairs.next()
             && pairs.clone().count() > 0
-            && pairs.all(|(p, q)| p.text == x.text && q.text == y.text)
             && matches!(x.class, Class::Number | Class::Word)
         {
-            return Some((x.text.to_string(), y.text.to_string()));
+            let same = |p: &Token, q: &Token| p.text == x.text && q.text == y.text;
+            if pairs.clone().all(|(p, q)| same(p, q)) {
+                return Some((x.text.to_string(), y.text.to_string()));
+            }
+            // Also as a word inside a string (`"Password must be at least 8 characters"`):
+            // shown whole when it fits, else as the token replaced.
+            if pairs.all(|(p, q)| same(p, q) || replaced_words(p.text, x.text, y.text) == q.text) {
+                replaced_everywhere = Some((x.text.to_string(), y.text.to_string()));
+            }
         }
     }
     let (prefix, suffix) = common_ends(&a, &b, |x, y| x.text == y.text);
@@ -195,7 +203,26 @@ fn line_change(old: &str, new: &str) -> Option<(String, String)> {
         line[t[from].start..t[to - 1].end].to_string()
     };
     let (o, n) = (side(&a, old, a0, a1), side(&b, new, b0, b1));
-    quotable(o, n, MAX_SIDE, &[old, new])
+    quotable(o, n, MAX_SIDE, &[old, new]).or(replaced_everywhere)
+}
+
+/// `text` with every whole-word `from` (not inside a longer word or number) made `to`.
+fn replaced_words(text: &str, from: &str, to: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(from) {
+        let before = rest[..at].chars().next_back();
+        let after = rest[at + from.len()..].chars().next();
+        out.push_str(&rest[..at]);
+        if before.is_some_and(is_word_char) || after.is_some_and(is_word_char) {
+            out.push_str(from);
+        } else {
+            out.push_str(to);
+        }
+        rest = &rest[at + from.len()..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// `(old, new)` when the sides differ, are short enough to quote, and neither they nor the
@@ -598,6 +625,26 @@ mod tests {
             pair("let port: u32 = s.parse()?;", "let port: u16 = s.parse()?;"),
             p("u32", "u16")
         );
+    }
+
+    #[test]
+    fn a_token_replaced_in_code_and_in_its_message_is_one_change() {
+        assert_eq!(
+            pair(
+                r#"  password: z.string().min(8, "Password must be at least 8 characters"),"#,
+                r#"  password: z.string().min(12, "Password must be at least 12 characters"),"#
+            ),
+            p("8", "12")
+        );
+        // A message reworded beyond the number is another change.
+        assert_ne!(
+            pair(
+                r#"  min(8, "at least 8 characters"),"#,
+                r#"  min(12, "needs 12 characters or more"),"#
+            ),
+            p("8", "12")
+        );
+        assert_eq!(replaced_words("18 or 8 (8)", "8", "12"), "18 or 12 (12)");
     }
 
     #[test]
