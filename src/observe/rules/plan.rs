@@ -10,6 +10,12 @@ use crate::model::ObsType;
 /// Fewest open steps that make a plan (one is a reminder, not a plan).
 const MIN_STEPS: usize = 2;
 
+/// Fewest columns left after the goal that are worth the first words of the steps.
+const MIN_STEP_COLUMNS: usize = 20;
+
+/// Fewest words of the first step worth showing (`1. Move …` says nothing).
+const MIN_STEP_WORDS: usize = 3;
+
 /// Longest list of steps in a subtitle (units).
 const STEPS_MAX: usize = 400;
 
@@ -35,8 +41,16 @@ pub(crate) fn plan(prompt: &str, drafts: &[Draft], steps: &[String]) -> Option<D
     } else {
         " \u{2014} "
     };
-    // Whole steps only: as many as fit after the goal, the rest said by the subtitle.
+    // Whole steps, as many as fit after the goal, the rest said by the subtitle; when not
+    // even the first fits whole, its first words: the steps name what the plan touches (a
+    // config file, a tool), which the goal seldom does.
     let fits = |t: &String| crate::text::columns(t) <= TITLE_MAX;
+    let room = TITLE_MAX.saturating_sub(crate::text::columns(&format!("{head}{gap}")));
+    let first_words = Some(clip_words(&list, room))
+        .filter(|words| {
+            room >= MIN_STEP_COLUMNS && words.split_whitespace().count() > MIN_STEP_WORDS
+        })
+        .map(|words| format!("{head}{gap}{words}"));
     let title = (1..=numbered.len())
         .rev()
         .map(|n| {
@@ -44,6 +58,7 @@ pub(crate) fn plan(prompt: &str, drafts: &[Draft], steps: &[String]) -> Option<D
             format!("{head}{gap}{}{more}", numbered[..n].join("; "))
         })
         .find(fits)
+        .or(first_words)
         .unwrap_or_else(|| head.clone());
     let mut d = Draft::titled(ObsType::Decision, title, LONG_TITLE);
     d.subtitle = clip_words(&list, STEPS_MAX);
@@ -72,8 +87,21 @@ mod tests {
         .expect("a plan");
         assert_eq!(d.obs_type, ObsType::Decision);
         assert_eq!(
-            d.title, "Plan (2 steps): We're moving the token into an httpOnly cookie (XSS audit).",
-            "the steps that do not fit whole are the subtitle's"
+            d.title,
+            "Plan (2 steps): We're moving the token into an httpOnly cookie (XSS audit). 1. Set the cookie on \u{2026}",
+            "no step fits whole: the first words of the first"
+        );
+        let goal = "We're moving the SPA's auth token into an httpOnly cookie after the XSS audit.";
+        let d = plan(goal, &[], &steps).expect("a plan");
+        assert_eq!(
+            d.title,
+            format!("Plan (2 steps): {goal}"),
+            "a word or two of a step says nothing: the subtitle has them"
+        );
+        let d = plan("Move the token to a cookie.", &[], &steps).expect("a plan");
+        assert_eq!(
+            d.title,
+            "Plan (2 steps): Move the token to a cookie. 1. Set the cookie on /auth/login; 2. Add a CSRF check"
         );
         assert_eq!(
             d.subtitle,
