@@ -17,6 +17,8 @@ const OUTCOME_WORDS: usize = 50;
 const WHY_WORDS: usize = 16;
 /// Fewest words of a why worth keeping beside a check.
 const WHY_MIN_WORDS: usize = 6;
+/// Fewest words of a why that names something (a number, a path, an identifier).
+const WHY_NAMED_MIN_WORDS: usize = 3;
 
 /// Verbs that open a request telling the agent what to do, rather than what is wrong.
 const IMPERATIVE: &[&str] = &[
@@ -410,9 +412,22 @@ fn without_opener(
     // ASCII lowering keeps every byte where it was, so the opener's length cuts `text` too.
     let lower = text.to_ascii_lowercase();
     for opener in openers {
-        if let Some(after) = lower.strip_prefix(opener)
-            && after.starts_with(marks)
-            && let Some(rest) = text.get(opener.len() + 1..).map(str::trim_start)
+        let Some(after) = lower.strip_prefix(opener) else {
+            continue;
+        };
+        // `Done — the flag …`: a dash after the opener is its mark too.
+        let mark = if after.starts_with(marks) {
+            1
+        } else {
+            let dashed = after.trim_start();
+            match dashed.chars().next() {
+                Some(c @ ('\u{2014}' | '\u{2013}' | '-')) if dashed.len() < after.len() => {
+                    after.len() - dashed.len() + c.len_utf8()
+                }
+                _ => continue,
+            }
+        };
+        if let Some(rest) = text.get(opener.len() + mark..).map(str::trim_start)
             && enough(rest)
         {
             return capitalize(rest);
@@ -456,12 +471,17 @@ fn with_why(title: &str, why: &str, checks: &[String]) -> (String, bool) {
         .unwrap_or(title);
     let fits = |t: &String| crate::text::columns(t) <= TITLE_MAX;
     let spans = words(why, false);
-    // The whole why, then its first words down to `WHY_MIN_WORDS`.
+    // The whole why, then its first words down to `WHY_MIN_WORDS`, or down to
+    // `WHY_NAMED_MIN_WORDS` when those name something (`node 16 is EOL and …`, `payments is
+    // logging ~40GB/day …`): a few plain words (`the search box is …`) say nothing.
+    let named = |head: &str| head.split_whitespace().any(is_name);
     let whys: Vec<(String, bool)> = std::iter::once((why.to_string(), true))
         .chain(
-            (WHY_MIN_WORDS..spans.len())
+            (WHY_NAMED_MIN_WORDS..spans.len())
                 .rev()
-                .map(|n| (format!("{} \u{2026}", &why[..spans[n - 1].1]), false)),
+                .map(|n| &why[..spans[n - 1].1])
+                .filter(|head| word_count(head) >= WHY_MIN_WORDS || named(head))
+                .map(|head| (format!("{head} \u{2026}"), false)),
         )
         .collect();
     for (w, whole) in &whys {
@@ -725,6 +745,37 @@ pub(crate) fn give_voice(drafts: &mut [Draft], prompt: &str, last_message: Optio
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_opening_interjection_goes_with_its_mark() {
+        assert_eq!(
+            without_interjection("Yes: all 45 tests pass now"),
+            "All 45 tests pass now"
+        );
+        assert_eq!(
+            without_interjection(
+                "Done \u{2014} `scripts/cleanup.sh --dry-run` lists what it would delete"
+            ),
+            "`scripts/cleanup.sh --dry-run` lists what it would delete"
+        );
+        assert_eq!(
+            without_interjection("Done - the flag is gone from every config"),
+            "The flag is gone from every config"
+        );
+        // A word that only begins like one keeps it, and so does a short rest.
+        assert_eq!(
+            without_interjection("Done-ness checks now run on every deploy"),
+            "Done-ness checks now run on every deploy"
+        );
+        assert_eq!(
+            without_interjection("Done \u{2014} merged."),
+            "Done \u{2014} merged."
+        );
+        assert_eq!(
+            without_interjection("Solved \u{2014} the cache was stale"),
+            "Solved \u{2014} the cache was stale"
+        );
+    }
 
     #[test]
     fn chinese_sentences_and_clauses_end_where_their_punctuation_says() {
