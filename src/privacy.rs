@@ -627,14 +627,23 @@ fn looks_like_code(v: &str) -> bool {
     ];
     let bare = v.trim_end_matches([',', ';', ')', '>', '{', '}']);
     // `z.string().min(12, …)`, `os.getenv("DB_PASSWORD")`, `secrets.token_hex(32)`: a call
-    // makes the value at run time. A name and its parenthesis, with nothing but a dotted name
-    // before it: a credential with a `(` in it does not open with a call.
-    let call = v.split_once('(').is_some_and(|(callee, _)| {
-        !callee.is_empty()
-            && callee.split('.').all(|part| {
+    // makes the value at run time. A method of a dotted name (`a.b(`, the method a lower-case
+    // word of three or more) whose parenthesis closes, opens a string or a number, or ends
+    // the value: a generated credential with a `(` in it (`Summer(2024`, `k9Xv(3!pQ`) is
+    // none of that.
+    let call = v.split_once('(').is_some_and(|(callee, args)| {
+        let parts: Vec<&str> = callee.split('.').collect();
+        let method = parts.last().copied().unwrap_or("");
+        parts.len() >= 2
+            && parts.iter().all(|part| {
                 part.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
                     && part.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
             })
+            && method.len() >= 3
+            && method.starts_with(|c: char| c.is_ascii_lowercase())
+            && (args.is_empty()
+                || args.starts_with([')', '"', '\''])
+                || args.starts_with(|c: char| c.is_ascii_digit()))
     });
     call || v.starts_with('&')
         || v.starts_with(':')
@@ -751,6 +760,13 @@ mod tests {
             ("password=hunter2hunter", "password"),
             ("export API_TOKEN: 'abc123def'", "token"),
             ("postgres://app:s3cr3t@db:5432/x", "url-credentials"),
+            // A `(` inside a credential does not make it a call.
+            ("PASSWORD=Tr0ub4dor(3", "password"),
+            ("password: \"hunter2(x)\"", "password"),
+            ("password=abc(def", "password"),
+            ("PASSWORD=\"Pa(ss)word1\"", "password"),
+            ("db_password = aB3x.Yz9(q", "password"),
+            ("--password 'Summer(2024)'", "password"),
         ];
         for (input, kind) in cases {
             let out = redact(input);
@@ -778,6 +794,7 @@ mod tests {
             "  password: z.string().min(12, \"Password must be at least 12 characters\"),",
             "DB_PASSWORD = os.getenv(\"DB_PASSWORD\")",
             "token = secrets.token_hex(32)",
+            "  token: z.string().min(1),",
         ] {
             assert_eq!(redact(text), text);
         }

@@ -100,7 +100,9 @@ fn line_change(old: &str, new: &str) -> Option<(String, String)> {
     // The same token replaced at several places in the line (`min(8, "at least 8 chars")`):
     // one change, shown once.
     let mut replaced_everywhere = None;
-    if a.len() == b.len() {
+    // A redacted secret replaced by another is nothing to name (`quotable` says the same).
+    let redacted = [old, new].iter().any(|l| l.contains(REDACTION_MARK));
+    if a.len() == b.len() && !redacted {
         let mut pairs = a.iter().zip(&b).filter(|(x, y)| x.text != y.text);
         if let Some((x, y)) = pairs.next()
             && pairs.clone().count() > 0
@@ -206,24 +208,35 @@ fn line_change(old: &str, new: &str) -> Option<(String, String)> {
     quotable(o, n, MAX_SIDE, &[old, new]).or(replaced_everywhere)
 }
 
-/// `text` with every whole-word `from` (not inside a longer word or number) made `to`.
+/// `text` with every whole-word `from` (not inside a longer word or number: `88`, `0.8`)
+/// made `to`.
 fn replaced_words(text: &str, from: &str, to: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(at) = rest.find(from) {
-        let before = rest[..at].chars().next_back();
-        let after = rest[at + from.len()..].chars().next();
-        out.push_str(&rest[..at]);
-        if before.is_some_and(is_word_char) || after.is_some_and(is_word_char) {
-            out.push_str(from);
+    let mut at = 0;
+    while let Some(found) = text[at..].find(from).map(|i| at + i) {
+        let end = found + from.len();
+        let mut before = text[..found].chars().rev();
+        let glued_before = before.next().is_some_and(|c| {
+            is_word_char(c) || (c == '.' && before.next().is_some_and(|d| d.is_ascii_digit()))
+        });
+        let mut after = text[end..].chars();
+        let glued_after = after.next().is_some_and(|c| {
+            is_word_char(c) || (c == '.' && after.next().is_some_and(|d| d.is_ascii_digit()))
+        });
+        out.push_str(&text[at..found]);
+        out.push_str(if glued_before || glued_after {
+            from
         } else {
-            out.push_str(to);
-        }
-        rest = &rest[at + from.len()..];
+            to
+        });
+        at = end;
     }
-    out.push_str(rest);
+    out.push_str(&text[at..]);
     out
 }
+
+/// How a redacted secret begins in stored text (`privacy::redact`).
+const REDACTION_MARK: &str = "[REDACTED";
 
 /// `(old, new)` when the sides differ, are short enough to quote, and neither they nor the
 /// `lines` they come from hold a redaction marker (a redacted secret replaced by another says
@@ -233,7 +246,7 @@ fn quotable(o: String, n: String, max: usize, lines: &[&str]) -> Option<(String,
     let redacted = [o.as_str(), n.as_str()]
         .iter()
         .chain(lines)
-        .any(|s| s.contains("[REDACTED"));
+        .any(|s| s.contains(REDACTION_MARK));
     (o != n && short(&o) && short(&n) && !redacted).then_some((o, n))
 }
 
@@ -645,6 +658,19 @@ mod tests {
             p("8", "12")
         );
         assert_eq!(replaced_words("18 or 8 (8)", "8", "12"), "18 or 12 (12)");
+        assert_eq!(replaced_words("88 8", "8", "12"), "88 12");
+        // Nothing to name beside a redacted secret.
+        assert_eq!(
+            pair(
+                r#"connect(8, "[REDACTED:password]", "at least 8 characters of a very long message here")"#,
+                r#"connect(12, "[REDACTED:password]", "at least 12 characters of a very long message here")"#
+            ),
+            None
+        );
+        assert_eq!(
+            replaced_words("0.8 or 8.5 or 8.", "8", "12"),
+            "0.8 or 8.5 or 12."
+        );
     }
 
     #[test]

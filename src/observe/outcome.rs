@@ -103,8 +103,9 @@ pub(crate) fn command_name(command: &str) -> String {
         .checked_sub(1)
         .and_then(|i| words.get(i))
         .map_or(head.len(), |&(_, end)| end);
-    let multi_line = strip_cd(command).trim().lines().nth(1).is_some();
-    if end >= head.len() && !multi_line {
+    // The name stands alone only when it is all that ran (`make build`, not the first of
+    // `make build && make test`).
+    if end >= head.len() && head == exact(strip_cd(command)) {
         head
     } else {
         format!("{} …", &head[..end])
@@ -1166,13 +1167,14 @@ mod tests {
             ("shellcheck", "shellcheck"),
             ("cd web && npx tsc", "npx tsc"),
             ("make build\nmake test", "make build …"),
+            ("make build && make test", "make build …"),
+            ("cargo build && cargo test --workspace", "cargo build …"),
         ];
         for (command, name) in cases {
-            let command = command.replace("\\n", "\n");
-            assert_eq!(command_name(&command), name, "{command}");
+            assert_eq!(command_name(command), name, "{command}");
             // A name is a prefix of the command: a title quotes no command it did not run.
             let shown = name.trim_end_matches(" …");
-            assert!(strip_cd(&command).starts_with(shown), "{command}");
+            assert!(strip_cd(command).starts_with(shown), "{command}");
         }
         assert_eq!(
             command_forms("npx tsc --noEmit -p tsconfig.build.json --pretty false"),

@@ -416,12 +416,17 @@ fn without_opener(
             continue;
         };
         // `Done — the flag …`: a dash after the opener is its mark too.
+        // `Done — the flag …`: a dash between spaces after the opener is its mark too (not
+        // `No -1 is returned`, nor a list on the next line).
         let mark = if after.starts_with(marks) {
             1
         } else {
-            let dashed = after.trim_start();
+            let blank = |c: char| c == ' ' || c == '\t';
+            let dashed = after.trim_start_matches(blank);
             match dashed.chars().next() {
-                Some(c @ ('\u{2014}' | '\u{2013}' | '-')) if dashed.len() < after.len() => {
+                Some(c @ ('\u{2014}' | '\u{2013}' | '-'))
+                    if dashed.len() < after.len() && dashed[c.len_utf8()..].starts_with(blank) =>
+                {
                     after.len() - dashed.len() + c.len_utf8()
                 }
                 _ => continue,
@@ -474,7 +479,14 @@ fn with_why(title: &str, why: &str, checks: &[String]) -> (String, bool) {
     // The whole why, then its first words down to `WHY_MIN_WORDS`, or down to
     // `WHY_NAMED_MIN_WORDS` when those name something (`node 16 is EOL and …`, `payments is
     // logging ~40GB/day …`): a few plain words (`the search box is …`) say nothing.
-    let named = |head: &str| head.split_whitespace().any(is_name);
+    let named = |head: &str| {
+        head.split_whitespace()
+            .filter(|w| {
+                let w = w.trim_end_matches(',').to_ascii_lowercase();
+                !matches!(w.as_str(), "e.g." | "i.e." | "etc.")
+            })
+            .any(is_name)
+    };
     let whys: Vec<(String, bool)> = std::iter::once((why.to_string(), true))
         .chain(
             (WHY_NAMED_MIN_WORDS..spans.len())
@@ -772,6 +784,14 @@ mod tests {
             "Done \u{2014} merged."
         );
         assert_eq!(
+            without_interjection("No -1 is returned for missing keys"),
+            "No -1 is returned for missing keys"
+        );
+        assert_eq!(
+            without_interjection("Done\n- added the flag\n- wrote the test"),
+            "Done\n- added the flag\n- wrote the test"
+        );
+        assert_eq!(
             without_interjection("Solved \u{2014} the cache was stale"),
             "Solved \u{2014} the cache was stale"
         );
@@ -976,6 +996,37 @@ mod tests {
         assert_eq!(
             with_why("Fixed f in a.rs: 1 \u{2192} 2", "it broke", &[]).0,
             "Fixed f in a.rs: 1 \u{2192} 2 \u{2014} it broke"
+        );
+        // Room for five words of the why: enough when they name something, not otherwise.
+        let title =
+            "node-version in .github/workflows/ci.yml (ci): `[16, 18]` \u{2192} `[18, 20, 22]`";
+        assert_eq!(
+            with_why(
+                title,
+                "node 16 is EOL and setup-node keeps warning about it",
+                &[]
+            )
+            .0,
+            format!("{title} \u{2014} node 16 is EOL and \u{2026}")
+        );
+        assert_eq!(
+            with_why(
+                title,
+                "the search box is way too eager when people type",
+                &[]
+            )
+            .0,
+            title
+        );
+        assert_eq!(
+            with_why(
+                title,
+                "it is, e.g. here, way too eager when people type",
+                &[]
+            )
+            .0,
+            title,
+            "an abbreviation names nothing"
         );
     }
 

@@ -222,11 +222,15 @@ fn with_session_meaning(
     };
     let mut members: std::collections::HashMap<i64, Vec<(Kind, i64, f64)>> =
         std::collections::HashMap::new();
-    // `by_meaning` is best first, so each session's list is too.
     for &(kind, id, share) in by_meaning {
         if let Some(session) = session_of(kind, id) {
             members.entry(session).or_default().push((kind, id, share));
         }
+    }
+    // Largest shares first: a record in another script than the query's weighs more than its
+    // rank alone says (`fused_score`).
+    for list in members.values_mut() {
+        list.sort_by(|a, b| b.2.partial_cmp(&a.2).unwrap_or(std::cmp::Ordering::Equal));
     }
     for f in fused.iter_mut() {
         let Some(members) = session_of(f.0, f.1).and_then(|s| members.get(&s)) else {

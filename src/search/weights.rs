@@ -44,6 +44,8 @@ pub(crate) struct Weights {
     /// answer stood first by words and meaning to a long session about the same dashboard);
     /// the best one only, 0.5-1.0: at most 0.932 / 0.876 / 0.921.
     pub session_meaning: f64,
+    /// How many of a session's other records lend a record their meaning (see
+    /// `session_meaning`): the best two.
     pub session_witnesses: usize,
     /// Records whose centred cosine (`store::vectors::nearest`) is below this are no semantic
     /// candidates: every text has some nearest neighbour, and a query of unknown words must

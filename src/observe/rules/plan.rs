@@ -46,10 +46,14 @@ pub(crate) fn plan(prompt: &str, drafts: &[Draft], steps: &[String]) -> Option<D
     // config file, a tool), which the goal seldom does.
     let fits = |t: &String| crate::text::columns(t) <= TITLE_MAX;
     let room = TITLE_MAX.saturating_sub(crate::text::columns(&format!("{head}{gap}")));
+    let step_words = |clipped: &str| {
+        clipped
+            .split_whitespace()
+            .filter(|w| *w != "\u{2026}" && *w != "1.")
+            .count()
+    };
     let first_words = Some(clip_words(&list, room))
-        .filter(|words| {
-            room >= MIN_STEP_COLUMNS && words.split_whitespace().count() > MIN_STEP_WORDS
-        })
+        .filter(|words| room >= MIN_STEP_COLUMNS && step_words(words) >= MIN_STEP_WORDS)
         .map(|words| format!("{head}{gap}{words}"));
     let title = (1..=numbered.len())
         .rev()
@@ -97,6 +101,23 @@ mod tests {
             d.title,
             format!("Plan (2 steps): {goal}"),
             "a word or two of a step says nothing: the subtitle has them"
+        );
+        // Room for two words of the first step (`1. Provision orders-db-pg16 …`): they stay
+        // out.
+        let long = vec![
+            "Provision orders-db-pg16 from the latest snapshot with logical replication"
+                .to_string(),
+            "Cut over".to_string(),
+        ];
+        let goal = "RDS is forcing us off postgres 12 by feb, orders too.";
+        let d = plan(goal, &[], &long).expect("a plan");
+        assert_eq!(d.title, format!("Plan (2 steps): {goal}"));
+        // Three fit: they name what the plan touches.
+        let goal = "RDS is forcing us off postgres 12 by feb, orders.";
+        let d = plan(goal, &[], &long).expect("a plan");
+        assert_eq!(
+            d.title,
+            format!("Plan (2 steps): {goal} 1. Provision orders-db-pg16 from \u{2026}")
         );
         let d = plan("Move the token to a cookie.", &[], &steps).expect("a plan");
         assert_eq!(
