@@ -148,7 +148,14 @@ pub(crate) fn request(prompt: &str) -> Option<String> {
 /// What the turn came to, from the last message: its first paragraph before any next-steps
 /// opening, the first sentence (two when the first is a word like "Done."), as said.
 pub(crate) fn outcome(message: &str) -> Option<String> {
-    let paragraph = first_paragraph(&before_next_steps(message))?;
+    // List markers go, as `told` drops them: the title is found again in what was told, and
+    // the rest after it becomes the subtitle.
+    let body = before_next_steps(message);
+    let unlisted: Vec<&str> = body
+        .lines()
+        .map(|l| super::summary::list_item(l.trim()).unwrap_or(l))
+        .collect();
+    let paragraph = first_paragraph(&unlisted.join("\n"))?;
     let sentences = sentences(&paragraph);
     let mut out = sentences.first()?.clone();
     if out.split_whitespace().count() < 3
@@ -558,7 +565,11 @@ fn clip_at_words(text: &str, max_words: usize) -> String {
 }
 
 /// `text` within `max` columns, cut after a sentence or clause (`. `, `; `, `: `, `，。；：`)
-/// when one ends in its second half, else at a word: the rest goes on in the subtitle.
+/// when one ends in its last fifth, else at a word: the rest goes on in the subtitle. A row
+/// that stops at a short first sentence (`It's almost all fixture setup, not the tests
+/// themselves.`) leaves out what the next one names (`big_dataset` in `tests/conftest.py`);
+/// ending where a clause ends counted from half the width gave 526 of 899 facts in the
+/// development sets' rows, from four fifths 534.
 fn clip_clause(text: &str, max: usize) -> String {
     if crate::text::columns(text) <= max {
         return text.to_string();
@@ -578,7 +589,7 @@ fn clip_clause(text: &str, max: usize) -> String {
             '\u{3002}' | '\u{ff0c}' | '\u{ff1b}' | '\u{ff1a}' | '\u{ff01}' | '\u{ff1f}'
         );
         let inside = quoted.iter().any(|&(a, b)| a < end && end < b);
-        if (latin || cjk) && !inside && crate::text::columns(&text[..end]) * 2 >= max {
+        if (latin || cjk) && !inside && crate::text::columns(&text[..end]) * 5 >= max * 4 {
             best = Some(end);
         }
     }
@@ -865,6 +876,29 @@ mod tests {
         assert_eq!(
             request("Tokens expire early. Change the window.").as_deref(),
             Some("Tokens expire early.")
+        );
+        // A list is said as `told` says it, so the title is found again in what was told.
+        let listed = "Two buckets have no versioning:\n- `audit_logs`: SOC2 will ask\n- `tmp_uploads`: expires daily";
+        let first = outcome(listed).unwrap_or_default();
+        assert_eq!(
+            first,
+            "Two buckets have no versioning: `audit_logs`: SOC2 will ask `tmp_uploads`: expires daily"
+        );
+        assert!(told(listed).unwrap_or_default().starts_with(&first[..40]));
+    }
+
+    #[test]
+    fn an_answer_row_goes_on_past_a_short_first_sentence() {
+        let answer = "It's almost all fixture setup, not the tests themselves. `big_dataset` in `tests/conftest.py` is function-scoped and inserts 200,000 rows.";
+        assert_eq!(
+            clip_clause(answer, 100),
+            "It's almost all fixture setup, not the tests themselves. `big_dataset` in `tests/conftest.py` is \u{2026}"
+        );
+        // A sentence that ends in the last fifth of the row ends it.
+        let long = "The pool ran dry because every error branch skipped release() and kept its connection for good. Then the next request waited.";
+        assert_eq!(
+            clip_clause(long, 100),
+            "The pool ran dry because every error branch skipped release() and kept its connection for good."
         );
     }
 
