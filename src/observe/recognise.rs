@@ -156,7 +156,7 @@ static ERROR_LINE: LazyLock<AsciiRegex> = LazyLock::new(|| {
 
 static SUMMARY_LINE: LazyLock<AsciiRegex> = LazyLock::new(|| {
     AsciiRegex::new(
-        r"(?m)^[ \t]*(test result: .*|=+ .*(?:passed|failed).* =+|(?i-u:tests?):[ \t]+.*(?:passed|failed).*|ok[ \t]+[^ \t\r\n]+[ \t]+[0-9.]+s|[0-9]+ (?:passing|passed|tests? passed).*|Ran [0-9]+ tests? in .*|OK(?: \(.*\))?|FAILED \(.*\))[ \t]*$",
+        r"(?m)^[ \t]*(test result: .*|=+ .*(?:passed|failed).* =+|(?i-u:tests?):[ \t]+.*(?:passed|failed).*|Tests[ \t]+[0-9]+ (?:passed|failed).*|ok[ \t]+[^ \t\r\n]+[ \t]+[0-9.]+s|[0-9]+ (?:passing|passed|tests? passed).*|Ran [0-9]+ tests? in .*|OK(?: \(.*\))?|FAILED \(.*\))[ \t]*$",
     )
 });
 
@@ -476,5 +476,17 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn a_test_runners_summary_is_its_last_count_line() {
+        let vitest = " \u{2713} src/schemas/auth.test.ts (3 tests) 5ms\n\n Test Files  1 passed (1)\n      Tests  3 passed (3)\n   Start at  10:42:17";
+        assert_eq!(summary_line(vitest).as_deref(), Some("Tests 3 passed (3)"));
+        let jest = "Tests:       1 failed, 5 passed, 6 total\nTime: 2.1 s";
+        assert_eq!(
+            summary_line(jest).as_deref(),
+            Some("Tests: 1 failed, 5 passed, 6 total")
+        );
+        assert_eq!(summary_line("Tests are flaky today"), None);
     }
 }
