@@ -121,7 +121,7 @@ fn split_cjk_sentences(s: &str) -> Vec<String> {
 
 /// Words in `s` for the length rules: a whitespace-separated word counts one, and in a run of
 /// Han, kana or Hangul every two characters count one (such text has no spaces).
-fn word_count(s: &str) -> usize {
+pub(crate) fn word_count(s: &str) -> usize {
     s.split_whitespace()
         .map(|w| {
             let cjk = w.chars().filter(|c| is_cjk(*c)).count();
@@ -893,6 +893,15 @@ mod tests {
         assert_eq!(
             clip_clause(answer, 100),
             "It's almost all fixture setup, not the tests themselves. `big_dataset` in `tests/conftest.py` is \u{2026}"
+        );
+        // Chinese (and Han outside the BMP) is cut between characters, within the columns.
+        let zh = "𠮷野家的连接池耗尽了。错误分支没有归还连接，每次失败都会少一个，高峰期二十个连接很快就用完，接口就开始返回五百零二错误，日志里全是等待连接超时的记录。";
+        let row = clip_clause(zh, 100);
+        assert!(
+            row.starts_with("𠮷野家的连接池耗尽了。错误分支没有归还连接")
+                && row.ends_with('\u{2026}')
+                && crate::text::columns(&row) <= 100,
+            "{row}"
         );
         // A sentence that ends in the last fifth of the row ends it.
         let long = "The pool ran dry because every error branch skipped release() and kept its connection for good. Then the next request waited.";

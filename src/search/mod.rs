@@ -215,13 +215,13 @@ fn with_session_meaning(
     by_meaning: &[(Kind, i64, f64)],
     rows: &[IndexRow],
 ) {
-    let session_of = |kind: Kind, id: i64| {
-        rows.iter()
-            .find(|r| (r.kind, r.id) == (kind, id))
-            .and_then(|r| r.session_id)
-    };
-    let mut members: std::collections::HashMap<i64, Vec<(Kind, i64, f64)>> =
-        std::collections::HashMap::new();
+    use std::collections::HashMap;
+    let sessions: HashMap<(Kind, i64), i64> = rows
+        .iter()
+        .filter_map(|r| Some(((r.kind, r.id), r.session_id?)))
+        .collect();
+    let session_of = |kind: Kind, id: i64| sessions.get(&(kind, id)).copied();
+    let mut members: HashMap<i64, Vec<(Kind, i64, f64)>> = HashMap::new();
     for &(kind, id, share) in by_meaning {
         if let Some(session) = session_of(kind, id) {
             members.entry(session).or_default().push((kind, id, share));

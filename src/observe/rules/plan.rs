@@ -2,8 +2,8 @@
 //! the steps it wrote to its to-do list are what a later session needs, with the goal from the
 //! request. Turns that also changed files are told by their changes.
 
-use super::super::draft::{Draft, LONG_TITLE, TITLE_MAX, clip_words, fit_list};
-use super::super::words::request;
+use super::super::draft::{Draft, LONG_TITLE, SENTENCE_ENDS, TITLE_MAX, clip_words, fit_list};
+use super::super::words::{request, word_count};
 use super::asked;
 use crate::model::ObsType;
 
@@ -36,7 +36,7 @@ pub(crate) fn plan(prompt: &str, drafts: &[Draft], steps: &[String]) -> Option<D
     // the steps as fit.
     let goal = request(prompt).unwrap_or_else(|| fit_list(steps, 60));
     let head = format!("Plan ({} steps): {goal}", steps.len());
-    let gap = if head.ends_with(['.', '!', '?']) {
+    let gap = if head.ends_with(SENTENCE_ENDS) {
         " "
     } else {
         " \u{2014} "
@@ -46,11 +46,11 @@ pub(crate) fn plan(prompt: &str, drafts: &[Draft], steps: &[String]) -> Option<D
     // config file, a tool), which the goal seldom does.
     let fits = |t: &String| crate::text::columns(t) <= TITLE_MAX;
     let room = TITLE_MAX.saturating_sub(crate::text::columns(&format!("{head}{gap}")));
+    // Words as `word_count` counts them (two Chinese characters a word), without the step's
+    // number and the ellipsis.
     let step_words = |clipped: &str| {
-        clipped
-            .split_whitespace()
-            .filter(|w| *w != "\u{2026}" && *w != "1.")
-            .count()
+        let step = clipped.strip_prefix("1. ").unwrap_or(clipped);
+        word_count(step.trim_end_matches('\u{2026}').trim_end())
     };
     let first_words = Some(clip_words(&list, room))
         .filter(|words| room >= MIN_STEP_COLUMNS && step_words(words) >= MIN_STEP_WORDS)
@@ -118,6 +118,21 @@ mod tests {
         assert_eq!(
             d.title,
             format!("Plan (2 steps): {goal} 1. Provision orders-db-pg16 from \u{2026}")
+        );
+        // Chinese steps have no spaces: their words are counted as `word_count` does.
+        let zh = vec![
+            "把连接池调大到二十并确保每个错误分支都会归还连接，再补上对应的回归测试".to_string(),
+            "压测下单接口".to_string(),
+        ];
+        let goal = "高峰期下单接口经常 502，日志里是连接池耗尽。";
+        let d = plan(goal, &[], &zh).expect("a plan");
+        assert!(
+            d.title
+                .starts_with(&format!("Plan (2 steps): {goal} 1. 把连接池调大"))
+                && d.title.ends_with('\u{2026}')
+                && crate::text::columns(&d.title) <= TITLE_MAX,
+            "{}",
+            d.title
         );
         let d = plan("Move the token to a cookie.", &[], &steps).expect("a plan");
         assert_eq!(
