@@ -174,6 +174,8 @@ const WITH_SUBCOMMAND: &[&str] = &[
 /// How many of a command's first words name the check it runs: its runner, its program and,
 /// for a program of subcommands, the subcommand (and the script `npm run` runs), so a title
 /// with room for a few words says `npx tsc …` or `make build`, not `npx …` or `make …`.
+/// `command_key` is coarser on purpose and no prefix of the command (it drops `VAR=…`
+/// words): it pairs a failing run with the later passing run of the same check.
 fn name_words(words: &[&str]) -> usize {
     let mut at = 0;
     while let Some(runner) = RUNNERS
