@@ -482,6 +482,14 @@ fn with_why(title: &str, why: &str, checks: &[String]) -> (String, bool) {
         .find_map(|c| title.strip_suffix(c.as_str())?.strip_suffix("; "))
         .unwrap_or(title);
     let fits = |t: &String| crate::text::columns(t) <= TITLE_MAX;
+    // A why too long for the room loses its articles before its last words: `requests to
+    // billing API time out under load` keeps what the reader needs (`under load`).
+    let terse = terse(why);
+    let why = if fits(&format!("{head} \u{2014} {why}")) {
+        why
+    } else {
+        terse.as_str()
+    };
     let spans = words(why, false);
     // The whole why, then its first words down to `WHY_MIN_WORDS`, or down to
     // `WHY_NAMED_MIN_WORDS` when those name something (`node 16 is EOL and …`, `payments is
@@ -520,7 +528,9 @@ fn with_why(title: &str, why: &str, checks: &[String]) -> (String, bool) {
         if !names_tests && fits(&whole) {
             return (whole, true);
         }
-        return (title.to_string(), false);
+        if names_tests {
+            return (title.to_string(), false);
+        }
     }
     for (w, whole) in &whys {
         let t = format!("{head} \u{2014} {w}");
@@ -531,10 +541,126 @@ fn with_why(title: &str, why: &str, checks: &[String]) -> (String, bool) {
     (title.to_string(), false)
 }
 
+/// `title` with the unit the last message gives its new number in (`3600 → 86400` with
+/// "now 86400 (24h)" → `3600 → 86400 (24h)`): a bare count of seconds or bytes tells a reader
+/// less than the quantity it stands for. Only a short gloss that is itself a quantity
+/// (`8 hours`, `25 MiB`), never `(was 6)`, and only when the title still fits.
+fn with_value_gloss(title: &str, message: &str) -> String {
+    let Some(at) = title.find(" \u{2192} ") else {
+        return title.to_string();
+    };
+    let after = &title[at + " \u{2192} ".len()..];
+    let end = after.find([' ', ';', ',', ')']).unwrap_or(after.len());
+    let value = &after[..end];
+    if value.is_empty()
+        || !value
+            .chars()
+            .all(|c| c.is_ascii_digit() || "_.,".contains(c))
+    {
+        return title.to_string();
+    }
+    let gloss = message.match_indices(value).find_map(|(i, _)| {
+        let before = message[..i].chars().next_back();
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '.') {
+            return None;
+        }
+        let rest = message[i + value.len()..].trim_start_matches('`');
+        // `28800 seconds (8 hours)`: one unit word may stand between the number and its gloss.
+        let rest = match rest.strip_prefix(' ') {
+            Some(r) if !r.starts_with('(') => {
+                let w = r.find(' ').unwrap_or(r.len());
+                (r[..w].chars().all(char::is_alphabetic) && w <= 10).then(|| &r[w..])?
+            }
+            _ => rest,
+        };
+        let inner = rest.strip_prefix(" (")?;
+        let inner = &inner[..inner.find(')')?];
+        let quantity = inner.starts_with(|c: char| c.is_ascii_digit() || c == '~')
+            && inner.split_whitespace().count() <= 2
+            && inner.chars().any(|c| c.is_alphabetic())
+            && !inner.contains(['(', '`']);
+        quantity.then_some(inner)
+    });
+    match gloss {
+        Some(g) => {
+            let cut = at + " \u{2192} ".len() + end;
+            let t = format!("{} ({g}){}", &title[..cut], &title[cut..]);
+            if crate::text::columns(&t) <= TITLE_MAX {
+                t
+            } else {
+                title.to_string()
+            }
+        }
+        None => title.to_string(),
+    }
+}
+
+/// Words a why in a title does without: articles (possessives and fillers were tried too and
+/// changed no row of the development sets).
+const TERSE_DROPS: &[&str] = &["the", "a", "an"];
+/// Words after which `a` is a number, not an article (`a few secs`, `a week`).
+const A_COUNTS: &[&str] = &[
+    "few", "little", "lot", "bit", "couple", "second", "minute", "hour", "day", "week", "month",
+    "year", "cent", "dozen", "hundred", "thousand", "million",
+];
+
+/// `text` without the words of `TERSE_DROPS` (outside code spans): a title's telegraphic style.
+fn terse(text: &str) -> String {
+    let quoted = spans(text, false);
+    let mut out = String::with_capacity(text.len());
+    for (a, b) in words(text, false) {
+        let word = &text[a..b];
+        let inside = quoted.iter().any(|&(qa, qb)| qa < b && a < qb);
+        let next = text[b..].split_whitespace().next().unwrap_or("");
+        // `a few`, `a week`: an article that counts stays.
+        let counts = A_COUNTS.contains(
+            &next
+                .trim_end_matches([',', '.'])
+                .to_ascii_lowercase()
+                .as_str(),
+        );
+        if !inside && !counts && TERSE_DROPS.contains(&word.to_ascii_lowercase().as_str()) {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    out
+}
+
+/// Puts `why` in the title as far as it fits (`with_why`), the whole of it in the subtitle
+/// when the title cut it, and the check the title had to leave out at the subtitle's end.
+fn give_why(d: &mut Draft, why: &str) {
+    let had = d
+        .checks
+        .iter()
+        .find(|c| d.title.ends_with(c.as_str()))
+        .cloned();
+    let (title, whole) = with_why(&d.title, why, &d.checks);
+    d.title = title;
+    if !whole {
+        keep_why(d, why);
+    }
+    let kept = d.checks.iter().any(|c| d.title.ends_with(c.as_str()));
+    if let Some(check) = had.filter(|_| !kept)
+        && !d.subtitle.contains(check.as_str())
+    {
+        d.subtitle = if d.subtitle.is_empty() {
+            check
+        } else {
+            format!("{}; {check}", d.subtitle.trim_end_matches('.'))
+        };
+    }
+}
+
 /// Puts `why` in front of the subtitle unless the title or the subtitle already says it: what
 /// the title has no room for is still one fetch-free line away.
 fn keep_why(d: &mut Draft, why: &str) {
-    let said = |t: &str| t.to_lowercase().contains(&why.to_lowercase());
+    // A why cut at its word limit (`… give up way too …`) is said by a subtitle holding it whole.
+    let core = why.trim_end_matches('\u{2026}').trim_end().to_lowercase();
+    let said = |t: &str| t.to_lowercase().contains(&core);
     if said(&d.title) || said(&d.subtitle) {
         return;
     }
@@ -687,11 +813,7 @@ pub(crate) fn give_voice(drafts: &mut [Draft], prompt: &str, last_message: Optio
         // and for work asked for in so many words, what.
         if primary.obs_type.changes_code() {
             if let Some(why) = why(prompt, None) {
-                let (title, whole) = with_why(&primary.title, &why, &primary.checks);
-                primary.title = title;
-                if !whole {
-                    keep_why(primary, &why);
-                }
+                give_why(primary, &why);
             } else if let Some(r) = &request {
                 primary.subtitle = if primary.subtitle.is_empty() {
                     r.clone()
@@ -703,17 +825,14 @@ pub(crate) fn give_voice(drafts: &mut [Draft], prompt: &str, last_message: Optio
         return;
     };
     let said = said.unwrap_or_else(|| outcome.clone());
+    if primary.obs_type.changes_code() {
+        primary.title = with_value_gloss(&primary.title, last_message.unwrap_or(""));
+    }
     if changed || primary.obs_type == ObsType::Decision {
         primary.subtitle = join(&said);
         if primary.obs_type.changes_code() {
             match why(prompt, Some(&outcome)) {
-                Some(why) => {
-                    let (title, whole) = with_why(&primary.title, &why, &primary.checks);
-                    primary.title = title;
-                    if !whole {
-                        keep_why(primary, &why);
-                    }
-                }
+                Some(why) => give_why(primary, &why),
                 // A title that can only give a file and its size (`Changed a.cs (+6 −4)`)
                 // takes what the message says came of it instead (the subtitle says it whole).
                 None if says_only_size(&primary.title) => {
@@ -1031,7 +1150,7 @@ mod tests {
         let long = "the nightly job cancels fresh unpaid orders and keeps the stale ones around for weeks, which support hears about from angry customers every single morning";
         let t = with_why("Fixed f in a.rs: 1 \u{2192} 2", long, &checks).0;
         assert!(
-            t.starts_with("Fixed f in a.rs: 1 \u{2192} 2 \u{2014} the nightly job cancels")
+            t.starts_with("Fixed f in a.rs: 1 \u{2192} 2 \u{2014} nightly job cancels")
                 && t.ends_with("\u{2026}; t::f passes")
                 && crate::text::columns(&t) <= TITLE_MAX,
             "a long why loses its last words before the check goes: {t}"
@@ -1070,6 +1189,71 @@ mod tests {
             .0,
             title,
             "an abbreviation names nothing"
+        );
+    }
+
+    #[test]
+    fn a_new_number_takes_the_quantity_the_message_gives_it() {
+        let title = "SESSION_TTL_SECONDS in app/sessions/store.py: 3600 \u{2192} 86400";
+        assert_eq!(
+            with_value_gloss(
+                title,
+                "Done \u{2014} `SESSION_TTL_SECONDS` is now 86400 (24h)."
+            ),
+            format!("{title} (24h)")
+        );
+        assert_eq!(
+            with_value_gloss(
+                "AGE in base.py: 1209600 \u{2192} 28800; `pytest` passes",
+                "I set `AGE` to 28800 seconds (8 hours) and updated the comment."
+            ),
+            "AGE in base.py: 1209600 \u{2192} 28800 (8 hours); `pytest` passes"
+        );
+        // What was before is no quantity; nor is a longer aside, nor another number's gloss.
+        for message in [
+            "maxReplicas is 12 (was 6) now",
+            "it is 12 (the most the node pool allows) now",
+            "port 8012 (8 workers) stays; maxReplicas is 12",
+        ] {
+            assert_eq!(
+                with_value_gloss("maxReplicas in hpa.yaml: 6 \u{2192} 12", message),
+                "maxReplicas in hpa.yaml: 6 \u{2192} 12",
+                "{message}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_why_with_no_room_is_said_tersely_and_the_command_check_moves_to_the_subtitle() {
+        assert_eq!(
+            terse("the backup job said `a b` for a week while the dump failed"),
+            "backup job said `a b` for a week while dump failed"
+        );
+        let mut d = Draft::new(
+                ObsType::Change,
+                "@backoff_factor in lib/courier/retry.ex: 1.2 \u{2192} 2.0; `mix test test/courier/retry_test.exs` passes",
+            )
+            .checked(vec![
+                "`mix test test/courier/retry_test.exs` passes".to_string(),
+                "`mix test \u{2026}` passes".to_string(),
+            ]);
+        give_why(
+            &mut d,
+            "postmark is rate limiting us during incidents because our retries come back almost immediately",
+        );
+        let t = &d.title;
+        assert!(
+            t.starts_with("@backoff_factor in lib/courier/retry.ex: 1.2 \u{2192} 2.0 \u{2014} postmark is rate limiting")
+                && crate::text::columns(t) <= TITLE_MAX,
+            "{t}"
+        );
+        assert!(
+            d.subtitle
+                .starts_with("postmark is rate limiting us during incidents because")
+                && d.subtitle
+                    .ends_with("; `mix test test/courier/retry_test.exs` passes"),
+            "{}",
+            d.subtitle
         );
     }
 
@@ -1113,8 +1297,10 @@ mod tests {
                     .find_map(|c| rest.strip_suffix(c.as_str())?.strip_suffix("; "))
                     .unwrap_or(rest);
                 let said = said.strip_suffix(" \u{2026}").unwrap_or(said);
-                proptest::prop_assert!(why.starts_with(said), "{t}");
-                let next = why[said.len()..].chars().next();
+                // The why as it came, or without its articles when it had no room whole.
+                let source = if why.starts_with(said) { why.clone() } else { terse(&why) };
+                proptest::prop_assert!(source.starts_with(said), "{t}");
+                let next = source[said.len()..].chars().next();
                 proptest::prop_assert!(next.is_none_or(char::is_whitespace), "cut inside a word: {t}");
             } else {
                 proptest::prop_assert_eq!(&t, &title);

@@ -30,7 +30,7 @@ pub(crate) struct TurnInput<'a> {
 pub(crate) struct Claims(Vec<bool>);
 
 impl Claims {
-    fn new(n: usize) -> Claims {
+    pub(crate) fn new(n: usize) -> Claims {
         Claims(vec![false; n])
     }
 

@@ -166,23 +166,29 @@ pub(crate) fn fixes(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
                 2 => " +1 file".to_string(),
                 n => format!(" +{} files", n - 1),
             };
-            let by_tests = Titles::new().forms(
-                [(40, 30), (40, 16), (24, 16), (24, 0)]
-                    .into_iter()
-                    .flat_map(|(t, m)| [(t, m, false), (t, m, true)])
-                    .filter_map(|(t, m, short)| {
-                        tests_named(t, short).map(|(t, verb)| match verb {
-                            // A linter's or compiler's codes were in the code edited.
-                            "resolved" => {
-                                format!("Fixed {t} in {}{more}", file_label(first, m, false))
-                            }
-                            _ => format!(
-                                "Fixed failing {t} after editing {}{more}",
-                                file_label(first, m, false)
-                            ),
+            // The tests that now pass say more than the directories of the file edited: a
+            // deep path is named by its file before the tests are left out.
+            let by_tests: Vec<String> = Titles::new()
+                .forms(
+                    [false, true]
+                        .into_iter()
+                        .flat_map(|short_file| {
+                            [(40, 30), (40, 16), (24, 16), (24, 0)]
+                                .into_iter()
+                                .flat_map(move |(t, m)| {
+                                    [(t, m, false, short_file), (t, m, true, short_file)]
+                                })
                         })
-                    }),
-            );
+                        .filter_map(|(t, m, short, short_file)| {
+                            let file = file_label(first, m, short_file);
+                            tests_named(t, short).map(|(t, verb)| match verb {
+                                // A linter's or compiler's codes were in the code edited.
+                                "resolved" => format!("Fixed {t} in {file}{more}"),
+                                _ => format!("Fixed failing {t} after editing {file}{more}"),
+                            })
+                        }),
+                )
+                .list();
             let by_edit = fit_title(|c, m, short| match c {
                 Some(c) => format!(
                     "Fixed failing `{}` after editing {}{more}",
@@ -225,13 +231,14 @@ pub(crate) fn fixes(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
                     let title = Titles::new()
                         .over(&checks, |c| format!("{}; {c}", what[0]))
                         .forms(what)
+                        .forms(by_tests.iter().cloned())
                         .form(by_edit)
                         .fit();
                     (title, checks)
                 }
                 // A title naming the tests needs no check after it; one naming only the
                 // file gets the tests that now pass, after the turn's why.
-                _ => match by_tests.first_fit() {
+                _ => match Titles::new().forms(by_tests).first_fit() {
                     Some(t) => (t, Vec::new()),
                     None => (by_edit, named_checks),
                 },
@@ -675,6 +682,63 @@ mod tests {
             }
             let _ = files_changed(&out);
         }
+    }
+
+    #[test]
+    fn a_fix_names_the_test_that_now_passes_before_the_directories_of_its_file() {
+        use crate::observe::event::{Event, FileEdit, Kind, Shell};
+        let run = |idx: usize, ok: bool, output: &str| Event {
+            idx,
+            at: idx as i64,
+            failed: !ok,
+            kind: Kind::Shell(Shell {
+                command: "./gradlew :app:testDebugUnitTest --tests '*OrdersFragmentTest*'".into(),
+                ok,
+                exit_code: Some(if ok { 0 } else { 1 }),
+                output: output.into(),
+                ..Shell::default()
+            }),
+        };
+        let path = "app/src/main/java/com/acme/shop/orders/OrdersFragment.kt";
+        let events = vec![
+            run(
+                0,
+                false,
+                "> Task :app:testDebugUnitTest\n\nOrdersFragmentTest > opensWithCachedOrders FAILED\n    kotlin.UninitializedPropertyAccessException: lateinit property adapter has not been initialized\n\n1 test completed, 1 failed",
+            ),
+            Event {
+                idx: 1,
+                at: 1,
+                failed: false,
+                kind: Kind::Edit(FileEdit {
+                    path: path.into(),
+                    old_snippet: "        lifecycleScope.launch {\n            collect()\n        }".into(),
+                    new_snippet: "        viewLifecycleOwner.lifecycleScope.launch {\n            collect()\n        }\n        bind()".into(),
+                    added: 2,
+                    removed: 1,
+                    ..FileEdit::default()
+                }),
+            },
+            run(
+                2,
+                true,
+                "OrdersFragmentTest > opensWithCachedOrders PASSED\n\nBUILD SUCCESSFUL in 38s",
+            ),
+        ];
+        let input = TurnInput {
+            prompt: "fix the crash",
+            events: &events,
+            tools: &[],
+            parse_budget: std::time::Duration::from_millis(5),
+        };
+        let drafts = fixes(&input, &mut Claims::new(events.len()));
+        assert_eq!(
+            drafts.first().map(|d| d.title.as_str()),
+            Some(
+                "Fixed failing OrdersFragmentTest > opensWithCachedOrders after editing OrdersFragment.kt"
+            ),
+            "{drafts:#?}"
+        );
     }
 
     #[test]
