@@ -19,6 +19,8 @@ const WHY_WORDS: usize = 16;
 const WHY_MIN_WORDS: usize = 6;
 /// Fewest words of a why that names something (a number, a path, an identifier).
 const WHY_NAMED_MIN_WORDS: usize = 3;
+/// Fewest words of what a created file holds worth its symbols' place in the title.
+const CREATED_HOLDS_MIN_WORDS: usize = 4;
 
 /// Verbs that open a request telling the agent what to do, rather than what is wrong.
 const IMPERATIVE: &[&str] = &[
@@ -655,6 +657,39 @@ fn give_why(d: &mut Draft, why: &str) {
     }
 }
 
+/// What the last message says a file the turn created holds (`Added `scripts/wait-for-db.sh`:
+/// polls `pg_isready` once a second …` → `polls `pg_isready` once a second …`): the words
+/// after the file's mention, up to the end of their sentence, when they are a few.
+fn created_holds(path: &str, message: &str) -> Option<String> {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let (at, len) = [path, name]
+        .iter()
+        .find_map(|needle| message.find(*needle).map(|i| (i, needle.len())))?;
+    let rest = message[at + len..].trim_start_matches('`');
+    // `path`: …, `path`, which …, `path`, a partial index …, `path` (2 tests, fake clock).
+    let rest = if let Some(r) = rest.strip_prefix([':', '\u{ff1a}']) {
+        r
+    } else if let Some(r) = rest.strip_prefix([',', '\u{ff0c}']) {
+        let r = r.trim_start();
+        r.strip_prefix("which ").unwrap_or(r)
+    } else if let Some(r) = rest.strip_prefix(" (") {
+        &r[..r.find(')')?]
+    } else {
+        return None;
+    };
+    let rest = flat(rest.trim_start_matches(|c: char| c.is_whitespace() || c == '-'));
+    let end = rest
+        .match_indices(". ")
+        .map(|(i, _)| i)
+        .find(|&i| !ends_with_abbreviation(&rest[..=i]))
+        .into_iter()
+        .chain(rest.find('\u{3002}'))
+        .min()
+        .unwrap_or(rest.len());
+    let held = rest[..end].trim_end_matches(['.', ';', ':', ',']).trim();
+    (word_count(held) >= 3).then(|| held.to_string())
+}
+
 /// Puts `why` in front of the subtitle unless the title or the subtitle already says it: what
 /// the title has no room for is still one fetch-free line away.
 fn keep_why(d: &mut Draft, why: &str) {
@@ -825,11 +860,37 @@ pub(crate) fn give_voice(drafts: &mut [Draft], prompt: &str, last_message: Optio
         return;
     };
     let said = said.unwrap_or_else(|| outcome.clone());
+    // What a created file defines, when what it holds takes the title's room.
+    let mut defined: Option<String> = None;
     if primary.obs_type.changes_code() {
         primary.title = with_value_gloss(&primary.title, last_message.unwrap_or(""));
+        if let [path] = primary.files_modified.as_slice()
+            && primary.title.starts_with(&format!("Created {path}"))
+            && let Some(held) = created_holds(path, last_message.unwrap_or(""))
+        {
+            // Only as much of it as says something: a deep path leaves room for a word or
+            // two (`… .sql: a partial index …`), less than the symbols it defines.
+            let head = format!("Created {path}: ");
+            let with = clip_clause(&format!("{head}{held}"), TITLE_MAX);
+            let said = with.strip_prefix(&head).unwrap_or("");
+            if word_count(said.trim_end_matches('\u{2026}')) >= CREATED_HOLDS_MIN_WORDS {
+                // The names it defines stay one line away.
+                let names = primary
+                    .title
+                    .strip_prefix(&format!("Created {path} ("))
+                    .and_then(|r| r.split_once(')'))
+                    .map(|(names, _)| names.to_string())
+                    .filter(|n| !n.ends_with(" lines") && !n.ends_with(" line"));
+                primary.title = with;
+                defined = names;
+            }
+        }
     }
     if changed || primary.obs_type == ObsType::Decision {
         primary.subtitle = join(&said);
+        if let Some(names) = defined {
+            primary.subtitle = format!("{} Defines {names}.", primary.subtitle);
+        }
         if primary.obs_type.changes_code() {
             match why(prompt, Some(&outcome)) {
                 Some(why) => give_why(primary, &why),
@@ -1189,6 +1250,49 @@ mod tests {
             .0,
             title,
             "an abbreviation names nothing"
+        );
+    }
+
+    #[test]
+    fn a_created_file_is_told_by_what_the_message_says_it_holds() {
+        assert_eq!(
+            created_holds(
+                "scripts/wait-for-db.sh",
+                "Added `scripts/wait-for-db.sh`: polls `pg_isready` once a second, e.g. for 60s. shellcheck is clean."
+            )
+            .as_deref(),
+            Some("polls `pg_isready` once a second, e.g. for 60s")
+        );
+        assert_eq!(
+            created_holds(
+                "db/migrations/0057_idx.sql",
+                "Added `db/migrations/0057_idx.sql`, which creates `idx_orders_customer_id` on `orders`."
+            )
+            .as_deref(),
+            Some("creates `idx_orders_customer_id` on `orders`")
+        );
+        assert_eq!(
+            created_holds(
+                "internal/rl/bucket_test.go",
+                "Added `bucket_test.go` (2 tests, fake clock). Both pass."
+            )
+            .as_deref(),
+            Some("2 tests, fake clock")
+        );
+        // A mention with nothing said of it, or too little.
+        assert_eq!(
+            created_holds("scripts/rotate-logs.sh", "Added `scripts/rotate-logs.sh`."),
+            None
+        );
+        assert_eq!(created_holds("a/b.md", "Wrote `a/b.md`: done."), None);
+        assert_eq!(created_holds("a/b.md", "All set."), None);
+        assert_eq!(
+            created_holds(
+                "internal/rl/limiter.go",
+                "新增 `internal/rl/limiter.go`：按用户 ID 做令牌桶限流，每秒 10 次。测试通过。"
+            )
+            .as_deref(),
+            Some("按用户 ID 做令牌桶限流，每秒 10 次")
         );
     }
 
