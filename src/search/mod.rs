@@ -107,6 +107,11 @@ fn ranked(
             lexical
         }
     };
+    let ranked = if names_identifier(text) {
+        with_literal_identifiers_first(conn, ranked, text)?
+    } else {
+        ranked
+    };
     let ranked = with_session_summaries(ranked);
     let ranked = if asks_a_question(text) {
         for_a_question(ranked)
@@ -115,6 +120,71 @@ fn ranked(
     };
     crate::store::steps::mark("summaries and questions");
     Ok(ranked.into_iter().skip(q.offset).take(q.limit).collect())
+}
+
+/// A query made of identifiers names one thing: among the first `fusion_pool` hits, the
+/// records that hold each joined identifier as written (`refresh_token_ttl`, `X-Api-Key`, any
+/// case) come first, most identifiers held first, each group in its order (by rank, so a
+/// later re-sort keeps it). The index splits
+/// an identifier into its words, so a record saying `refresh token` and `ttl` often enough
+/// otherwise outranks the one record that names it.
+fn with_literal_identifiers_first(
+    conn: &Connection,
+    hits: Vec<Hit>,
+    text: &str,
+) -> Result<Vec<Hit>> {
+    let needles: Vec<String> = text
+        .split_whitespace()
+        .map(|c| c.trim_matches(|ch: char| !ch.is_alphanumeric()))
+        .filter(|c| query::parts(c).len() > 1)
+        .map(str::to_lowercase)
+        .collect();
+    if needles.is_empty() {
+        return Ok(hits);
+    }
+    let pool = hits.len().min(W.fusion_pool);
+    let mut texts = std::collections::HashMap::new();
+    for kind in [Kind::Observation, Kind::Summary, Kind::Prompt] {
+        let ids: Vec<i64> = hits[..pool]
+            .iter()
+            .filter(|h| h.row.kind == kind)
+            .map(|h| h.row.id)
+            .collect();
+        for (id, t) in crate::store::search::indexed_texts(conn, kind, &ids)? {
+            texts.insert((kind, id), t.to_lowercase());
+        }
+    }
+    let held = |h: &Hit| {
+        texts
+            .get(&(h.row.kind, h.row.id))
+            .map_or(0, |t| needles.iter().filter(|n| holds_whole(t, n)).count())
+    };
+    let counts: Vec<usize> = hits[..pool].iter().map(&held).collect();
+    if counts.iter().all(|&n| n == 0) {
+        return Ok(hits);
+    }
+    // Ranks are lower-is-better: each identifier held moves a record past the whole span of
+    // the pool's ranks, so the order within one count stands (and survives later re-sorts).
+    let (lo, hi) = hits[..pool]
+        .iter()
+        .fold((f64::MAX, f64::MIN), |(lo, hi), h| {
+            (lo.min(h.rank), hi.max(h.rank))
+        });
+    let span = (hi - lo).max(0.0) + 1.0;
+    let mut hits = hits;
+    for (h, n) in hits.iter_mut().zip(counts) {
+        h.rank -= n as f64 * span;
+    }
+    hits.sort_by(best_first);
+    Ok(hits)
+}
+
+/// Whether `text` holds `needle` with no letter, digit or `_` right before or after it.
+fn holds_whole(text: &str, needle: &str) -> bool {
+    let glued = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    text.match_indices(needle).any(|(i, _)| {
+        !glued(text[..i].chars().next_back()) && !glued(text[i + needle.len()..].chars().next())
+    })
 }
 
 /// A session's summary tells the piece of work a matching record belongs to: when the best
@@ -521,6 +591,39 @@ mod ranking_rules {
         // Both hold one word of the query; the rare word wins over the common one repeated.
         assert_eq!(first(c, "test flaky"), (Kind::Observation, rare));
         assert_ne!(rare, common);
+    }
+
+    #[test]
+    fn the_record_naming_an_identifier_outranks_records_full_of_its_words() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("t.db")).unwrap();
+        let c = &store.conn;
+        for i in 0..12 {
+            obs(
+                c,
+                &format!("refresh token ttl: token refresh ttl token ({i})"),
+                i,
+            );
+        }
+        let named = obs(c, "set refresh_token_ttl where it mattered", 20);
+        for i in 0..12 {
+            obs(
+                c,
+                &format!("the refresh token and its ttl again ({i})"),
+                30 + i,
+            );
+        }
+        assert_eq!(first(c, "refresh_token_ttl"), (Kind::Observation, named));
+        assert_eq!(
+            first(c, "REFRESH_TOKEN_TTL"),
+            (Kind::Observation, named),
+            "any case"
+        );
+        // Glued to more (`refresh_token_ttl_ms`) is another name; plain words are no identifier.
+        let longer = obs(c, "set refresh_token_ttl_ms everywhere", 50);
+        assert_eq!(first(c, "refresh_token_ttl"), (Kind::Observation, named));
+        assert_ne!(first(c, "refresh token ttl"), (Kind::Observation, named));
+        assert_ne!(longer, named);
     }
 
     #[test]

@@ -345,6 +345,38 @@ fn search_text(conn: &Connection, q: &Query, kind: Kind, plan: &Plan) -> Result<
     Ok(hits)
 }
 
+/// The text the full-text index holds for `ids` (of one kind), every column joined: what a
+/// literal check of a query's identifier reads.
+pub(crate) fn indexed_texts(
+    conn: &Connection,
+    kind: Kind,
+    ids: &[i64],
+) -> Result<std::collections::HashMap<i64, String>> {
+    let mut out = std::collections::HashMap::new();
+    if ids.is_empty() {
+        return Ok(out);
+    }
+    let fts = table(kind).fts;
+    let mut stmt = conn.prepare(&format!(
+        "SELECT rowid, * FROM {fts} WHERE rowid IN ({})",
+        Sql::marks(ids.len())
+    ))?;
+    let columns = stmt.column_count();
+    let mut rows = stmt.query(rusqlite::params_from_iter(ids.iter()))?;
+    while let Some(r) = rows.next()? {
+        let id: i64 = r.get(0)?;
+        let mut text = String::new();
+        for c in 1..columns {
+            if let Ok(Some(t)) = r.get::<_, Option<String>>(c) {
+                text.push_str(&t);
+                text.push('\n');
+            }
+        }
+        out.insert(id, text);
+    }
+    Ok(out)
+}
+
 /// The full rows of `ids` (of one kind) that pass the query's filters other than text.
 pub(crate) fn rows_by_ids(
     conn: &Connection,
