@@ -61,8 +61,9 @@ pub const TUNING_SET: &str = "observer-quality";
 
 /// The observer's fixture sets in the repository, in the order `cmem dev eval-observer` prints
 /// them, each with how it is introduced. The held-out sets were written apart from the code
-/// and never tuned on; the dev sets were the first six such sets, whose misses were read.
-pub const SETS: [(&str, &str); 9] = [
+/// and never tuned on; the dev sets were the first six such sets, whose misses were read, and
+/// a Chinese set written the same way to be read from the start.
+pub const SETS: [(&str, &str); 10] = [
     (TUNING_SET, "observer quality"),
     (
         "observer-dev",
@@ -87,6 +88,10 @@ pub const SETS: [(&str, &str); 9] = [
     (
         "observer-dev6",
         "dev set 6 (the sixth held-out set; its misses were read)",
+    ),
+    (
+        "observer-dev-zh",
+        "Chinese dev set (written apart from the code; its misses were read)",
     ),
     (
         "observer-heldout",

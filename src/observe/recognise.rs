@@ -179,7 +179,12 @@ pub(crate) fn failing_tests(output: &str) -> Vec<String> {
                 None => name,
             }
             .to_string();
-            if !out.contains(&name) {
+            // Surefire names a test twice: `com.acme.FooTest.bar` as it ran, `FooTest.bar` in
+            // its summary. The fuller name stands for both.
+            let within = |long: &str, short: &str| long.ends_with(&format!(".{short}"));
+            if let Some(shorter) = out.iter_mut().find(|e| within(&name, e)) {
+                *shorter = name;
+            } else if !out.iter().any(|e| *e == name || within(e, &name)) {
                 out.push(name);
             }
         }
@@ -452,6 +457,15 @@ pub(crate) fn summary_line(output: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_test_surefire_names_twice_is_one_test() {
+        let out = "[ERROR] com.acme.uc.UserTest.legacyUser -- Time elapsed: 0.004 s <<< ERROR!\n\
+                   java.lang.NullPointerException\n\
+                   [ERROR] Errors: \n\
+                   [ERROR]   UserTest.legacyUser:34 \u{bb} NullPointer Cannot invoke\n";
+        assert_eq!(failing_tests(out), vec!["com.acme.uc.UserTest.legacyUser"]);
+    }
 
     #[test]
     fn every_recogniser_is_the_first_to_recognise_its_example() {

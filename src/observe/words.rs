@@ -153,10 +153,15 @@ pub(crate) fn outcome(message: &str) -> Option<String> {
     // List markers go, as `told` drops them: the title is found again in what was told, and
     // the rest after it becomes the subtitle.
     let body = before_next_steps(message);
-    let unlisted: Vec<&str> = body
-        .lines()
-        .map(|l| super::summary::list_item(l.trim()).unwrap_or(l))
-        .collect();
+    let mut unlisted: Vec<String> = Vec::new();
+    for line in body.lines() {
+        let (text, item) = match super::summary::list_item(line.trim()) {
+            Some(i) => (i, true),
+            None => (line, false),
+        };
+        end_before_item(&mut unlisted, item);
+        unlisted.push(text.to_string());
+    }
     let paragraph = first_paragraph(&unlisted.join("\n"))?;
     let sentences = sentences(&paragraph);
     let mut out = sentences.first()?.clone();
@@ -186,16 +191,26 @@ pub(crate) fn told(message: &str) -> Option<String> {
             Some(i) => (i, true),
             None => (line, false),
         };
-        if let Some(last) = parts.last_mut()
-            && item
-            && !last.ends_with(['.', ':', ';', '!', '?'])
-        {
-            last.push(';');
-        }
+        end_before_item(&mut parts, item);
         parts.push(text.to_string());
     }
     let line = flat(&parts.join(" "));
     (!line.is_empty()).then(|| clip_at_words(&line, OUTCOME_WORDS))
+}
+
+/// A list item follows what came before it after a `;` unless that ended a sentence or a
+/// clause already (`.:;!?` or their full-width forms): `told` and `outcome` join a list alike,
+/// so the title taken from one is found again in the other.
+fn end_before_item(parts: &mut [String], item: bool) {
+    if let Some(last) = parts.last_mut()
+        && item
+        && !last.trim_end().is_empty()
+        && !last.trim_end().ends_with([
+            '.', ':', ';', '!', '?', '\u{3002}', '\u{ff1a}', '\u{ff1b}', '\u{ff01}', '\u{ff1f}',
+        ])
+    {
+        last.push(';');
+    }
 }
 
 /// Openings of an offer or a courtesy that closes a message ("Anything else?", "Let me know
@@ -223,6 +238,12 @@ fn is_small_talk(line: &str) -> bool {
 /// An opening that states a conclusion, which stands as a memory even when it names no file
 /// or symbol (`Recommendation: keep the systemd timers for now.`); the first ones are decisions.
 const CONCLUSIONS: &[&str] = &[
+    // Chinese and Japanese decisions: recommend, decided, recommendation (ja).
+    "\u{5efa}\u{8bae}",
+    "\u{63a8}\u{8350}",
+    "\u{51b3}\u{5b9a}",
+    "\u{304a}\u{3059}\u{3059}\u{3081}",
+    "\u{63a8}\u{5968}",
     "recommendation",
     "decision",
     "decided",
@@ -239,8 +260,13 @@ const CONCLUSIONS: &[&str] = &[
     "short answer",
     "bottom line",
     "tl;dr",
+    // Chinese and Japanese conclusions: conclusion, root cause (zh, ja).
+    "\u{7ed3}\u{8bba}",
+    "\u{7d50}\u{8ad6}",
+    "\u{6839}\u{56e0}",
+    "\u{539f}\u{56e0}\u{306f}",
 ];
-const DECISIONS: usize = 9;
+const DECISIONS: usize = 14;
 
 /// Which conclusion the outcome opens with, if any: `Some(true)` for a decision.
 fn concludes(outcome: &str) -> Option<bool> {
@@ -1062,7 +1088,7 @@ mod tests {
         let first = outcome(listed).unwrap_or_default();
         assert_eq!(
             first,
-            "Two buckets have no versioning: `audit_logs`: SOC2 will ask `tmp_uploads`: expires daily"
+            "Two buckets have no versioning: `audit_logs`: SOC2 will ask; `tmp_uploads`: expires daily"
         );
         assert!(told(listed).unwrap_or_default().starts_with(&first[..40]));
     }
@@ -1294,6 +1320,39 @@ mod tests {
             .as_deref(),
             Some("按用户 ID 做令牌桶限流，每秒 10 次")
         );
+    }
+
+    #[test]
+    fn a_chinese_recommendation_is_a_decision_and_its_list_stays_in_the_subtitle() {
+        let message = "\u{5efa}\u{8bae}\u{4fdd}\u{7559} Redis \u{9501}\u{3002}\u{7406}\u{7531}\u{ff1a}\n1. \u{73b0}\u{5728}\u{7528}\u{7684}\u{662f} Redisson \u{7684} `tryLock`\n2. \u{771f}\u{6b63}\u{9632}\u{8d85}\u{5356}\u{7684}\u{662f} `available >= #{qty}`";
+        assert_eq!(outcome(message).as_deref().and_then(concludes), Some(true));
+        let mut d = vec![Draft::new(ObsType::Discovery, "Read StockLockService.java")];
+        give_voice(
+            &mut d,
+            "\u{503c}\u{4e0d}\u{503c}\u{5f97}\u{6362}\u{ff1f}",
+            Some(message),
+        );
+        assert_eq!(d[0].obs_type, ObsType::Decision);
+        assert!(
+            d[0].title
+                .starts_with("\u{5efa}\u{8bae}\u{4fdd}\u{7559} Redis"),
+            "{}",
+            d[0].title
+        );
+        assert!(
+            format!("{} {}", d[0].title, d[0].subtitle).contains("available >= #{qty}"),
+            "{d:#?}"
+        );
+    }
+
+    #[test]
+    fn a_list_is_joined_alike_for_the_title_and_the_subtitle() {
+        let message =
+            "- access token\u{ff1a}30 \u{5206}\u{949f}\n- refresh token\u{ff1a}14 \u{5929}";
+        let said = told(message).unwrap_or_default();
+        let outcome = outcome(message).unwrap_or_default();
+        assert!(said.starts_with(&outcome), "{said:?} / {outcome:?}");
+        assert!(said.contains("30 \u{5206}\u{949f}; refresh"), "{said:?}");
     }
 
     #[test]

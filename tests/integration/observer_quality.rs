@@ -88,7 +88,8 @@ fn observer_quality_on_the_chinese_held_out_turns() {
 
 /// The same measures on the six earlier held-out sets, whose misses were read while improving
 /// the observer, so they are development sets now: `observer-dev` (29 turns), `observer-dev2`
-/// to `observer-dev6` (32 turns each, written apart from the code like the held-out set).
+/// to `observer-dev6` (32 turns each, written apart from the code like the held-out set), and
+/// `observer-dev-zh` (30 turns in Chinese and Japanese, written the same way on 2026-12-06).
 #[test]
 fn observer_quality_on_the_dev_turns() {
     for set in [
@@ -98,6 +99,7 @@ fn observer_quality_on_the_dev_turns() {
         "observer-dev4",
         "observer-dev5",
         "observer-dev6",
+        "observer-dev-zh",
     ] {
         print_set(set);
     }

@@ -133,8 +133,15 @@ pub(crate) fn file_change(edits: &[&FileEdit], parse_budget: Duration) -> FileCh
         out
     };
     let quote = if created { None } else { literal_of(edits) };
-    let lines = if created || quote.is_some() {
+    // Two or three settings each given a new value (`POOL_SIZE 10 → 30, MAX_OVERFLOW 5 →
+    // 20`) say the change better than their names and the size of the edit.
+    let settings = if created || quote.is_some() {
         None
+    } else {
+        settings_of(edits)
+    };
+    let lines = if created || quote.is_some() || settings.is_some() {
+        settings.clone()
     } else {
         lines_of(edits)
     };
@@ -161,6 +168,12 @@ pub(crate) fn file_change(edits: &[&FileEdit], parse_budget: Duration) -> FileCh
             vec![place]
         }
         _ => symbols,
+    };
+    // The settings name themselves in the change.
+    let symbols = if settings.is_some() {
+        Vec::new()
+    } else {
+        symbols
     };
     FileChange {
         path,
@@ -269,6 +282,54 @@ fn changed_lines(e: &FileEdit) -> (Vec<&str>, Vec<&str>) {
         .copied()
         .collect();
     (gone, came)
+}
+
+/// Most settings one turn's edits of a file may name with their values in a title.
+const MAX_SETTINGS: usize = 3;
+
+/// The settings `edits` gave new values, each as `KEY old → new`, when every line they
+/// changed is one (`POOL_SIZE = 10` → `POOL_SIZE = 30`, `memory: 512Mi` → `memory: 1Gi`,
+/// `const BASE_DELAY_MS: u64 = 100;`) and there are two or three of them (one is `literal_of`'s).
+fn settings_of(edits: &[&FileEdit]) -> Option<String> {
+    let mut out: Vec<String> = Vec::new();
+    for e in edits {
+        let (gone, came) = changed_lines(e);
+        if gone.is_empty() || gone.len() != came.len() {
+            return None;
+        }
+        for (old, new) in gone.iter().zip(&came) {
+            let key = setting_key(old)?;
+            if setting_key(new)? != key {
+                return None;
+            }
+            let (a, b) = literal::changed(old, new)?;
+            if a.contains(key) || b.contains(key) {
+                return None;
+            }
+            out.push(format!("{key} {}", literal::arrow(&a, &b)));
+            if out.len() > MAX_SETTINGS {
+                return None;
+            }
+        }
+    }
+    (out.len() >= 2).then(|| out.join(", "))
+}
+
+/// The name a line gives a value (`POOL_SIZE` of `POOL_SIZE = 10`, `memory` of `memory: 1Gi`,
+/// `MAX` of `private static final int MAX = 5;`).
+fn setting_key(line: &str) -> Option<&str> {
+    let l = line.trim().trim_start_matches("- ");
+    let at = l.find(['=', ':'])?;
+    let key = l[..at]
+        .split_whitespace()
+        .last()?
+        .trim_matches(|c: char| c == '"' || c == '\'');
+    let ok = !key.is_empty()
+        && key.chars().any(char::is_alphabetic)
+        && key
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'));
+    ok.then_some(key)
 }
 
 /// What all `edits` replaced, when they replaced the same small thing (edits that only
@@ -1013,6 +1074,35 @@ mod config_keys {
             old_snippet: old.into(),
             new_snippet: new.into(),
             ..FileEdit::default()
+        }
+    }
+
+    #[test]
+    fn two_or_three_settings_given_new_values_name_themselves() {
+        let pool = edit(
+            "src/db/session.py",
+            "POOL_SIZE = 10\nMAX_OVERFLOW = 5\nECHO = False",
+            "POOL_SIZE = 30\nMAX_OVERFLOW = 20\nECHO = False",
+        );
+        assert_eq!(
+            settings_of(&[&pool]).as_deref(),
+            Some("POOL_SIZE 10 \u{2192} 30, MAX_OVERFLOW 5 \u{2192} 20")
+        );
+        let rust = edit(
+            "src/sync/retry.rs",
+            "const BASE_DELAY_MS: u64 = 100;\nconst MAX_RETRIES: u32 = 3;",
+            "const BASE_DELAY_MS: u64 = 1000;\nconst MAX_RETRIES: u32 = 5;",
+        );
+        assert_eq!(
+            settings_of(&[&rust]).as_deref(),
+            Some("BASE_DELAY_MS 100 \u{2192} 1000, MAX_RETRIES 3 \u{2192} 5")
+        );
+        // One setting is `literal_of`'s; a line that is no setting, or a renamed key, is code.
+        let one = edit("a.py", "A = 1\nB = 2", "A = 3\nB = 2");
+        let code = edit("a.py", "A = 1\nrun(a)", "A = 3\nrun(b)");
+        let renamed = edit("a.py", "A = 1\nB = 2", "A = 3\nC = 4");
+        for e in [one, code, renamed] {
+            assert_eq!(settings_of(&[&e]), None, "{e:?}");
         }
     }
 

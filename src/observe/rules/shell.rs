@@ -149,10 +149,23 @@ pub(crate) fn fixes(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
         }
         // A test named by its path, else by its own name (`tests/a.py::test_x` → `test_x`).
         let short_failing: Vec<String> = failing.iter().map(|t| test_name(t).to_string()).collect();
-        let tests_named = |max: usize, short: bool| {
+        // Last, a class's test by its method alone (`FooTest.legacyUser` → `legacyUser`).
+        let bare_failing: Vec<String> = short_failing
+            .iter()
+            .map(|t| {
+                t.rsplit_once('.')
+                    .map_or(t.as_str(), |(_, m)| m)
+                    .to_string()
+            })
+            .collect();
+        let tests_named = |max: usize, short: u8| {
             if !failing.is_empty() {
                 let verb = if failing.len() == 1 { "passes" } else { "pass" };
-                let names = if short { &short_failing } else { &failing };
+                let names = match short {
+                    0 => &failing,
+                    1 => &short_failing,
+                    _ => &bare_failing,
+                };
                 Some((fit_list(names, max), verb))
             } else if !codes.is_empty() {
                 Some((fit_list(&codes, max), "resolved"))
@@ -176,7 +189,7 @@ pub(crate) fn fixes(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
                             [(40, 30), (40, 16), (24, 16), (24, 0)]
                                 .into_iter()
                                 .flat_map(move |(t, m)| {
-                                    [(t, m, false, short_file), (t, m, true, short_file)]
+                                    (0..3).map(move |short| (t, m, short, short_file))
                                 })
                         })
                         .filter_map(|(t, m, short, short_file)| {
@@ -201,7 +214,7 @@ pub(crate) fn fixes(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
                 ),
             });
             // What now passes, by name (the tests, the linter's codes), fullest first.
-            let named_checks: Vec<String> = [(40, false), (40, true), (24, false), (24, true)]
+            let named_checks: Vec<String> = [(40, 0), (40, 1), (24, 0), (24, 1)]
                 .into_iter()
                 .filter_map(|(n, short)| tests_named(n, short).map(|(t, v)| format!("{t} {v}")))
                 .collect();
