@@ -201,6 +201,54 @@ fn line_change(old: &str, new: &str) -> Option<(String, String)> {
         a1 += 1;
         b1 += 1;
     }
+    // A Go duration is its number and its unit (`2 * time.Second` → `5 * time.Second`).
+    let scaled = |t: &[Token], i: usize| {
+        t.get(i).is_some_and(|k| k.text == "*")
+            && t.get(i + 1).is_some_and(|k| k.class == Class::Word)
+            && t.get(i + 2).is_some_and(|k| k.text == ".")
+            && t.get(i + 3).is_some_and(|k| k.class == Class::Word)
+    };
+    if a1 - a0 == 1
+        && b1 - b0 == 1
+        && a[a0].class == Class::Number
+        && b[b0].class == Class::Number
+        && scaled(&a, a1)
+        && a[a1..a1 + 4]
+            .iter()
+            .map(|k| k.text)
+            .eq(b[b1..].iter().take(4).map(|k| k.text))
+    {
+        a1 += 4;
+        b1 += 4;
+    }
+    // A change inside a call's parentheses that reaches past them on one side is shown with
+    // the parentheses whole (`Duration.ofHours(1)` → `Duration.ofMinutes(5)`, never
+    // `Duration.ofHours(1` → …): the tokens added are common to both lines.
+    let open = |t: &[Token], from: usize, to: usize| {
+        t[from..to].iter().fold(0i32, |n, k| match k.text {
+            "(" | "[" | "{" => n + 1,
+            ")" | "]" | "}" => n - 1,
+            _ => n,
+        })
+    };
+    while open(&a, a0, a1) > 0
+        && open(&b, b0, b1) > 0
+        && a1 < a.len()
+        && b1 < b.len()
+        && a[a1].text == b[b1].text
+    {
+        a1 += 1;
+        b1 += 1;
+    }
+    while open(&a, a0, a1) < 0
+        && open(&b, b0, b1) < 0
+        && a0 > 0
+        && b0 > 0
+        && a[a0 - 1].text == b[b0 - 1].text
+    {
+        a0 -= 1;
+        b0 -= 1;
+    }
     let side = |t: &[Token], line: &str, from: usize, to: usize| {
         line[t[from].start..t[to - 1].end].to_string()
     };
@@ -566,6 +614,32 @@ mod tests {
 
     fn pair(old: &str, new: &str) -> Option<(String, String)> {
         changed(old, new)
+    }
+
+    #[test]
+    fn a_change_inside_parentheses_keeps_them_whole_and_a_duration_its_unit() {
+        let p = |a: &str, b: &str| pair(a, b).map(|(x, y)| format!("{x} | {y}"));
+        assert_eq!(
+            p(
+                "    .entryTtl(Duration.ofHours(1))",
+                "    .entryTtl(Duration.ofMinutes(5))"
+            )
+            .as_deref(),
+            Some("Duration.ofHours(1) | Duration.ofMinutes(5)")
+        );
+        assert_eq!(
+            p(
+                "const defaultTimeout = 2 * time.Second",
+                "const defaultTimeout = 5 * time.Second"
+            )
+            .as_deref(),
+            Some("2 * time.Second | 5 * time.Second")
+        );
+        // A number alone stays alone.
+        assert_eq!(
+            p("retries = 3 * factor", "retries = 5 * factor").as_deref(),
+            Some("3 | 5")
+        );
     }
 
     fn p(a: &str, b: &str) -> Option<(String, String)> {
