@@ -678,7 +678,7 @@ fn give_why(d: &mut Draft, why: &str) {
         d.subtitle = if d.subtitle.is_empty() {
             check
         } else {
-            format!("{}; {check}", d.subtitle.trim_end_matches('.'))
+            format!("{}; {check}", d.subtitle.trim_end_matches(['.', '\u{3002}']))
         };
     }
 }
