@@ -303,6 +303,26 @@ const NOT_A_REASON: &[&str] = &[
     "not",
 ];
 
+/// Openings of a Chinese request (help me, please, take …, write, add, change, remove, have a
+/// look, check, fix): what to do, not what is wrong, as `IMPERATIVE` is in English.
+const CJK_REQUESTS: &[&str] = &[
+    "\u{5e2e}\u{6211}",
+    "\u{5e2e}\u{5fd9}",
+    "\u{8bf7}",
+    "\u{9ebb}\u{70e6}",
+    "\u{628a}",
+    "\u{5199}",
+    "\u{52a0}",
+    "\u{6539}",
+    "\u{5220}",
+    "\u{53bb}\u{6389}",
+    "\u{770b}\u{4e0b}",
+    "\u{770b}\u{4e00}\u{4e0b}",
+    "\u{4f60}\u{770b}",
+    "\u{67e5}\u{4e00}\u{4e0b}",
+    "\u{4fee}\u{4e00}\u{4e0b}",
+];
+
 /// Why the work was done, in a few words: the problem the request states before asking
 /// (`Requests to the billing API time out under load`), else what the outcome says it led to
 /// (`…, so startup messages are logged`).
@@ -360,7 +380,12 @@ pub(crate) fn why(prompt: &str, outcome: Option<&str>) -> Option<String> {
             };
             why.trim_end_matches(['.', '!', '。', '！']).to_string()
         })
-        .filter(|s| !s.ends_with('?') && !opens(s, IMPERATIVE) && !opens(s, APPROVAL));
+        .filter(|s| {
+            !s.ends_with('?')
+                && !opens(s, IMPERATIVE)
+                && !opens(s, APPROVAL)
+                && !CJK_REQUESTS.iter().any(|r| s.starts_with(r))
+        });
     let led_to = || {
         let o = outcome?;
         let at = [", so ", " so that ", " because "]
@@ -678,7 +703,10 @@ fn give_why(d: &mut Draft, why: &str) {
         d.subtitle = if d.subtitle.is_empty() {
             check
         } else {
-            format!("{}; {check}", d.subtitle.trim_end_matches(['.', '\u{3002}']))
+            format!(
+                "{}; {check}",
+                d.subtitle.trim_end_matches(['.', '\u{3002}'])
+            )
         };
     }
 }
@@ -1218,6 +1246,18 @@ mod tests {
             why("looks good, commit it", None),
             None,
             "an approval is no why"
+        );
+        // A Chinese request is no why either; the problem stated before it is.
+        assert_eq!(
+            why(
+                "\u{5e2e}\u{6211}\u{628a} POOL_SIZE \u{8c03}\u{5927}\u{3002}",
+                None
+            ),
+            None
+        );
+        assert_eq!(
+            why("\u{9ad8}\u{5cf0}\u{671f}\u{7ecf}\u{5e38} 502\u{ff0c}\u{8fde}\u{63a5}\u{6c60}\u{8017}\u{5c3d}\u{3002}\u{5e2e}\u{6211}\u{770b}\u{770b}", None).as_deref(),
+            Some("\u{9ad8}\u{5cf0}\u{671f}\u{7ecf}\u{5e38} 502")
         );
         let checks = ["t::f passes".to_string(), "`cargo test` passes".to_string()];
         assert_eq!(
