@@ -719,7 +719,25 @@ fn created_holds(path: &str, message: &str) -> Option<String> {
     let (at, len) = [path, name]
         .iter()
         .find_map(|needle| message.find(*needle).map(|i| (i, needle.len())))?;
-    let rest = message[at + len..].trim_start_matches('`');
+    let mut rest = message[at + len..].trim_start_matches('`');
+    // `Dockerfile` and `.dockerignore`: … (`和`, `、`): what follows the last file named.
+    for joint in [" and `", " & `", " \u{548c} `", "\u{548c} `", "\u{3001}`"] {
+        if let Some(r) = rest.strip_prefix(joint)
+            && let Some(close) = r.find('`')
+        {
+            rest = &r[close + 1..];
+            break;
+        }
+    }
+    // `path`（已 `chmod +x`）：…: an aside before the colon is no description.
+    for (open, close) in [(" (", ')'), ("\u{ff08}", '\u{ff09}')] {
+        if let Some(r) = rest.strip_prefix(open)
+            && let Some(end) = r.find(close)
+            && r[end + close.len_utf8()..].starts_with([':', '\u{ff1a}'])
+        {
+            rest = &r[end + close.len_utf8()..];
+        }
+    }
     // `path`: …, `path`, which …, `path`, a partial index …, `path` (2 tests, fake clock).
     let rest = if let Some(r) = rest.strip_prefix([':', '\u{ff1a}']) {
         r
@@ -728,6 +746,8 @@ fn created_holds(path: &str, message: &str) -> Option<String> {
         r.strip_prefix("which ").unwrap_or(r)
     } else if let Some(r) = rest.strip_prefix(" (") {
         &r[..r.find(')')?]
+    } else if let Some(r) = rest.strip_prefix('\u{ff08}') {
+        &r[..r.find('\u{ff09}')?]
     } else {
         return None;
     };
@@ -1352,6 +1372,22 @@ mod tests {
         );
         assert_eq!(created_holds("a/b.md", "Wrote `a/b.md`: done."), None);
         assert_eq!(created_holds("a/b.md", "All set."), None);
+        assert_eq!(
+            created_holds(
+                "Dockerfile",
+                "Wrote `Dockerfile` and `.dockerignore`: two stages, node 20 on alpine."
+            )
+            .as_deref(),
+            Some("two stages, node 20 on alpine")
+        );
+        assert_eq!(
+            created_holds(
+                "scripts/pg.sh",
+                "已新建 `scripts/pg.sh`（已 `chmod +x`）：`pg_dump` 输出经 `gzip` 压缩后上传。"
+            )
+            .as_deref(),
+            Some("`pg_dump` 输出经 `gzip` 压缩后上传")
+        );
         assert_eq!(
             created_holds(
                 "internal/rl/limiter.go",
