@@ -234,11 +234,12 @@ pub(crate) fn run(args: &DevArgs, face: &super::face::Face) -> Result<ExitCode> 
 
 /// The evaluation sets in the repository: held out (never tuned on: two sets, written apart),
 /// development (written apart from the code, tuned on since its first unread run) and tuning.
-const EVAL_SETS: [&str; 6] = [
+const EVAL_SETS: [&str; 7] = [
     "tests/fixtures/search-heldout",
     "tests/fixtures/search-heldout2",
     "tests/fixtures/search-heldout-zh",
     "tests/fixtures/search-dev",
+    "tests/fixtures/search-dev-zh",
     "tests/fixtures/search-tuning",
     "tests/fixtures/search-tuning-zh",
 ];
