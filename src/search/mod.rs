@@ -627,6 +627,21 @@ mod ranking_rules {
     }
 
     #[test]
+    fn an_identifier_no_record_holds_as_written_is_found_by_its_parts() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("t.db")).unwrap();
+        let c = &store.conn;
+        for i in 0..6 {
+            obs(c, &format!("orders page renders late ({i})"), i);
+        }
+        let apart = obs(c, "the customer_id column of orders gets an index", 10);
+        assert_eq!(first(c, "orders.customer_id"), (Kind::Observation, apart));
+        // Held as written, the identifier still outranks its parts apart.
+        let whole = obs(c, "orders.customer_id is nullable", 11);
+        assert_eq!(first(c, "orders.customer_id"), (Kind::Observation, whole));
+    }
+
+    #[test]
     fn summaries_and_observations_rank_on_one_scale() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("t.db")).unwrap();

@@ -10,7 +10,7 @@ use anyhow::Result;
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{Connection, params_from_iter};
 
-use super::terms::Terms;
+use super::terms::{Term, Terms};
 use super::timeline::{observation_row, prompt_row, summary_row};
 use super::{observations, prompts, summaries};
 use crate::model::{IndexRow, Kind, ObsType};
@@ -448,10 +448,29 @@ impl Plan {
                 expr = term.fts(true);
                 df = matching(conn, &sizes, &expr)?;
             }
-            known |= df > 0.0;
-            let n = total.max(df);
-            idf.push((1.0 + (n - df + 0.5) / (df + 0.5)).ln());
-            exprs.push(expr);
+            // An identifier no record holds as written (`orders.customer_id`) may still be
+            // what a record says in other words (`the customer_id column of orders`): its
+            // parts are asked for one by one, and holding them all is a complete match.
+            let parts: Vec<(String, f64)> = match term {
+                Term::Phrase(words) if df == 0.0 => {
+                    let mut out = Vec::with_capacity(words.len());
+                    for w in words {
+                        let e = Term::Word(w.clone()).fts(false);
+                        if !out.iter().any(|(x, _): &(String, f64)| *x == e) {
+                            let d = matching(conn, &sizes, &e)?;
+                            out.push((e, d));
+                        }
+                    }
+                    out
+                }
+                _ => vec![(expr, df)],
+            };
+            for (expr, df) in parts {
+                known |= df > 0.0;
+                let n = total.max(df);
+                idf.push((1.0 + (n - df + 0.5) / (df + 0.5)).ln());
+                exprs.push(expr);
+            }
         }
         Ok(Plan {
             any: exprs.join(" OR "),
