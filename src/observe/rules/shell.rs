@@ -149,14 +149,11 @@ pub(crate) fn fixes(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
         }
         // A test named by its path, else by its own name (`tests/a.py::test_x` → `test_x`).
         let short_failing: Vec<String> = failing.iter().map(|t| test_name(t).to_string()).collect();
-        // Last, a class's test by its method alone (`FooTest.legacyUser` → `legacyUser`).
+        // Last, a class's test by its method alone (`FooTest.legacyUser` → `legacyUser`); a
+        // name with spaces or parameters (`renders 1.5 price`, `test_v[1.2]`) stays whole.
         let bare_failing: Vec<String> = short_failing
             .iter()
-            .map(|t| {
-                t.rsplit_once('.')
-                    .map_or(t.as_str(), |(_, m)| m)
-                    .to_string()
-            })
+            .map(|t| method_of(t).unwrap_or(t).to_string())
             .collect();
         let tests_named = |max: usize, short: u8| {
             if !failing.is_empty() {
@@ -596,6 +593,20 @@ fn commit_message(command: &str) -> Option<String> {
     super::super::draft::first_line(&msg, LONG_TITLE)
 }
 
+/// The method of a `Class.method` test name, when the name is just that.
+fn method_of(name: &str) -> Option<&str> {
+    let (class, method) = name.rsplit_once('.')?;
+    let ident = |s: &str| {
+        s.chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
+    };
+    (ident(class) && ident(method) && class.starts_with(|c: char| c.is_ascii_uppercase()))
+        .then_some(method)
+}
+
 /// A test's own name, without the path to it (`tests/a.py::TestX::test_y` → `test_y`); a
 /// parametrised test keeps its parameters whole (`test_split[a::b]`).
 fn test_name(path: &str) -> &str {
@@ -752,6 +763,19 @@ mod tests {
             ),
             "{drafts:#?}"
         );
+    }
+
+    #[test]
+    fn a_test_is_named_by_its_method_only_when_it_is_a_class_and_a_method() {
+        assert_eq!(method_of("UserTest.legacyUser"), Some("legacyUser"));
+        for name in [
+            "renders the 1.5 price",
+            "test_v[1.2]",
+            "pkg.sub",
+            "UserTest",
+        ] {
+            assert_eq!(method_of(name), None, "{name}");
+        }
     }
 
     #[test]
