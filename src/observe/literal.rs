@@ -224,28 +224,37 @@ fn line_change(old: &str, new: &str) -> Option<(String, String)> {
     // A change inside a call's parentheses that reaches past them on one side is shown with
     // the parentheses whole (`Duration.ofHours(1)` → `Duration.ofMinutes(5)`, never
     // `Duration.ofHours(1` → …): the tokens added are common to both lines.
-    let open = |t: &[Token], from: usize, to: usize| {
-        t[from..to].iter().fold(0i32, |n, k| match k.text {
-            "(" | "[" | "{" => n + 1,
-            ")" | "]" | "}" => n - 1,
-            _ => n,
-        })
+    let depth = |k: &Token| match k.text {
+        "(" | "[" | "{" => 1i32,
+        ")" | "]" | "}" => -1,
+        _ => 0,
     };
-    while open(&a, a0, a1) > 0
-        && open(&b, b0, b1) > 0
+    let open = |t: &[Token], from: usize, to: usize| t[from..to].iter().map(depth).sum::<i32>();
+    // Depths kept step by step (a long line is walked once), and no further than a side
+    // `quotable` could still show.
+    let (mut da, mut db) = (open(&a, a0, a1), open(&b, b0, b1));
+    let short = |t: &[Token], from: usize, to: usize| t[to - 1].end - t[from].start <= MAX_SIDE;
+    while da > 0
+        && db > 0
         && a1 < a.len()
         && b1 < b.len()
         && a[a1].text == b[b1].text
+        && short(&a, a0, a1)
     {
+        da += depth(&a[a1]);
+        db += depth(&b[b1]);
         a1 += 1;
         b1 += 1;
     }
-    while open(&a, a0, a1) < 0
-        && open(&b, b0, b1) < 0
+    while da < 0
+        && db < 0
         && a0 > 0
         && b0 > 0
         && a[a0 - 1].text == b[b0 - 1].text
+        && short(&a, a0, a1)
     {
+        da += depth(&a[a0 - 1]);
+        db += depth(&b[b0 - 1]);
         a0 -= 1;
         b0 -= 1;
     }

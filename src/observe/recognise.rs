@@ -181,7 +181,9 @@ pub(crate) fn failing_tests(output: &str) -> Vec<String> {
             .to_string();
             // Surefire names a test twice: `com.acme.FooTest.bar` as it ran, `FooTest.bar` in
             // its summary. The fuller name stands for both.
-            let within = |long: &str, short: &str| long.ends_with(&format!(".{short}"));
+            let within = |long: &str, short: &str| {
+                long.strip_suffix(short).is_some_and(|p| p.ends_with('.'))
+            };
             if let Some(shorter) = out.iter_mut().find(|e| within(&name, e)) {
                 *shorter = name;
             } else if !out.iter().any(|e| *e == name || within(e, &name)) {

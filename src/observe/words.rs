@@ -26,30 +26,21 @@ const CREATED_HOLDS_MIN_WORDS: usize = 4;
 const IMPERATIVE: &[&str] = &[
     "add",
     "allow",
-    "audit",
     "backport",
-    "batch",
-    "benchmark",
     "bisect",
-    "block",
     "bump",
-    "cache",
-    "cap",
     "change",
     "check",
-    "cherry-pick",
     "clean",
     "commit",
     "configure",
     "convert",
     "create",
     "debounce",
-    "debug",
     "decrease",
     "dedupe",
     "deduplicate",
     "delete",
-    "deploy",
     "disable",
     "do",
     "document",
@@ -58,92 +49,60 @@ const IMPERATIVE: &[&str] = &[
     "enable",
     "encrypt",
     "ensure",
-    "escape",
     "exclude",
     "explain",
     "expose",
     "extract",
-    "filter",
     "find",
     "fix",
     "give",
-    "handle",
-    "hash",
     "hide",
-    "ignore",
     "implement",
     "improve",
-    "include",
     "increase",
-    "inline",
-    "install",
     "investigate",
     "let",
-    "limit",
     "look",
-    "lower",
     "make",
     "map",
     "merge",
     "migrate",
-    "mock",
     "move",
     "normalize",
     "optimize",
     "paginate",
     "parallelize",
-    "pin",
     "plan",
     "please",
     "prevent",
-    "profile",
-    "publish",
-    "quote",
     "raise",
     "rebase",
     "reduce",
     "refactor",
-    "release",
     "remove",
     "rename",
     "replace",
     "reproduce",
     "respect",
     "restart",
-    "retry",
-    "return",
     "revert",
-    "review",
     "revoke",
     "rewrite",
-    "rotate",
     "run",
     "sanitize",
     "set",
     "show",
-    "sign",
-    "skip",
-    "sort",
-    "speed",
     "split",
     "squash",
-    "start",
-    "stop",
-    "stub",
     "switch",
-    "tag",
     "test",
     "throttle",
-    "trim",
     "try",
     "turn",
     "unpin",
     "update",
-    "upgrade",
     "use",
     "validate",
-    "verify",
-    "wire",
     "write",
 ];
 
@@ -285,6 +244,8 @@ fn end_before_item(parts: &mut [String], item: bool) {
             '.', ':', ';', '!', '?', '\u{3002}', '\u{ff1a}', '\u{ff1b}', '\u{ff01}', '\u{ff1f}',
         ])
     {
+        let kept = last.trim_end().len();
+        last.truncate(kept);
         last.push(';');
     }
 }
@@ -379,18 +340,25 @@ const NOT_A_REASON: &[&str] = &[
     "not",
 ];
 
-/// Openings of a Chinese request (help me, please, take …, write, add, change, remove, have a
-/// look, check, fix): what to do, not what is wrong, as `IMPERATIVE` is in English.
+/// Openings of a Chinese request (help me, please help, take …, write a, add a, change to,
+/// remove, have a look, check, fix): what to do, not what is wrong, as `IMPERATIVE` is in
+/// English. Two characters at least where one begins common nouns too (`请求`, `加载`, `写入`,
+/// `改完`, `删除`); `把` alone opens a request.
 const CJK_REQUESTS: &[&str] = &[
     "\u{5e2e}\u{6211}",
     "\u{5e2e}\u{5fd9}",
-    "\u{8bf7}",
+    "\u{8bf7}\u{5e2e}",
+    "\u{8bf7}\u{4f60}",
+    "\u{8bf7}\u{628a}",
     "\u{9ebb}\u{70e6}",
     "\u{628a}",
-    "\u{5199}",
-    "\u{52a0}",
-    "\u{6539}",
-    "\u{5220}",
+    "\u{5199}\u{4e2a}",
+    "\u{5199}\u{4e00}\u{4e2a}",
+    "\u{52a0}\u{4e2a}",
+    "\u{52a0}\u{4e00}\u{4e2a}",
+    "\u{6539}\u{6210}",
+    "\u{6539}\u{4e00}\u{4e0b}",
+    "\u{5220}\u{6389}",
     "\u{53bb}\u{6389}",
     "\u{770b}\u{4e0b}",
     "\u{770b}\u{4e00}\u{4e0b}",
@@ -679,8 +647,10 @@ fn with_value_gloss(title: &str, message: &str) -> String {
         return title.to_string();
     };
     let after = &title[at + " \u{2192} ".len()..];
-    let end = after.find([' ', ';', ',', ')']).unwrap_or(after.len());
-    let value = &after[..end];
+    // `1,000` is one number; the `,` after a value in a list of settings is not its own.
+    let end = after.find([' ', ';', ')']).unwrap_or(after.len());
+    let value = after[..end].trim_end_matches(',');
+    let end = value.len();
     if value.is_empty()
         || !value
             .chars()
@@ -817,9 +787,19 @@ fn created_holds(path: &str, message: &str) -> Option<String> {
     // `path`: …, `path`, which …, `path`, a partial index …, `path` (2 tests, fake clock).
     let rest = if let Some(r) = rest.strip_prefix([':', '\u{ff1a}']) {
         r
-    } else if let Some(r) = rest.strip_prefix([',', '\u{ff0c}']) {
+    } else if let Some(r) = rest.strip_prefix(',') {
+        // `, which creates …`, `, a partial index on …`; not `, and all 12 tests pass`.
         let r = r.trim_start();
-        r.strip_prefix("which ").unwrap_or(r)
+        match r.strip_prefix("which ") {
+            Some(held) => held,
+            None if ["a ", "an ", "the ", "one "]
+                .iter()
+                .any(|o| r.starts_with(o)) =>
+            {
+                r
+            }
+            None => return None,
+        }
     } else if let Some(r) = rest.strip_prefix(" (") {
         &r[..r.find(')')?]
     } else if let Some(r) = rest.strip_prefix('\u{ff08}') {
@@ -1343,6 +1323,15 @@ mod tests {
             None,
             "an approval is no why"
         );
+        // A problem opening with a noun that begins like a request stays a why (`请求` is
+        // "request", `加载` "loading").
+        for problem in [
+            "\u{8bf7}\u{6c42} /api/orders \u{5728}\u{9ad8}\u{5cf0}\u{671f}\u{8d85}\u{65f6}\u{ff0c}\u{5e2e}\u{6211}\u{770b}\u{770b}",
+            "\u{52a0}\u{8f7d}\u{8ba2}\u{5355}\u{9875}\u{9762}\u{8981} 8 \u{79d2}\u{ff0c}\u{5e2e}\u{6211}\u{4f18}\u{5316}",
+            "Release builds crash on startup since the NDK bump.",
+        ] {
+            assert!(why(problem, None).is_some(), "{problem}");
+        }
         // A Chinese request is no why either; the problem stated before it is.
         assert_eq!(
             why(
@@ -1450,6 +1439,14 @@ mod tests {
         assert_eq!(created_holds("a/b.md", "All set."), None);
         assert_eq!(
             created_holds(
+                "tests/test_rate.py",
+                "Added `tests/test_rate.py`, and all 12 tests pass now."
+            ),
+            None,
+            "what came after is no description"
+        );
+        assert_eq!(
+            created_holds(
                 "Dockerfile",
                 "Wrote `Dockerfile` and `.dockerignore`: two stages, node 20 on alpine."
             )
@@ -1505,6 +1502,13 @@ mod tests {
         let outcome = outcome(message).unwrap_or_default();
         assert!(said.starts_with(&outcome), "{said:?} / {outcome:?}");
         assert!(said.contains("30 \u{5206}\u{949f}; refresh"), "{said:?}");
+        // A Markdown hard break (two spaces) before the list changes nothing.
+        let hard = "Summary of it  \n- a thing";
+        assert!(
+            told(hard)
+                .unwrap_or_default()
+                .starts_with(&super::outcome(hard).unwrap_or_default())
+        );
     }
 
     #[test]
@@ -1523,6 +1527,14 @@ mod tests {
                 "I set `AGE` to 28800 seconds (8 hours) and updated the comment."
             ),
             "AGE in base.py: 1209600 \u{2192} 28800 (8 hours); `pytest` passes"
+        );
+        assert_eq!(
+            with_value_gloss(
+                "T in a.py: 500 \u{2192} 1,000",
+                "Timeout stays 1 (1 second) and T is 1,000 (1 s)."
+            ),
+            "T in a.py: 500 \u{2192} 1,000 (1 s)",
+            "a number with a thousands separator is one number"
         );
         // What was before is no quantity; nor is a longer aside, nor another number's gloss.
         for message in [

@@ -107,14 +107,15 @@ fn ranked(
             lexical
         }
     };
-    let ranked = if names_identifier(text) {
-        with_literal_identifiers_first(conn, ranked, text)?
-    } else {
-        ranked
-    };
     let ranked = with_session_summaries(ranked);
     let ranked = if asks_a_question(text) {
         for_a_question(ranked)
+    } else {
+        ranked
+    };
+    // Last, so no later re-weighting scales the shift it gives.
+    let ranked = if names_identifier(text) {
+        with_literal_identifiers_first(conn, ranked, text)?
     } else {
         ranked
     };
@@ -124,8 +125,7 @@ fn ranked(
 
 /// A query made of identifiers names one thing: among the first `fusion_pool` hits, the
 /// records that hold each joined identifier as written (`refresh_token_ttl`, `X-Api-Key`, any
-/// case) come first, most identifiers held first, each group in its order (by rank, so a
-/// later re-sort keeps it). The index splits
+/// case) come first, most identifiers held first, each group in its order. The index splits
 /// an identifier into its words, so a record saying `refresh token` and `ttl` often enough
 /// otherwise outranks the one record that names it.
 fn with_literal_identifiers_first(
@@ -135,7 +135,7 @@ fn with_literal_identifiers_first(
 ) -> Result<Vec<Hit>> {
     let needles: Vec<String> = text
         .split_whitespace()
-        .map(|c| c.trim_matches(|ch: char| !ch.is_alphanumeric()))
+        .map(|c| c.trim_matches(|ch: char| !ch.is_alphanumeric() && ch != '_'))
         .filter(|c| query::parts(c).len() > 1)
         .map(str::to_lowercase)
         .collect();
@@ -164,7 +164,7 @@ fn with_literal_identifiers_first(
         return Ok(hits);
     }
     // Ranks are lower-is-better: each identifier held moves a record past the whole span of
-    // the pool's ranks, so the order within one count stands (and survives later re-sorts).
+    // the pool's ranks, so the order within one count stands.
     let (lo, hi) = hits[..pool]
         .iter()
         .fold((f64::MAX, f64::MIN), |(lo, hi), h| {
@@ -624,6 +624,12 @@ mod ranking_rules {
         assert_eq!(first(c, "refresh_token_ttl"), (Kind::Observation, named));
         assert_ne!(first(c, "refresh token ttl"), (Kind::Observation, named));
         assert_ne!(longer, named);
+        // An identifier opening with `_` is held as written too.
+        let private = obs(c, "self._compute_total() rounds half up", 60);
+        for i in 0..6 {
+            obs(c, &format!("compute the total again ({i})"), 70 + i);
+        }
+        assert_eq!(first(c, "_compute_total"), (Kind::Observation, private));
     }
 
     #[test]

@@ -456,7 +456,9 @@ impl Plan {
                     let mut out = Vec::with_capacity(words.len());
                     for w in words {
                         let e = Term::Word(w.clone()).fts(false);
-                        if !out.iter().any(|(x, _): &(String, f64)| *x == e) {
+                        // A part asked for once, however many identifiers hold it.
+                        if !out.iter().any(|(x, _): &(String, f64)| *x == e) && !exprs.contains(&e)
+                        {
                             let d = matching(conn, &sizes, &e)?;
                             out.push((e, d));
                         }

@@ -306,7 +306,10 @@ fn settings_of(edits: &[&FileEdit]) -> Option<String> {
             if a.contains(key) || b.contains(key) {
                 return None;
             }
-            out.push(format!("{key} {}", literal::arrow(&a, &b)));
+            let said = format!("{key} {}", literal::arrow(&a, &b));
+            if !out.contains(&said) {
+                out.push(said);
+            }
             if out.len() > MAX_SETTINGS {
                 return None;
             }
@@ -319,7 +322,28 @@ fn settings_of(edits: &[&FileEdit]) -> Option<String> {
 /// `MAX` of `private static final int MAX = 5;`).
 fn setting_key(line: &str) -> Option<&str> {
     let l = line.trim().trim_start_matches("- ");
-    let at = l.find(['=', ':'])?;
+    let first = l.split_whitespace().next().unwrap_or("");
+    if matches!(
+        first,
+        "if" | "elif" | "else" | "while" | "for" | "return" | "case" | "assert" | "when"
+    ) {
+        return None;
+    }
+    // `=` alone (not `==`, `!=`, `<=`, `>=`, `=>`), or `: ` (not `::`, not a URL's `://`).
+    let bytes = l.as_bytes();
+    let at = l.char_indices().find_map(|(i, c)| {
+        let before = i.checked_sub(1).map(|j| bytes[j]);
+        let after = bytes.get(i + 1).copied();
+        match c {
+            '=' if !matches!(before, Some(b'=' | b'!' | b'<' | b'>'))
+                && !matches!(after, Some(b'=' | b'>')) =>
+            {
+                Some(i)
+            }
+            ':' if matches!(after, None | Some(b' ')) && before != Some(b':') => Some(i),
+            _ => None,
+        }
+    })?;
     let key = l[..at]
         .split_whitespace()
         .last()?
@@ -1101,7 +1125,22 @@ mod config_keys {
         let one = edit("a.py", "A = 1\nB = 2", "A = 3\nB = 2");
         let code = edit("a.py", "A = 1\nrun(a)", "A = 3\nrun(b)");
         let renamed = edit("a.py", "A = 1\nB = 2", "A = 3\nC = 4");
-        for e in [one, code, renamed] {
+        let compared = edit(
+            "a.rs",
+            "if count == 3 {\nif retries == 5 {",
+            "if count == 4 {\nif retries == 6 {",
+        );
+        let paths = edit(
+            "a.rs",
+            "tokio::time::sleep(a(100));\nstd::thread::sleep(b(1));",
+            "tokio::time::sleep(a(500));\nstd::thread::sleep(b(2));",
+        );
+        let urls = edit(
+            "a.yaml",
+            "- https://api.x/v1/orders\n- https://api.x/v1/users",
+            "- https://api.x/v2/orders\n- https://api.x/v2/users",
+        );
+        for e in [one, code, renamed, compared, paths, urls] {
             assert_eq!(settings_of(&[&e]), None, "{e:?}");
         }
     }

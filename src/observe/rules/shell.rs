@@ -151,10 +151,16 @@ pub(crate) fn fixes(input: &TurnInput, claims: &mut Claims) -> Vec<Draft> {
         let short_failing: Vec<String> = failing.iter().map(|t| test_name(t).to_string()).collect();
         // Last, a class's test by its method alone (`FooTest.legacyUser` → `legacyUser`); a
         // name with spaces or parameters (`renders 1.5 price`, `test_v[1.2]`) stays whole.
-        let bare_failing: Vec<String> = short_failing
-            .iter()
-            .map(|t| method_of(t).unwrap_or(t).to_string())
-            .collect();
+        let mut bare_failing: Vec<String> = Vec::new();
+        for t in &short_failing {
+            // Two classes' `save` are two tests: their methods alone would read as one.
+            let bare = method_of(t).unwrap_or(t).to_string();
+            if bare_failing.contains(&bare) {
+                bare_failing = short_failing.clone();
+                break;
+            }
+            bare_failing.push(bare);
+        }
         let tests_named = |max: usize, short: u8| {
             if !failing.is_empty() {
                 let verb = if failing.len() == 1 { "passes" } else { "pass" };
