@@ -180,6 +180,25 @@ pub(crate) fn content_text(v: &serde_json::Value) -> Option<String> {
     Some(text.join("\n")).filter(|t| !t.trim().is_empty())
 }
 
+/// How many times `needle` stands in `text` as a whole token (not inside a longer name).
+pub(crate) fn whole_occurrences(text: &str, needle: &str) -> usize {
+    if needle.is_empty() {
+        return 0;
+    }
+    let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    let (starts, ends) = (
+        word(needle.chars().next()),
+        word(needle.chars().next_back()),
+    );
+    text.match_indices(needle)
+        .filter(|(at, _)| {
+            let before = text[..*at].chars().next_back();
+            let after = text[at + needle.len()..].chars().next();
+            !((starts && word(before)) || (ends && word(after)))
+        })
+        .count()
+}
+
 /// Whether `c` belongs to a script written without spaces between words: Han ideographs (with
 /// their extensions and compatibility forms), kana, Hangul, bopomofo, CJK radicals.
 pub(crate) fn is_cjk(c: char) -> bool {

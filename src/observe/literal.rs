@@ -580,25 +580,6 @@ fn params_span(line: &str, t: &[Token], from: usize, to: usize, whole: bool) -> 
 
 /// `old → new` for a title: plain when both sides are one word or number, else each side in
 /// a code span (an operator or a quoted string reads better fenced).
-/// How many times `needle` stands in `text` as a whole token (not inside a longer name).
-pub(crate) fn occurrences(text: &str, needle: &str) -> usize {
-    if needle.is_empty() {
-        return 0;
-    }
-    let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
-    let (starts, ends) = (
-        word(needle.chars().next()),
-        word(needle.chars().next_back()),
-    );
-    text.match_indices(needle)
-        .filter(|(at, _)| {
-            let before = text[..*at].chars().next_back();
-            let after = text[at + needle.len()..].chars().next();
-            !((starts && word(before)) || (ends && word(after)))
-        })
-        .count()
-}
-
 pub(crate) fn arrow(old: &str, new: &str) -> String {
     let plain = |s: &str| {
         !s.is_empty()

@@ -155,9 +155,12 @@ fn with_literal_identifiers_first(
         }
     }
     let held = |h: &Hit| {
-        texts
-            .get(&(h.row.kind, h.row.id))
-            .map_or(0, |t| needles.iter().filter(|n| holds_whole(t, n)).count())
+        texts.get(&(h.row.kind, h.row.id)).map_or(0, |t| {
+            needles
+                .iter()
+                .filter(|n| crate::text::whole_occurrences(t, n) > 0)
+                .count()
+        })
     };
     let counts: Vec<usize> = hits[..pool].iter().map(&held).collect();
     if counts.iter().all(|&n| n == 0) {
@@ -177,14 +180,6 @@ fn with_literal_identifiers_first(
     }
     hits.sort_by(best_first);
     Ok(hits)
-}
-
-/// Whether `text` holds `needle` with no letter, digit or `_` right before or after it.
-fn holds_whole(text: &str, needle: &str) -> bool {
-    let glued = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
-    text.match_indices(needle).any(|(i, _)| {
-        !glued(text[..i].chars().next_back()) && !glued(text[i + needle.len()..].chars().next())
-    })
 }
 
 /// A session's summary tells the piece of work a matching record belongs to: when the best

@@ -695,8 +695,8 @@ fn sites(change: &FileChange, events: &[&Event]) -> usize {
         edits.last().and_then(|e| e.after.as_deref()),
     ) {
         (Some(before), Some(after)) => {
-            let gone =
-                literal::occurrences(before, old).saturating_sub(literal::occurrences(after, old));
+            let gone = crate::text::whole_occurrences(before, old)
+                .saturating_sub(crate::text::whole_occurrences(after, old));
             gone.max(change.edits)
         }
         _ => change.edits,
