@@ -1512,6 +1512,33 @@ mod tests {
     }
 
     #[test]
+    fn text_outside_the_basic_plane_is_cut_and_searched_on_character_bounds() {
+        // 𠮷 (U+20BB7) takes four bytes: every cut and search stays on its bounds.
+        assert_eq!(
+            terse("the \u{20bb7}\u{20bb7} a cache"),
+            "\u{20bb7}\u{20bb7} cache"
+        );
+        assert_eq!(
+            created_holds(
+                "src/\u{20bb7}.rs",
+                "\u{65b0}\u{589e} `src/\u{20bb7}.rs`\u{ff1a}\u{20bb7}\u{20bb7} \u{6309}\u{7528}\u{6237} ID \u{9650}\u{6d41}\u{3002}"
+            )
+            .as_deref(),
+            Some("\u{20bb7}\u{20bb7} \u{6309}\u{7528}\u{6237} ID \u{9650}\u{6d41}")
+        );
+        assert_eq!(
+            with_value_gloss(
+                "T in a.py: 3 \u{2192} 30",
+                "\u{20bb7}30 \u{20bb7} 30 (30 s)"
+            ),
+            "T in a.py: 3 \u{2192} 30 (30 s)"
+        );
+        let mut d = Draft::new(ObsType::Change, "f in a.rs: 1 \u{2192} 2");
+        give_why(&mut d, &"\u{20bb7}\u{6162}".repeat(40));
+        assert!(crate::text::columns(&d.title) <= TITLE_MAX, "{}", d.title);
+    }
+
+    #[test]
     fn a_new_number_takes_the_quantity_the_message_gives_it() {
         let title = "SESSION_TTL_SECONDS in app/sessions/store.py: 3600 \u{2192} 86400";
         assert_eq!(
