@@ -259,13 +259,25 @@ fn fused_score(lexical: Option<usize>, semantic: Option<usize>, other_script: bo
 /// no word of the query is in memory, meaning alone speaks for a record of the query's script
 /// (a typo'd identifier, an abbreviation the notes spell out), and it must speak clearly. A
 /// record in another script shares no word with the query by nature (a Chinese question asked
-/// of English notes), so the words' silence says nothing about it.
+/// of English notes), so the words' silence says nothing about it; a language's text lies
+/// farther from another language's, so such a record may be a candidate a little below the
+/// floor, counting less (`other_script_trust`).
 fn floor(other_script: bool, query_knows_a_word: bool) -> f64 {
-    if other_script || query_knows_a_word {
+    if other_script {
+        W.other_script_floor
+    } else if query_knows_a_word {
         W.min_similarity
     } else {
         W.min_similarity_alone
     }
+}
+
+/// How much of its semantic share a record in another script than the query's keeps: all of it
+/// from `min_similarity` up, less the nearer its cosine is to `other_script_floor`, so a record
+/// found only there leads where nothing else answers, and gives way to a record of the query's
+/// own language that does.
+fn other_script_trust(score: f64) -> f64 {
+    ((score - W.other_script_floor) / (W.min_similarity - W.other_script_floor)).clamp(0.0, 1.0)
 }
 
 /// Adds to each fused record `W.session_meaning` of the semantic shares (`by_meaning`) of the
@@ -407,7 +419,11 @@ fn hybrid(
     }
     let mut by_meaning: Vec<(Kind, i64, f64)> = Vec::with_capacity(semantic.len());
     for (rank, n) in semantic.iter().enumerate() {
-        let share = fused_score(None, Some(rank), n.cjk != query_cjk);
+        let other_script = n.cjk != query_cjk;
+        let mut share = fused_score(None, Some(rank), other_script);
+        if other_script {
+            share *= other_script_trust(f64::from(n.score));
+        }
         add(n.kind, n.id, share);
         by_meaning.push((n.kind, n.id, share));
     }
@@ -571,6 +587,16 @@ mod ranking_rules {
         // A record in another script than the query's, which no word of it can find, leads
         // when its meaning is nearest.
         assert!(fused_score(None, Some(0), true) > fused_score(Some(0), None, false));
+    }
+
+    #[test]
+    fn a_record_in_another_script_counts_less_the_nearer_it_lies_to_its_floor() {
+        assert!(floor(true, true) < floor(false, true));
+        assert_eq!(other_script_trust(W.other_script_floor), 0.0);
+        assert_eq!(other_script_trust(W.min_similarity), 1.0);
+        assert_eq!(other_script_trust(0.6), 1.0);
+        let halfway = other_script_trust((W.other_script_floor + W.min_similarity) / 2.0);
+        assert!((halfway - 0.5).abs() < 1e-9, "{halfway}");
     }
 
     #[test]
