@@ -44,6 +44,9 @@ pub(crate) struct FileChange {
     /// With no such small thing, the one or two short lines the edits added, removed or put
     /// in place of others, quoted (`added `|> unique_constraint(:email)``).
     pub lines: Option<String>,
+    /// Settings given new values beside the file's other edits (`settings_beside`), as
+    /// (`KEY`, `old → new`).
+    pub settings: Vec<(String, String)>,
     pub lines_total: Option<usize>,
 }
 
@@ -145,6 +148,11 @@ pub(crate) fn file_change(edits: &[&FileEdit], parse_budget: Duration) -> FileCh
     } else {
         lines_of(edits)
     };
+    let beside = if created || lines.is_some() {
+        Vec::new()
+    } else {
+        settings_beside(edits).unwrap_or_default()
+    };
     // A config value is known by its own key: the outline of a YAML list item stops at its
     // container (`spec.template`), while `timeoutSeconds: 1` → `5` is the change.
     let key = config_key(&path, edits);
@@ -184,6 +192,7 @@ pub(crate) fn file_change(edits: &[&FileEdit], parse_budget: Duration) -> FileCh
         edits: edits.len(),
         quote,
         lines,
+        settings: beside,
         lines_total: last.after.as_deref().map(|a| a.lines().count()),
     }
 }
@@ -231,6 +240,32 @@ pub(crate) fn change_titles(change: &FileChange, verb: &str) -> Vec<String> {
         );
     }
     let size = delta(change.added, change.removed);
+    if change.phrase().is_none() && !change.settings.is_empty() {
+        // `src/pool.py: POOL_SIZE 5 → 20; changed run_query (+5 −4)`.
+        let said = settings_text(&change.settings);
+        let others: Vec<String> = change
+            .symbols
+            .iter()
+            .filter(|s| {
+                !change
+                    .settings
+                    .iter()
+                    .any(|(key, _)| s.as_str() == key || s.ends_with(&format!(".{key}")))
+            })
+            .cloned()
+            .collect();
+        for max in [30, 16] {
+            if !others.is_empty() {
+                out.push(format!(
+                    "{}: {said}; {} {} ({size})",
+                    change.path,
+                    verb.to_lowercase(),
+                    fit_list(&others, max)
+                ));
+            }
+        }
+        out.push(format!("{}: {said} ({size})", change.path));
+    }
     out.extend(
         change
             .names()
@@ -291,31 +326,71 @@ const MAX_SETTINGS: usize = 3;
 /// changed is one (`POOL_SIZE = 10` → `POOL_SIZE = 30`, `memory: 512Mi` → `memory: 1Gi`,
 /// `const BASE_DELAY_MS: u64 = 100;`) and there are two or three of them (one is `literal_of`'s).
 fn settings_of(edits: &[&FileEdit]) -> Option<String> {
-    let mut out: Vec<String> = Vec::new();
+    let mut out: Vec<(String, String)> = Vec::new();
     for e in edits {
-        let (gone, came) = changed_lines(e);
-        if gone.is_empty() || gone.len() != came.len() {
-            return None;
-        }
-        for (old, new) in gone.iter().zip(&came) {
-            let key = setting_key(old)?;
-            if setting_key(new)? != key {
-                return None;
-            }
-            let (a, b) = literal::changed(old, new)?;
-            if a.contains(key) || b.contains(key) {
-                return None;
-            }
-            let said = format!("{key} {}", literal::arrow(&a, &b));
+        for said in edit_settings(e)? {
             if !out.contains(&said) {
                 out.push(said);
             }
-            if out.len() > MAX_SETTINGS {
-                return None;
-            }
+        }
+        if out.len() > MAX_SETTINGS {
+            return None;
         }
     }
-    (out.len() >= 2).then(|| out.join(", "))
+    (out.len() >= 2).then(|| settings_text(&out))
+}
+
+/// `KEY old → new, …`.
+fn settings_text(settings: &[(String, String)]) -> String {
+    settings
+        .iter()
+        .map(|(key, change)| format!("{key} {change}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The settings one edit gave new values, each as (`KEY`, `old → new`), when every line it
+/// changed is one.
+fn edit_settings(e: &FileEdit) -> Option<Vec<(String, String)>> {
+    let (gone, came) = changed_lines(e);
+    if gone.is_empty() || gone.len() != came.len() {
+        return None;
+    }
+    let mut out = Vec::new();
+    for (old, new) in gone.iter().zip(&came) {
+        let key = setting_key(old)?;
+        if setting_key(new)? != key {
+            return None;
+        }
+        let (a, b) = literal::changed(old, new)?;
+        if a.contains(key) || b.contains(key) {
+            return None;
+        }
+        out.push((key.to_string(), literal::arrow(&a, &b)));
+    }
+    Some(out)
+}
+
+/// A setting given a new value beside other edits of the same file (`POOL_SIZE 5 → 20` while
+/// `run_query` changed too): the value says more than the setting's name among the symbols.
+/// At most `MAX_SETTINGS`, and only when some edit is no setting (all settings are
+/// `settings_of`'s).
+fn settings_beside(edits: &[&FileEdit]) -> Option<Vec<(String, String)>> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    let mut other = false;
+    for e in edits {
+        match edit_settings(e) {
+            Some(settings) => {
+                for said in settings {
+                    if !out.contains(&said) {
+                        out.push(said);
+                    }
+                }
+            }
+            None => other = true,
+        }
+    }
+    (other && !out.is_empty() && out.len() <= MAX_SETTINGS).then_some(out)
 }
 
 /// The name a line gives a value (`POOL_SIZE` of `POOL_SIZE = 10`, `memory` of `memory: 1Gi`,
@@ -1099,6 +1174,39 @@ mod config_keys {
             new_snippet: new.into(),
             ..FileEdit::default()
         }
+    }
+
+    #[test]
+    fn a_setting_given_a_new_value_beside_other_edits_leads_the_title() {
+        let size = edit("src/pool.py", "POOL_SIZE = 5", "POOL_SIZE = 20");
+        let branch = edit(
+            "src/pool.py",
+            "    conn = pool.get()\n    rows = conn.run(sql)\n    pool.put(conn)",
+            "    conn = pool.get()\n    try:\n        rows = conn.run(sql)\n    finally:\n        pool.put(conn)",
+        );
+        let settings = settings_beside(&[&size, &branch]);
+        assert_eq!(
+            settings,
+            Some(vec![("POOL_SIZE".to_string(), "5 \u{2192} 20".to_string())])
+        );
+        let change = FileChange {
+            path: "src/pool.py".into(),
+            symbols: vec!["POOL_SIZE".into(), "run_query".into()],
+            added: 5,
+            removed: 4,
+            edits: 2,
+            settings: settings.unwrap_or_default(),
+            ..FileChange::default()
+        };
+        assert_eq!(
+            change_titles(&change, "Changed")
+                .first()
+                .map(String::as_str),
+            Some("src/pool.py: POOL_SIZE 5 \u{2192} 20; changed run_query (+5 \u{2212}4)")
+        );
+        // Only settings: `settings_of`'s; no setting at all: nothing beside.
+        assert_eq!(settings_beside(&[&size]), None);
+        assert_eq!(settings_beside(&[&branch]), None);
     }
 
     #[test]
