@@ -44,7 +44,7 @@ pub(crate) struct FileChange {
     /// With no such small thing, the one or two short lines the edits added, removed or put
     /// in place of others, quoted (`added `|> unique_constraint(:email)``).
     pub lines: Option<String>,
-    /// Settings given new values beside the file's other edits (`settings_beside`), as
+    /// Settings given new values beside the file's other edits (`Settings::beside`), as
     /// (`KEY`, `old → new`).
     pub settings: Vec<(String, String)>,
     pub lines_total: Option<usize>,
@@ -138,30 +138,28 @@ pub(crate) fn file_change(edits: &[&FileEdit], parse_budget: Duration) -> FileCh
     let quote = if created { None } else { literal_of(edits) };
     // Two or three settings each given a new value (`POOL_SIZE 10 → 30, MAX_OVERFLOW 5 →
     // 20`) say the change better than their names and the size of the edit.
-    let settings = if created || quote.is_some() {
-        None
+    let found = if created || quote.is_some() {
+        Settings::default()
     } else {
-        settings_of(edits)
+        Settings::of(edits)
     };
+    let settings = found.only();
     let lines = if created || quote.is_some() || settings.is_some() {
         settings.clone()
     } else {
         lines_of(edits)
     };
-    let beside = if created || lines.is_some() {
+    let beside = if lines.is_some() {
         Vec::new()
     } else {
-        settings_beside(edits).unwrap_or_default()
+        found.beside()
     };
     // A config value is known by its own key: the outline of a YAML list item stops at its
     // container (`spec.template`), while `timeoutSeconds: 1` → `5` is the change.
     let key = config_key(&path, edits);
     let symbols = match (&quote, key.clone()) {
         (Some(_), Some(key))
-            if key.chars().count() <= 24
-                && !symbols
-                    .iter()
-                    .any(|s| *s == key || s.ends_with(&format!(".{key}"))) =>
+            if key.chars().count() <= 24 && !symbols.iter().any(|s| names(s, &key)) =>
         {
             vec![key]
         }
@@ -240,22 +238,18 @@ pub(crate) fn change_titles(change: &FileChange, verb: &str) -> Vec<String> {
         );
     }
     let size = delta(change.added, change.removed);
-    if change.phrase().is_none() && !change.settings.is_empty() {
-        // `src/pool.py: POOL_SIZE 5 → 20; changed run_query (+5 −4)`.
+    // Settings beside other edits (a file with a phrase has none):
+    // `src/pool.py: POOL_SIZE 5 → 20; changed run_query (+5 −4)`.
+    if !change.settings.is_empty() {
         let said = settings_text(&change.settings);
         let others: Vec<String> = change
             .symbols
             .iter()
-            .filter(|s| {
-                !change
-                    .settings
-                    .iter()
-                    .any(|(key, _)| s.as_str() == key || s.ends_with(&format!(".{key}")))
-            })
+            .filter(|s| !change.settings.iter().any(|(key, _)| names(s, key)))
             .cloned()
             .collect();
-        for max in [30, 16] {
-            if !others.is_empty() {
+        if !others.is_empty() {
+            for max in [30, 16] {
                 out.push(format!(
                     "{}: {said}; {} {} ({size})",
                     change.path,
@@ -322,22 +316,57 @@ fn changed_lines(e: &FileEdit) -> (Vec<&str>, Vec<&str>) {
 /// Most settings one turn's edits of a file may name with their values in a title.
 const MAX_SETTINGS: usize = 3;
 
-/// The settings `edits` gave new values, each as `KEY old → new`, when every line they
-/// changed is one (`POOL_SIZE = 10` → `POOL_SIZE = 30`, `memory: 512Mi` → `memory: 1Gi`,
-/// `const BASE_DELAY_MS: u64 = 100;`) and there are two or three of them (one is `literal_of`'s).
-fn settings_of(edits: &[&FileEdit]) -> Option<String> {
-    let mut out: Vec<(String, String)> = Vec::new();
-    for e in edits {
-        for said in edit_settings(e)? {
-            if !out.contains(&said) {
-                out.push(said);
+/// Whether symbol `symbol` is the one named `key` (`POOL_SIZE`, `Config.POOL_SIZE`).
+fn names(symbol: &str, key: &str) -> bool {
+    symbol
+        .strip_suffix(key)
+        .is_some_and(|rest| rest.is_empty() || rest.ends_with('.'))
+}
+
+/// The settings a file's edits gave new values (`edit_settings`), each once, and whether some
+/// edit changed anything else.
+#[derive(Default)]
+struct Settings {
+    given: Vec<(String, String)>,
+    other: bool,
+}
+
+impl Settings {
+    fn of(edits: &[&FileEdit]) -> Settings {
+        let mut found = Settings::default();
+        for e in edits {
+            match edit_settings(e) {
+                Some(given) => {
+                    for said in given {
+                        if !found.given.contains(&said) {
+                            found.given.push(said);
+                        }
+                    }
+                }
+                None => found.other = true,
             }
         }
-        if out.len() > MAX_SETTINGS {
-            return None;
+        found
+    }
+
+    /// `KEY old → new, …` when every line the edits changed is a setting (`POOL_SIZE = 10` →
+    /// `POOL_SIZE = 30`, `memory: 512Mi` → `memory: 1Gi`, `const BASE_DELAY_MS: u64 = 100;`)
+    /// and there are two or three of them (one is `literal_of`'s).
+    fn only(&self) -> Option<String> {
+        (!self.other && (2..=MAX_SETTINGS).contains(&self.given.len()))
+            .then(|| settings_text(&self.given))
+    }
+
+    /// The settings given new values beside other edits of the file (`POOL_SIZE 5 → 20` while
+    /// `run_query` changed too): the value says more than the setting's name among the
+    /// symbols. At most `MAX_SETTINGS`.
+    fn beside(self) -> Vec<(String, String)> {
+        if self.other && self.given.len() <= MAX_SETTINGS {
+            self.given
+        } else {
+            Vec::new()
         }
     }
-    (out.len() >= 2).then(|| settings_text(&out))
 }
 
 /// `KEY old → new, …`.
@@ -369,28 +398,6 @@ fn edit_settings(e: &FileEdit) -> Option<Vec<(String, String)>> {
         out.push((key.to_string(), literal::arrow(&a, &b)));
     }
     Some(out)
-}
-
-/// A setting given a new value beside other edits of the same file (`POOL_SIZE 5 → 20` while
-/// `run_query` changed too): the value says more than the setting's name among the symbols.
-/// At most `MAX_SETTINGS`, and only when some edit is no setting (all settings are
-/// `settings_of`'s).
-fn settings_beside(edits: &[&FileEdit]) -> Option<Vec<(String, String)>> {
-    let mut out: Vec<(String, String)> = Vec::new();
-    let mut other = false;
-    for e in edits {
-        match edit_settings(e) {
-            Some(settings) => {
-                for said in settings {
-                    if !out.contains(&said) {
-                        out.push(said);
-                    }
-                }
-            }
-            None => other = true,
-        }
-    }
-    (other && !out.is_empty() && out.len() <= MAX_SETTINGS).then_some(out)
 }
 
 /// The name a line gives a value (`POOL_SIZE` of `POOL_SIZE = 10`, `memory` of `memory: 1Gi`,
@@ -1184,10 +1191,10 @@ mod config_keys {
             "    conn = pool.get()\n    rows = conn.run(sql)\n    pool.put(conn)",
             "    conn = pool.get()\n    try:\n        rows = conn.run(sql)\n    finally:\n        pool.put(conn)",
         );
-        let settings = settings_beside(&[&size, &branch]);
+        let settings = Settings::of(&[&size, &branch]).beside();
         assert_eq!(
             settings,
-            Some(vec![("POOL_SIZE".to_string(), "5 \u{2192} 20".to_string())])
+            vec![("POOL_SIZE".to_string(), "5 \u{2192} 20".to_string())]
         );
         let change = FileChange {
             path: "src/pool.py".into(),
@@ -1195,7 +1202,7 @@ mod config_keys {
             added: 5,
             removed: 4,
             edits: 2,
-            settings: settings.unwrap_or_default(),
+            settings,
             ..FileChange::default()
         };
         assert_eq!(
@@ -1204,9 +1211,27 @@ mod config_keys {
                 .map(String::as_str),
             Some("src/pool.py: POOL_SIZE 5 \u{2192} 20; changed run_query (+5 \u{2212}4)")
         );
-        // Only settings: `settings_of`'s; no setting at all: nothing beside.
-        assert_eq!(settings_beside(&[&size]), None);
-        assert_eq!(settings_beside(&[&branch]), None);
+        // A value outside the basic plane, beside a Chinese comment's edit, is cut on its bounds.
+        let label = edit(
+            "a.py",
+            "LABEL = \"\u{20bb7}\"",
+            "LABEL = \"\u{20bb7}\u{20bb7}\"",
+        );
+        let note = edit(
+            "a.py",
+            "# \u{65e7}\u{6ce8}\u{91ca}",
+            "# \u{65b0}\u{6ce8}\u{91ca}\nrun()",
+        );
+        assert_eq!(
+            Settings::of(&[&label, &note]).beside(),
+            vec![(
+                "LABEL".to_string(),
+                "\"\u{20bb7}\" \u{2192} \"\u{20bb7}\u{20bb7}\"".to_string()
+            )]
+        );
+        // Only settings: `Settings::only`'s; no setting at all: nothing beside.
+        assert_eq!(Settings::of(&[&size]).beside(), Vec::new());
+        assert_eq!(Settings::of(&[&branch]).beside(), Vec::new());
     }
 
     #[test]
@@ -1217,7 +1242,7 @@ mod config_keys {
             "POOL_SIZE = 30\nMAX_OVERFLOW = 20\nECHO = False",
         );
         assert_eq!(
-            settings_of(&[&pool]).as_deref(),
+            Settings::of(&[&pool]).only().as_deref(),
             Some("POOL_SIZE 10 \u{2192} 30, MAX_OVERFLOW 5 \u{2192} 20")
         );
         let rust = edit(
@@ -1226,7 +1251,7 @@ mod config_keys {
             "const BASE_DELAY_MS: u64 = 1000;\nconst MAX_RETRIES: u32 = 5;",
         );
         assert_eq!(
-            settings_of(&[&rust]).as_deref(),
+            Settings::of(&[&rust]).only().as_deref(),
             Some("BASE_DELAY_MS 100 \u{2192} 1000, MAX_RETRIES 3 \u{2192} 5")
         );
         // One setting is `literal_of`'s; a line that is no setting, or a renamed key, is code.
@@ -1249,7 +1274,7 @@ mod config_keys {
             "- https://api.x/v2/orders\n- https://api.x/v2/users",
         );
         for e in [one, code, renamed, compared, paths, urls] {
-            assert_eq!(settings_of(&[&e]), None, "{e:?}");
+            assert_eq!(Settings::of(&[&e]).only(), None, "{e:?}");
         }
     }
 
