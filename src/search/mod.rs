@@ -261,9 +261,10 @@ fn fused_score(lexical: Option<usize>, semantic: Option<usize>, other_script: bo
 /// record in another script shares no word with the query by nature (a Chinese question asked
 /// of English notes), so the words' silence says nothing about it; a language's text lies
 /// farther from another language's, so such a record may be a candidate a little below the
-/// floor, counting less (`other_script_trust`).
-fn floor(other_script: bool, query_knows_a_word: bool) -> f64 {
-    if other_script {
+/// floor, counting less (`other_script_trust`). Not a prompt: a question of a line lies near
+/// every other question in meaning, more so across languages.
+fn floor(kind: Kind, other_script: bool, query_knows_a_word: bool) -> f64 {
+    if other_script && kind != Kind::Prompt {
         W.other_script_floor
     } else if query_knows_a_word {
         W.min_similarity
@@ -378,7 +379,7 @@ fn hybrid(
             None,
         )?
         .into_iter()
-        .filter(|n| f64::from(n.score) >= floor(n.cjk != query_cjk, plan.knows_a_word()))
+        .filter(|n| f64::from(n.score) >= floor(n.kind, n.cjk != query_cjk, plan.knows_a_word()))
         .collect(),
         None => Vec::new(),
     };
@@ -591,7 +592,11 @@ mod ranking_rules {
 
     #[test]
     fn a_record_in_another_script_counts_less_the_nearer_it_lies_to_its_floor() {
-        assert!(floor(true, true) < floor(false, true));
+        assert!(floor(Kind::Observation, true, true) < floor(Kind::Observation, false, true));
+        assert_eq!(
+            floor(Kind::Prompt, true, true),
+            floor(Kind::Prompt, false, true)
+        );
         assert_eq!(other_script_trust(W.other_script_floor), 0.0);
         assert_eq!(other_script_trust(W.min_similarity), 1.0);
         assert_eq!(other_script_trust(0.6), 1.0);

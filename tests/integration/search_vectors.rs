@@ -289,6 +289,12 @@ fn meaning_alone_must_speak_clearly_and_short_prompts_say_nothing() {
             "{nonsense}: {got}"
         );
     }
+    // A Chinese question of English notes: a record in another script may be a candidate a
+    // little below the floor, but not a prompt, a line that lies near every question; the
+    // demo's one unrelated orbit-web prompt (withRetry and 429) must not answer this.
+    let got = search(&["search", "--all-projects", "为什么结账请求会卡住"]);
+    assert!(!got.contains("withRetry"), "{got}");
+    assert!(got.contains("(words and meaning)"), "{got}");
     // Meaning alone still finds what it finds clearly: a misspelt identifier no word matches
     // finds the records that name it.
     let got = search(&["search", "--all-projects", "refresh_windw"]);
