@@ -29,8 +29,8 @@ pub(crate) struct SearchArgs {
     #[arg(long, short = 'a', conflicts_with_all = ["project", "cwd"])]
     all_projects: bool,
     /// How many rows to print (1-100)
-    #[arg(long, short = 'n', default_value_t = SEARCH_LIMIT)]
-    limit: usize,
+    #[arg(long, short = 'n', default_value_t = SEARCH_LIMIT as i64, allow_negative_numbers = true)]
+    limit: i64,
     /// Only observations, summaries or prompts, or one observation type (bugfix, decision, …)
     #[arg(long, short = 't', value_name = "TYPE")]
     r#type: Option<String>,
@@ -105,7 +105,7 @@ fn search_memory(args: &SearchArgs, face: &super::face::Face) -> Result<ExitCode
     let mut query = Query {
         text: Some(text),
         projects,
-        limit: args.limit,
+        limit: args.limit as usize,
         ..Default::default()
     };
     if let Some(t) = &args.r#type {

@@ -55,10 +55,12 @@ impl Encoder {
         matches!(self, Encoder::Static(_))
     }
 
-    /// The unit vector of what a person asks; `None` when the model reads nothing in it.
+    /// The unit vector of what a person asks; `None` when the model reads nothing in it. Its
+    /// first window only, as a record's: a search must answer at once however much was pasted
+    /// into it (every window of a 100 KB query took a minute).
     pub(crate) fn query(&self, text: &str) -> Option<Vec<f32>> {
         match self {
-            Encoder::E5(m) => Some(m.embed(e5::Role::Query, text)),
+            Encoder::E5(m) => Some(m.embed_opening(e5::Role::Query, text)),
             Encoder::Static(m) => m.embed(text),
         }
     }

@@ -214,6 +214,12 @@ fn cjk_terms(run: &str, all: &mut Vec<(Term, bool)>) {
     }
 }
 
+/// The most terms a query is searched by, its first ones. A query is a few words or a
+/// sentence; text past this is a pasted document, whose every word would be one more argument
+/// to the ranking function (SQLite refuses a call of about a thousand) and one more list to
+/// merge, for no better ranking. A Chinese sentence of about 60 characters fills it.
+pub(crate) const MOST_TERMS: usize = 64;
+
 /// Analyses a query. Function words are dropped unless nothing else is left. Runs of Chinese,
 /// Japanese or Korean characters are split from the letters and digits beside them
 /// (`pgvector做向量搜索` → `pgvector` and the bigrams of `做向量搜索`).
@@ -233,13 +239,19 @@ pub(crate) fn analyse(text: &str) -> Terms {
     }
     let meaningful = all.iter().any(|(_, stop)| !stop);
     let mut terms: Vec<Term> = Vec::new();
+    let mut cut = false;
     for (t, stop) in all {
         if (!stop || !meaningful) && !terms.contains(&t) {
+            if terms.len() == MOST_TERMS {
+                cut = true;
+                break;
+            }
             terms.push(t);
         }
     }
     let ends_in_word = text.chars().last().is_some_and(|c| c.is_alphanumeric());
-    let last_may_be_partial = ends_in_word
+    let last_may_be_partial = !cut
+        && ends_in_word
         && matches!(terms.last(), Some(Term::Word(w))
             if parts(text).last() == Some(w) && !w.chars().any(cjk::is_cjk));
     Terms {

@@ -14,6 +14,7 @@ use super::terms::{Term, Terms};
 use super::timeline::{observation_row, prompt_row, summary_row};
 use super::{observations, prompts, summaries};
 use crate::model::{IndexRow, Kind, ObsType};
+use crate::search::MOST_TERMS;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub(crate) enum Order {
@@ -455,6 +456,9 @@ impl Plan {
                 Term::Phrase(words) if df == 0.0 => {
                     let mut out = Vec::with_capacity(words.len());
                     for w in words {
+                        if exprs.len() + out.len() >= MOST_TERMS {
+                            break;
+                        }
                         let e = Term::Word(w.clone()).fts(false);
                         // A part asked for once, however many identifiers hold it.
                         if !out.iter().any(|(x, _): &(String, f64)| *x == e) && !exprs.contains(&e)
@@ -468,6 +472,11 @@ impl Plan {
                 _ => vec![(expr, df)],
             };
             for (expr, df) in parts {
+                // An identifier of many parts asked for by them (`a_b_c_…`) counts against
+                // the same bound as a query's terms.
+                if exprs.len() == MOST_TERMS {
+                    break;
+                }
                 known |= df > 0.0;
                 let n = total.max(df);
                 idf.push((1.0 + (n - df + 0.5) / (df + 0.5)).ln());

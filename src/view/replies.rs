@@ -87,7 +87,7 @@ pub(crate) fn search_for_a_person(q: &Query, rows: &[IndexRow], semantic: bool, 
         return format!(
             "Nothing in {} matches \"{}\" ({mode}). Try fewer or other words{wider}.",
             scope(q),
-            q.text.as_deref().unwrap_or_default()
+            echoed(q.text.as_deref().unwrap_or_default())
         );
     };
     let heading = format!("{} ({mode})", search_heading(q, rows.len()));
@@ -130,11 +130,17 @@ pub(crate) fn scope(q: &Query) -> String {
     }
 }
 
+/// A query as a reply repeats it: its opening, so a pasted page does not come back whole
+/// into the agent's context or fill a terminal.
+pub(crate) fn echoed(query: &str) -> String {
+    crate::text::clip_columns(query, 120)
+}
+
 /// `N result(s) for "text" in scope`, or `N record(s) in scope` without text.
 pub(crate) fn search_heading(q: &Query, found: usize) -> String {
     let scope = scope(q);
     match &q.text {
-        Some(t) => format!("{found} result(s) for \"{t}\" in {scope}"),
+        Some(t) => format!("{found} result(s) for \"{}\" in {scope}", echoed(t)),
         None => format!("{found} record(s) in {scope}"),
     }
 }
@@ -174,12 +180,15 @@ pub(crate) enum RecordOrder {
 }
 
 impl RecordOrder {
-    /// `date_desc`, `date_asc`; anything else keeps the order the IDs were given in.
-    pub(crate) fn parse(s: Option<&str>) -> RecordOrder {
+    /// `as_given` (or nothing), `date_desc` or `date_asc`.
+    pub(crate) fn parse(s: Option<&str>) -> Result<RecordOrder, String> {
         match s {
-            Some("date_desc") => RecordOrder::DateDesc,
-            Some("date_asc") => RecordOrder::DateAsc,
-            _ => RecordOrder::AsGiven,
+            None | Some("as_given") => Ok(RecordOrder::AsGiven),
+            Some("date_desc") => Ok(RecordOrder::DateDesc),
+            Some("date_asc") => Ok(RecordOrder::DateAsc),
+            Some(other) => Err(format!(
+                "orderBy must be as_given, date_desc or date_asc, not {other:?}."
+            )),
         }
     }
 }

@@ -122,6 +122,7 @@ fn bad_arguments_are_errors_that_say_what_to_give() {
     for (args, says) in [
         (vec!["-a", "-t", "nope", "x"], "type must be"),
         (vec!["-a", "-n", "0", "x"], "from 1 to 100"),
+        (vec!["-a", "-n", "-1", "x"], "from 1 to 100"),
         (vec!["-a", "  "], "query is empty"),
         (vec!["--cwd", "/no/such/dir", "x"], "not a directory"),
     ] {
@@ -136,6 +137,39 @@ fn bad_arguments_are_errors_that_say_what_to_give() {
     let out = search(&fresh, &["-a", "token"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("No memory has been recorded yet"));
+}
+
+/// A pasted page is a query too: each word would be one more argument to the ranking function,
+/// which SQLite refuses at about a thousand, and the reply repeats only its opening.
+#[test]
+fn a_query_of_a_thousand_words_is_searched_by_its_first_ones() {
+    let env = seeded();
+    let han: String = (0..1000u32)
+        .filter_map(|i| char::from_u32(0x4e00 + i * 7))
+        .collect();
+    let words: Vec<String> = (0..1000).map(|i| format!("zq{i}")).collect();
+    let identifier = (0..1000)
+        .map(|i| format!("x{i}"))
+        .collect::<Vec<_>>()
+        .join("_");
+    for query in [
+        han,
+        words.join(" "),
+        identifier,
+        format!("token {}", words.join(" ")),
+    ] {
+        let out = search(&env, &["-a", "--lexical", &query]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(matches!(out.status.code(), Some(0 | 1)), "{err}");
+        let said = String::from_utf8_lossy(&out.stdout);
+        assert!(said.len() < 20_000, "the reply repeats the whole query");
+    }
+    // Its first words still count: `token` leads the last one, and the generated memory has it.
+    let out = search(
+        &env,
+        &["-a", "--lexical", &format!("token {}", words.join(" "))],
+    );
+    assert_eq!(out.status.code(), Some(0));
 }
 
 #[test]

@@ -120,3 +120,14 @@ impl Unigram {
         ids
     }
 }
+
+#[cfg(test)]
+mod tests {
+    /// `OPENING_BYTES` (lib.rs) holds 510 pieces only while no piece is longer than 64 bytes.
+    #[test]
+    fn no_piece_of_the_built_in_vocabulary_is_longer_than_64_bytes() {
+        let file = crate::file::parse(crate::BUILT_IN).unwrap();
+        let longest = file.pieces.iter().map(|p| p.len()).max().unwrap();
+        assert!(longest <= 64, "{longest}");
+    }
+}

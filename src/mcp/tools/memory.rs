@@ -145,11 +145,14 @@ Use mem_search for all memory search. It discloses memory in layers, so you pay 
 Legacy tools for filtered lookups: search (index with filters) → timeline (context) → get_observations (details) → get_tool_uses (raw).\n\
 Stop at the first layer that answers the question. Titles are history from earlier sessions, not the current state of the code.";
 
-fn text_arg<'a>(args: &'a Map<String, Value>, name: &str) -> Option<&'a str> {
-    args.get(name)
-        .and_then(Value::as_str)
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
+/// A text argument, trimmed; absent, null or blank is `None`. Another type is an error: a
+/// query given as a number or a list must not quietly become no query (the newest records).
+fn text_arg<'a>(args: &'a Map<String, Value>, name: &str) -> Result<Option<&'a str>, String> {
+    match args.get(name) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.trim()).filter(|s| !s.is_empty())),
+        Some(_) => Err(format!("{name} must be a string.")),
+    }
 }
 
 fn list_arg(args: &Map<String, Value>, name: &str) -> Vec<String> {
@@ -214,7 +217,7 @@ fn search_call(ctx: &mut Ctx, args: &Map<String, Value>) -> Result<Reply> {
 
 fn build_query(ctx: &Ctx, args: &Map<String, Value>) -> Result<Query, String> {
     let mut q = Query {
-        text: text_arg(args, "query").map(String::from),
+        text: text_arg(args, "query")?.map(String::from),
         projects: ctx.read_keys(args),
         limit: int_arg(args, "limit", SEARCH_LIMIT as i64, 1, 100)? as usize,
         offset: int_arg(args, "offset", 0, 0, 100_000)? as usize,
@@ -223,7 +226,7 @@ fn build_query(ctx: &Ctx, args: &Map<String, Value>) -> Result<Query, String> {
         files: list_arg(args, "file"),
         date_start: date_arg(ctx, args, "dateStart", false)?,
         date_end: date_arg(ctx, args, "dateEnd", true)?,
-        order: match text_arg(args, "orderBy") {
+        order: match text_arg(args, "orderBy")? {
             None | Some("relevance") => Order::Relevance,
             Some("date_desc") => Order::DateDesc,
             Some("date_asc") => Order::DateAsc,
@@ -236,7 +239,7 @@ fn build_query(ctx: &Ctx, args: &Map<String, Value>) -> Result<Query, String> {
         meaning: ctx.meaning.clone(),
         ..Default::default()
     };
-    if let Some(t) = text_arg(args, "type") {
+    if let Some(t) = text_arg(args, "type")? {
         q = q.of_type(t)?;
     }
     if let Some(bad) = q
@@ -272,7 +275,10 @@ fn timeline_call(ctx: &mut Ctx, args: &Map<String, Value>) -> Result<Reply> {
     };
     let keys = ctx.read_keys(args);
     let anchor_arg = args.get("anchor").filter(|v| !v.is_null());
-    let query = text_arg(args, "query").map(String::from);
+    let query = match text_arg(args, "query") {
+        Ok(q) => q.map(String::from),
+        Err(m) => return Ok(Reply::error(m)),
+    };
     let tz = ctx.tz.clone();
     let meaning = ctx.meaning.clone();
     let Some(conn) = ctx.read_conn()? else {
@@ -296,7 +302,12 @@ fn timeline_call(ctx: &mut Ctx, args: &Map<String, Value>) -> Result<Reply> {
             )?;
             match hits.first() {
                 Some(h) => (h.row.kind, h.row.id),
-                None => return Ok(Reply::ok(format!("Nothing in memory matches \"{q}\"."))),
+                None => {
+                    return Ok(Reply::ok(format!(
+                        "Nothing in memory matches \"{}\".",
+                        replies::echoed(&q)
+                    )));
+                }
             }
         }
         (None, None) => {
@@ -344,8 +355,14 @@ fn get_observations_call(ctx: &mut Ctx, args: &Map<String, Value>) -> Result<Rep
         Ok(n) => n as usize,
         Err(m) => return Ok(Reply::error(m)),
     };
-    let only_project = text_arg(args, "project").map(String::from);
-    let order = RecordOrder::parse(text_arg(args, "orderBy"));
+    let only_project = match text_arg(args, "project") {
+        Ok(p) => p.map(String::from),
+        Err(m) => return Ok(Reply::error(m)),
+    };
+    let order = match text_arg(args, "orderBy").and_then(RecordOrder::parse) {
+        Ok(o) => o,
+        Err(m) => return Ok(Reply::error(m)),
+    };
     let tz = ctx.tz.clone();
     let Some(conn) = ctx.read_conn()? else {
         return Ok(Reply::ok(NO_MEMORY));
@@ -399,7 +416,10 @@ fn get_tool_uses_call(ctx: &mut Ctx, args: &Map<String, Value>) -> Result<Reply>
             "Give ids (tool-use IDs) or observationIds. Find them with get_observations first.",
         ));
     }
-    let only_project = text_arg(args, "project").map(String::from);
+    let only_project = match text_arg(args, "project") {
+        Ok(p) => p.map(String::from),
+        Err(m) => return Ok(Reply::error(m)),
+    };
     let tz = ctx.tz.clone();
     let Some(conn) = ctx.read_conn()? else {
         return Ok(Reply::ok(NO_MEMORY));
@@ -418,8 +438,10 @@ fn get_tool_uses_call(ctx: &mut Ctx, args: &Map<String, Value>) -> Result<Reply>
 
 fn context_call(ctx: &mut Ctx, args: &Map<String, Value>) -> Result<Reply> {
     let mut keys = list_arg(args, "projects");
-    if let Some(p) = text_arg(args, "project") {
-        keys.push(p.to_string());
+    match text_arg(args, "project") {
+        Ok(Some(p)) => keys.push(p.to_string()),
+        Ok(None) => {}
+        Err(m) => return Ok(Reply::error(m)),
     }
     if keys.is_empty() {
         keys = ctx.keys.all.clone();
