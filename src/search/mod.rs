@@ -9,7 +9,6 @@
 
 mod cjk_query;
 mod query;
-pub(crate) use query::MOST_TERMS;
 mod weights;
 pub(crate) mod work;
 

@@ -7,7 +7,7 @@
 //! the bigrams the index holds (`store::cjk`), without their filler words (`cjk_query`).
 
 use crate::store::cjk;
-use crate::store::terms::{Term, Terms};
+use crate::store::terms::{MOST_TERMS, Term, Terms};
 
 use super::cjk_query;
 
@@ -213,12 +213,6 @@ fn cjk_terms(run: &str, all: &mut Vec<(Term, bool)>) {
         }
     }
 }
-
-/// The most terms a query is searched by, its first ones. A query is a few words or a
-/// sentence; text past this is a pasted document, whose every word would be one more argument
-/// to the ranking function (SQLite refuses a call of about a thousand) and one more list to
-/// merge, for no better ranking. A Chinese sentence of about 60 characters fills it.
-pub(crate) const MOST_TERMS: usize = 64;
 
 /// Analyses a query. Function words are dropped unless nothing else is left. Runs of Chinese,
 /// Japanese or Korean characters are split from the letters and digits beside them

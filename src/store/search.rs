@@ -10,11 +10,10 @@ use anyhow::Result;
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{Connection, params_from_iter};
 
-use super::terms::{Term, Terms};
+use super::terms::{MOST_TERMS, Term, Terms};
 use super::timeline::{observation_row, prompt_row, summary_row};
 use super::{observations, prompts, summaries};
 use crate::model::{IndexRow, Kind, ObsType};
-use crate::search::MOST_TERMS;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub(crate) enum Order {

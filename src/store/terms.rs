@@ -34,6 +34,12 @@ fn quote(s: &str) -> String {
     format!("\"{}\"", s.replace('"', "\"\""))
 }
 
+/// The most terms a query is searched by, its first ones. A query is a few words or a
+/// sentence; text past this is a pasted document, whose every word would be one more argument
+/// to the ranking function (SQLite refuses a call of about a thousand) and one more list to
+/// merge, for no better ranking. A Chinese sentence of about 60 characters fills it.
+pub(crate) const MOST_TERMS: usize = 64;
+
 /// A query's terms, in order, without duplicates.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct Terms {
