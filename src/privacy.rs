@@ -229,32 +229,74 @@ secret_regex!(
     PEM,
     r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?s:.*?)(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\z)"
 );
+/// Where a token may start: at a word boundary, or glued to what a word boundary misses — a
+/// terminal colour code (`\x1b[32mAKIA…` in a command's output) or an underscore
+/// (`AWS_KEY_AKIA…`). What is glued (`pre`) is kept by the replacement.
+macro_rules! token_start {
+    () => {
+        r"(?:(?-u:\b)|(?P<pre>\x1b\[[0-9;]*m|_))"
+    };
+}
+
+/// Where a fixed-length token ends: at a word boundary or an underscore (`AKIA…_old`), kept.
+macro_rules! token_end {
+    () => {
+        r"(?:(?-u:\b)|(?P<post>_))"
+    };
+}
+
 secret_regex!(
     AWS_KEY,
-    r"(?-u:\b)(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16}(?-u:\b)"
+    concat!(
+        token_start!(),
+        r"(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16}",
+        token_end!()
+    )
 );
 secret_regex!(
     GITHUB,
-    r"(?-u:\b)(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})(?-u:\b)"
+    concat!(
+        token_start!(),
+        r"(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})(?-u:\b)"
+    )
 );
-secret_regex!(ANTHROPIC, r"(?-u:\b)sk-ant-[A-Za-z0-9_\-]{20,}");
+secret_regex!(
+    ANTHROPIC,
+    concat!(token_start!(), r"sk-ant-[A-Za-z0-9_\-]{20,}")
+);
 secret_regex!(
     OPENAI,
-    r"(?-u:\b)sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}"
+    concat!(
+        token_start!(),
+        r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}"
+    )
 );
-secret_regex!(SLACK, r"(?-u:\b)xox[abposr]-[A-Za-z0-9\-]{10,}");
+secret_regex!(
+    SLACK,
+    concat!(token_start!(), r"xox[abposr]-[A-Za-z0-9\-]{10,}")
+);
 secret_regex!(
     SLACK_HOOK,
     r"https://hooks\.slack\.com/services/[A-Za-z0-9/_\-]+"
 );
 secret_regex!(
     JWT,
-    r"(?-u:\b)eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"
+    concat!(
+        token_start!(),
+        r"eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"
+    )
 );
-secret_regex!(GOOGLE, r"(?-u:\b)AIza[0-9A-Za-z_\-]{35}(?-u:\b)");
+secret_regex!(
+    GOOGLE,
+    concat!(token_start!(), r"AIza[0-9A-Za-z_\-]{35}(?-u:\b)")
+);
 secret_regex!(
     STRIPE,
-    r"(?-u:\b)(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}(?-u:\b)"
+    concat!(
+        token_start!(),
+        r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}",
+        token_end!()
+    )
 );
 secret_regex!(
     AWS_SECRET,
@@ -533,7 +575,10 @@ pub(crate) fn redact(text: &str) -> Cow<'_, str> {
         if (secret.may_match)(&out) && secret.regex.is_match(&out) {
             let replaced = secret
                 .regex
-                .replace_all(&out, format!("[REDACTED:{}]", secret.kind).as_str())
+                .replace_all(
+                    &out,
+                    format!("${{pre}}[REDACTED:{}]${{post}}", secret.kind).as_str(),
+                )
                 .into_owned();
             out = Cow::Owned(replaced);
         }
@@ -774,6 +819,33 @@ mod tests {
                 out.contains(&format!("[REDACTED:{kind}]")),
                 "{input} → {out}"
             );
+        }
+    }
+
+    /// A word boundary misses a key glued to a terminal colour code or an underscore; what is
+    /// glued stays, the key goes.
+    #[test]
+    fn redacts_keys_glued_to_colour_codes_and_underscores() {
+        for (input, want) in [
+            (
+                "access_key \x1b[32mAKIAIOSFODNN7EXAMPLE\x1b[0m shared",
+                "access_key \x1b[32m[REDACTED:aws-access-key]\x1b[0m shared",
+            ),
+            (
+                "Found AKIAIOSFODNN7EXAMPLE_old in creds.txt",
+                "Found [REDACTED:aws-access-key]_old in creds.txt",
+            ),
+            ("OLD_AKIAIOSFODNN7EXAMPLE", "OLD_[REDACTED:aws-access-key]"),
+            (
+                "\x1b[1msk-ant-api03-abcdefghijklmnopqrstuvwxyz\x1b[0m",
+                "\x1b[1m[REDACTED:anthropic-key]\x1b[0m",
+            ),
+            (
+                "\x1b[31msk_live_abcdefghijklmnop1234_x",
+                "\x1b[31m[REDACTED:stripe-key]_x",
+            ),
+        ] {
+            assert_eq!(redact(input), want, "{input:?}");
         }
     }
 
