@@ -92,6 +92,49 @@ fn collapse(text: &str) -> String {
     out
 }
 
+/// `text` without terminal escape sequences: colours and cursor moves (`ESC [ … m`, CSI),
+/// titles and links (`ESC ] … BEL`, OSC) and two-character escapes. A command's coloured
+/// output keeps its words (`\x1b[32mok\x1b[0m` → `ok`), where replacing ESC alone left
+/// `[32mok [0m` in a title.
+pub(crate) fn without_ansi(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains('\u{1b}') {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\u{1b}' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            // CSI: parameters and intermediates, then one final byte in @..~.
+            Some('[') => {
+                for d in chars.by_ref() {
+                    if ('@'..='~').contains(&d) {
+                        break;
+                    }
+                }
+            }
+            // OSC: up to BEL or ESC \.
+            Some(']') => {
+                while let Some(d) = chars.next() {
+                    if d == '\u{7}' {
+                        break;
+                    }
+                    if d == '\u{1b}' && chars.peek() == Some(&'\\') {
+                        chars.next();
+                        break;
+                    }
+                }
+            }
+            // A two-character escape (`ESC (B`, `ESC =`): the second is its whole argument.
+            Some(_) | None => {}
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// Makes control characters visible (`\x1b`, `\0`, …) so a raw ESC or NUL never reaches a
 /// terminal or an agent; tabs and newlines stay.
 pub(crate) fn escape_controls(text: &str) -> String {
@@ -257,6 +300,21 @@ pub fn clip_columns(text: &str, max: usize) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn terminal_escapes_go_and_their_words_stay() {
+        assert_eq!(
+            without_ansi("a \x1b[32mAKIA\x1b[0m b \x1b[2J\x1b[Hc"),
+            "a AKIA b c"
+        );
+        assert_eq!(without_ansi("\x1b]0;title\x07x\x1b]8;;u\x1b\\y"), "xy");
+        assert_eq!(without_ansi("\x1b(Bz \x1b"), "Bz ");
+        assert!(matches!(
+            without_ansi("plain"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+    }
+
     use super::*;
 
     #[test]

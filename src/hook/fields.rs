@@ -92,16 +92,70 @@ fn store_json(mut value: Value, original_bytes: u64, max_bytes: usize) -> Stored
             kept
         };
     });
-    let text = serde_json::to_string(&value).unwrap_or_default();
+    let text = match fit_json(&mut value, max_bytes) {
+        Some(fitted) => fitted,
+        // Only a value of very many short strings gets here: it is cut as text.
+        None => cap(
+            serde_json::to_string(&value).unwrap_or_default(),
+            original_bytes,
+            max_bytes,
+            false,
+        ),
+    };
     Stored {
-        text: cap(text, original_bytes, max_bytes, false),
+        text,
         original_bytes,
+    }
+}
+
+/// `value`'s JSON within `max_bytes`, its longest strings cut (each with its marker) until it
+/// fits, so what is stored stays JSON a reader can parse: cut as text, an Edit of a 70 KB file
+/// lost the path it names, and the observer titled it `Changed (+0 −0)`. `None` when cutting
+/// strings does not make it fit.
+fn fit_json(value: &mut Value, max_bytes: usize) -> Option<String> {
+    const ROUNDS: usize = 16;
+    for _ in 0..ROUNDS {
+        let text = serde_json::to_string(value).ok()?;
+        if text.len() <= max_bytes {
+            return Some(text);
+        }
+        let excess = text.len() - max_bytes;
+        let longest = longest_string(value)?;
+        let marker = format!("…[truncated: {} bytes]", longest.len()).len();
+        if longest.len() <= marker {
+            return None;
+        }
+        // Each byte of a string takes at least one in its JSON: cutting `excess` bytes and
+        // room for the marker makes it fit, or leaves the next longest string to cut.
+        let keep = floor_char_boundary(longest, longest.len().saturating_sub(excess + marker));
+        let dropped = longest.len() - keep;
+        *longest = format!("{}…[truncated: {dropped} bytes]", &longest[..keep]);
+    }
+    None
+}
+
+/// The longest string anywhere in `value`.
+fn longest_string(value: &mut Value) -> Option<&mut String> {
+    match value {
+        Value::String(s) => Some(s),
+        Value::Array(items) => items
+            .iter_mut()
+            .filter_map(longest_string)
+            .max_by_key(|s| s.len()),
+        Value::Object(map) => map
+            .values_mut()
+            .filter_map(longest_string)
+            .max_by_key(|s| s.len()),
+        _ => None,
     }
 }
 
 /// Cleans and caps free text (prompts, error texts, assistant messages).
 pub(crate) fn store_text(text: &str, max_bytes: usize) -> Stored {
     let original_bytes = text.len() as u64;
+    // Terminal colours pasted into a prompt or printed in an error are no words: stored, they
+    // reach titles as `[31m` and hide the word boundary a key's redaction looks for.
+    let text = &*crate::text::without_ansi(text);
     let (cleaned, cut) = clean_cut(text, max_bytes + PRECUT_SLACK, privacy::clean_text);
     Stored {
         text: cap(cleaned, original_bytes, max_bytes, cut),
@@ -194,6 +248,27 @@ mod tests {
             &text[text.len() - 40..]
         );
         assert_ne!(a.content_hash, b.content_hash);
+    }
+
+    /// The path an Edit of a big file names must survive the cap: the observer reads it.
+    #[test]
+    fn a_capped_input_stays_json_with_its_short_fields_whole() {
+        let io = prepare_tool_io(
+            "Edit",
+            Some(json!({
+                "file_path": "/repo/src/big.rs",
+                "old_string": "x\n".repeat(30_000),
+                "new_string": "y\n".repeat(40_000),
+            })),
+            None,
+            65_536,
+        );
+        let text = io.input.unwrap().text;
+        assert!(text.len() <= 65_536, "{}", text.len());
+        let parsed: Value = serde_json::from_str(&text).expect("still JSON");
+        assert_eq!(parsed["file_path"], "/repo/src/big.rs");
+        let new = parsed["new_string"].as_str().unwrap();
+        assert!(new.contains("…[truncated: "), "{}", &new[new.len() - 40..]);
     }
 
     #[test]

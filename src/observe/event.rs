@@ -488,7 +488,7 @@ fn parse_shell(t: &ToolRow, input: &Value, response: Option<&Value>, raw: &str) 
     let command = s(input, "command").unwrap_or_default();
     let description = s(input, "description");
     if t.failed {
-        let error = t.error.clone().unwrap_or_default();
+        let error = crate::text::without_ansi(t.error.as_deref().unwrap_or_default()).into_owned();
         return Shell {
             command,
             description,
@@ -505,8 +505,8 @@ fn parse_shell(t: &ToolRow, input: &Value, response: Option<&Value>, raw: &str) 
             .or_else(|| string_field_prefix(raw, key))
             .unwrap_or_default()
     };
-    let stdout = field("stdout");
-    let stderr = field("stderr");
+    let stdout = crate::text::without_ansi(&field("stdout")).into_owned();
+    let stderr = crate::text::without_ansi(&field("stderr")).into_owned();
     let output = match (stdout.trim().is_empty(), stderr.trim().is_empty()) {
         (false, false) => format!("{stdout}\n{stderr}"),
         (false, true) => stdout,

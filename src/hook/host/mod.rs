@@ -239,22 +239,7 @@ fn without_colours(claude: &str) -> String {
     let Some(Value::String(message)) = map.get("systemMessage") else {
         return claude.to_string();
     };
-    let mut plain = String::with_capacity(message.len());
-    let mut chars = message.chars();
-    while let Some(c) = chars.next() {
-        if c == '\u{1b}' {
-            // CSI: ESC [ parameters… final byte in @..~
-            if chars.next() == Some('[') {
-                for d in chars.by_ref() {
-                    if ('@'..='~').contains(&d) {
-                        break;
-                    }
-                }
-            }
-        } else {
-            plain.push(c);
-        }
-    }
+    let plain = crate::text::without_ansi(message).into_owned();
     map.insert("systemMessage".into(), json!(plain));
     Value::Object(map).to_string()
 }
