@@ -84,6 +84,7 @@ impl Draft {
     /// Keeps the title within `TITLE_MAX` columns: a longer one is cut after a clause or a word
     /// and what was cut off opens the subtitle, so title + subtitle still say it all.
     pub(crate) fn cap_title(&mut self) {
+        self.title = tidy_joins(&self.title);
         if columns(&self.title) <= TITLE_MAX {
             return;
         }
@@ -265,6 +266,101 @@ pub(crate) fn sentence(text: &str) -> String {
 
 /// What ends a sentence, in Latin and in Chinese or Japanese (full-width) text: a field that
 /// ends so gets no second full stop (`…通过（3 passed）。`, not `…。.`).
+/// Punctuation that ends a clause or joins two, in any script.
+const CLAUSE_MARKS: &[char] = &[
+    ';', ':', ',', '.', '!', '?', '\u{3002}', '\u{ff1b}', '\u{ff1a}', '\u{ff0c}', '\u{3001}',
+    '\u{ff01}', '\u{ff1f}', '\u{ff0e}',
+];
+
+/// A title's joins made clean, outside code spans: a clause mark the text ended with and the
+/// joiner after it become one (`exhausted;; `pytest` passes` → `exhausted; …`, `依赖。; 2.` →
+/// `依赖。 2.`, `里。。` → `里。`), a why that opens with punctuation loses it (`— ——把…` →
+/// `— 把…`), and no title ends on a joiner (`… with this error:`); a line separator is a space
+/// and a bidi control is dropped. Rules join parts that each
+/// may end in punctuation of their own; the words of a prompt bring any.
+pub(crate) fn tidy_joins(title: &str) -> String {
+    let chars: Vec<char> = title.chars().collect();
+    let mut out: Vec<char> = Vec::with_capacity(chars.len());
+    let mut in_code: Option<usize> = None; // the length of the backtick run that opened it
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        // A line or paragraph separator splits the row for whatever reads lines; a bidi
+        // override turns the rest of the row around.
+        if matches!(c, '\u{2028}' | '\u{2029}') {
+            out.push(' ');
+            i += 1;
+            continue;
+        }
+        if matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}') {
+            i += 1;
+            continue;
+        }
+        if c == '`' {
+            let run = chars[i..].iter().take_while(|&&b| b == '`').count();
+            in_code = match in_code {
+                Some(open) if open == run => None,
+                None => Some(run),
+                keep => keep,
+            };
+            out.extend(std::iter::repeat_n('`', run));
+            i += run;
+            continue;
+        }
+        if in_code.is_none() && CLAUSE_MARKS.contains(&c) {
+            let last = out.iter().rposition(|p| *p != ' ');
+            match last.map(|at| (at, out[at])) {
+                // The same mark twice (`里。。`, `exhausted;;`), or an ASCII mark after a
+                // full-width end, which says it already (`依赖。;`).
+                Some((_, earlier))
+                    if (earlier == c && !matches!(c, '.' | ':' | '!' | '?'))
+                        || (CLAUSE_MARKS.contains(&earlier)
+                            && !earlier.is_ascii()
+                            && matches!(c, ';' | ',' | '.' | ':')) =>
+                {
+                    i += 1;
+                    if out.last() == Some(&' ') && chars.get(i) == Some(&' ') {
+                        i += 1;
+                    }
+                    continue;
+                }
+                // A clause mark the text ended with gives way to the joiner after it
+                // (`exhausted:;` → `exhausted;`, `dependencies.;` → `dependencies;`); not
+                // `e.g.,`.
+                Some((at, earlier))
+                    if (matches!(earlier, ';' | ':' | ',') && matches!(c, ';' | ','))
+                        || (earlier == '.' && c == ';') =>
+                {
+                    out.truncate(at);
+                }
+                _ => {}
+            }
+        }
+        // Dashes and clause marks opening a why (` — ——把`) say nothing.
+        if in_code.is_none()
+            && (CLAUSE_MARKS.contains(&c) || matches!(c, '\u{2014}' | '\u{2013}'))
+            && out.ends_with(&['\u{2014}', ' '])
+        {
+            i += 1;
+            continue;
+        }
+        out.push(c);
+        i += 1;
+    }
+    let mut tidy: String = out.into_iter().collect();
+    while in_code.is_none()
+        && let Some(last) = tidy.trim_end().chars().last()
+        && matches!(
+            last,
+            ';' | ':' | ',' | '\u{ff1b}' | '\u{ff1a}' | '\u{ff0c}' | '\u{3001}' | '\u{2014}'
+        )
+    {
+        let end = tidy.trim_end().len() - last.len_utf8();
+        tidy.truncate(end);
+    }
+    tidy.trim_end().to_string()
+}
+
 pub(crate) const SENTENCE_ENDS: [char; 8] = ['.', '!', '?', '…', '。', '！', '？', '．'];
 
 /// `` `text` `` clipped to `max` units inside the backticks: the text exactly as given (a line
@@ -517,6 +613,53 @@ pub(crate) fn first_line(text: &str, max: usize) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn joins_never_double_punctuation_outside_code() {
+        for (raw, want) in [
+            (
+                "POOL_SIZE: 5 → 20 — pool exhausted;; `pytest -q` passes",
+                "POOL_SIZE: 5 → 20 — pool exhausted; `pytest -q` passes",
+            ),
+            (
+                "X — pool exhausted:; `pytest` passes",
+                "X — pool exhausted; `pytest` passes",
+            ),
+            (
+                "Plan (3 steps): 1. 梳理依赖。; 2. 定义接口。; …",
+                "Plan (3 steps): 1. 梳理依赖。 2. 定义接口。 …",
+            ),
+            ("Plan: 1. 梳理依赖；; 2. 拆", "Plan: 1. 梳理依赖； 2. 拆"),
+            (
+                "1. Map the dependencies.; 2. Split",
+                "1. Map the dependencies; 2. Split",
+            ),
+            ("定义在 `EXPIRY` 里。。", "定义在 `EXPIRY` 里。"),
+            (
+                "POOL_SIZE: 5 → 20 — ——把 POOL_SIZE 调大——",
+                "POOL_SIZE: 5 → 20 — 把 POOL_SIZE 调大",
+            ),
+            (
+                "X: 5 → 20 — failing with this error:",
+                "X: 5 → 20 — failing with this error",
+            ),
+            // Left alone: code, an abbreviation, an ellipsis.
+            (
+                "`case x in a) ;; esac` passes",
+                "`case x in a) ;; esac` passes",
+            ),
+            ("uses e.g., serde", "uses e.g., serde"),
+            ("wait... then", "wait... then"),
+            (
+                "Fixed Ring::pop; auth::refresh passes",
+                "Fixed Ring::pop; auth::refresh passes",
+            ),
+            ("`a\u{2028}b` in x\u{202e}y.rs", "`a b` in xy.rs"),
+        ] {
+            assert_eq!(tidy_joins(raw), want, "{raw}");
+        }
+    }
+
     use super::*;
 
     #[test]
