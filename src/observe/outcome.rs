@@ -48,6 +48,22 @@ fn exact(text: &str) -> String {
 /// shortened by whole words (a quoted argument counts as one), marked ` …`; only a first word
 /// longer than `max` is given over length, for the caller to drop.
 pub(crate) fn show_command(command: &str, max: usize) -> String {
+    inside_ticks(command_words(command, max))
+}
+
+/// A command for the single backticks every title puts around it: a command holding
+/// backticks itself (`` TZ=`cat .tz` cargo test ``) gets as many more and a space on each
+/// side, so the span the title's backticks open closes after the command, not inside it.
+fn inside_ticks(shown: String) -> String {
+    let longest = shown.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    if longest == 0 {
+        return shown;
+    }
+    let ticks = "`".repeat(longest);
+    format!("{ticks} {shown} {ticks}")
+}
+
+fn command_words(command: &str, max: usize) -> String {
     let cmd = strip_cd(command);
     let first = exact(cmd.lines().next().unwrap_or(""));
     let multi_line = cmd.trim().lines().nth(1).is_some();
@@ -105,11 +121,11 @@ pub(crate) fn command_name(command: &str) -> String {
         .map_or(head.len(), |&(_, end)| end);
     // The name stands alone only when it is all that ran (`make build`, not the first of
     // `make build && make test`).
-    if end >= head.len() && head == exact(strip_cd(command)) {
+    inside_ticks(if end >= head.len() && head == exact(strip_cd(command)) {
         head
     } else {
         format!("{} …", &head[..end])
-    }
+    })
 }
 
 /// Programs run through another (`npx tsc`, `bundle exec rspec`, `python -m pytest`): the
@@ -842,6 +858,14 @@ pub(crate) fn diagnostics(output: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_command_holding_backticks_closes_the_span_a_title_opens_around_it() {
+        let shown = show_command("TZ=`cat .tz` cargo test", 40);
+        assert_eq!(format!("`{shown}`"), "`` TZ=`cat .tz` cargo test ``");
+        assert_eq!(show_command("cargo test", 40), "cargo test");
+    }
+
     use super::*;
 
     #[test]
