@@ -16,6 +16,8 @@ pub(crate) const TITLE_MAX: usize = 100;
 pub(crate) const LONG_TITLE: usize = 300;
 /// Subtitles are one sentence of at most this many words (claude-mem asks its observer for this).
 pub(crate) const SUBTITLE_WORDS: usize = 24;
+/// The most columns of a subtitle, whatever its words: the longest on the dev sets is 764.
+const SUBTITLE_MAX: usize = 1000;
 
 /// What a draft stands for, as far as folding cares (`rules::fold`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -85,6 +87,11 @@ impl Draft {
     /// and what was cut off opens the subtitle, so title + subtitle still say it all.
     pub(crate) fn cap_title(&mut self) {
         self.title = tidy_joins(&self.title);
+        // A subtitle is the outcome in a few sentences; text with no spaces (a Chinese answer
+        // of pages) has no words to stop at, and came through whole.
+        if columns(&self.subtitle) > SUBTITLE_MAX {
+            self.subtitle = crate::text::clip_columns(&self.subtitle, SUBTITLE_MAX);
+        }
         if columns(&self.title) <= TITLE_MAX {
             return;
         }
@@ -264,8 +271,6 @@ pub(crate) fn sentence(text: &str) -> String {
     out
 }
 
-/// What ends a sentence, in Latin and in Chinese or Japanese (full-width) text: a field that
-/// ends so gets no second full stop (`…通过（3 passed）。`, not `…。.`).
 /// Punctuation that ends a clause or joins two, in any script.
 const CLAUSE_MARKS: &[char] = &[
     ';', ':', ',', '.', '!', '?', '\u{3002}', '\u{ff1b}', '\u{ff1a}', '\u{ff0c}', '\u{3001}',
@@ -361,6 +366,8 @@ pub(crate) fn tidy_joins(title: &str) -> String {
     tidy.trim_end().to_string()
 }
 
+/// What ends a sentence, in Latin and in Chinese or Japanese (full-width) text: a field that
+/// ends so gets no second full stop (`…通过（3 passed）。`, not `…。.`).
 pub(crate) const SENTENCE_ENDS: [char; 8] = ['.', '!', '?', '…', '。', '！', '？', '．'];
 
 /// `` `text` `` clipped to `max` units inside the backticks: the text exactly as given (a line
@@ -613,6 +620,19 @@ pub(crate) fn first_line(text: &str, max: usize) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_subtitle_of_pages_without_spaces_is_cut_to_its_most_columns() {
+        let mut d = Draft::new(ObsType::Discovery, "答案".to_string());
+        d.subtitle = "连接池耗尽".repeat(2000);
+        d.cap_title();
+        assert!(
+            columns(&d.subtitle) <= SUBTITLE_MAX,
+            "{}",
+            columns(&d.subtitle)
+        );
+        assert!(d.subtitle.starts_with("连接池耗尽"));
+    }
 
     #[test]
     fn joins_never_double_punctuation_outside_code() {
