@@ -623,7 +623,7 @@ mod tests {
 
     #[test]
     fn a_subtitle_of_pages_without_spaces_is_cut_to_its_most_columns() {
-        let mut d = Draft::new(ObsType::Discovery, "答案".to_string());
+        let mut d = Draft::new(ObsType::Discovery, "答案");
         d.subtitle = "连接池耗尽".repeat(2000);
         d.cap_title();
         assert!(
