@@ -352,7 +352,17 @@ pub(crate) fn tidy_joins(title: &str) -> String {
         out.push(c);
         i += 1;
     }
-    let mut tidy: String = out.into_iter().collect();
+    // Nor opens on one: a part that came out empty (`: 5 → 20` for an edit naming no file).
+    let lead = out
+        .iter()
+        .take_while(|c| {
+            matches!(
+                c,
+                ' ' | ';' | ':' | ',' | '\u{ff1b}' | '\u{ff1a}' | '\u{ff0c}' | '\u{3001}'
+            )
+        })
+        .count();
+    let mut tidy: String = out[lead..].iter().collect();
     while in_code.is_none()
         && let Some(last) = tidy.trim_end().chars().last()
         && matches!(
@@ -675,6 +685,8 @@ mod tests {
                 "Fixed Ring::pop; auth::refresh passes",
             ),
             ("`a\u{2028}b` in x\u{202e}y.rs", "`a b` in xy.rs"),
+            (": 5 → 20 — the pool runs out", "5 → 20 — the pool runs out"),
+            ("...and more", "...and more"),
         ] {
             assert_eq!(tidy_joins(raw), want, "{raw}");
         }
