@@ -93,7 +93,7 @@ fn collapse(text: &str) -> String {
 }
 
 /// `text` without terminal escape sequences: colours and cursor moves (`ESC [ … m`, CSI),
-/// titles and links (`ESC ] … BEL`, OSC) and two-character escapes. A command's coloured
+/// titles and links (`ESC ] … BEL`, OSC) and the short escapes (`ESC (B`, `ESC =`). A command's coloured
 /// output keeps its words (`\x1b[32mok\x1b[0m` → `ok`), where replacing ESC alone left
 /// `[32mok [0m` in a title.
 pub(crate) fn without_ansi(text: &str) -> std::borrow::Cow<'_, str> {
@@ -128,7 +128,14 @@ pub(crate) fn without_ansi(text: &str) -> std::borrow::Cow<'_, str> {
                     }
                 }
             }
-            // A two-character escape (`ESC (B`, `ESC =`): the second is its whole argument.
+            // Any other escape (`ESC (B`, `ESC =`): intermediate bytes, then one final one.
+            Some(d) if (' '..='/').contains(&d) => {
+                for f in chars.by_ref() {
+                    if ('0'..='~').contains(&f) {
+                        break;
+                    }
+                }
+            }
             Some(_) | None => {}
         }
     }
@@ -300,7 +307,7 @@ pub fn clip_columns(text: &str, max: usize) -> String {
 
 #[cfg(test)]
 mod tests {
-
+    use super::*;
     #[test]
     fn terminal_escapes_go_and_their_words_stay() {
         assert_eq!(
@@ -308,14 +315,12 @@ mod tests {
             "a AKIA b c"
         );
         assert_eq!(without_ansi("\x1b]0;title\x07x\x1b]8;;u\x1b\\y"), "xy");
-        assert_eq!(without_ansi("\x1b(Bz \x1b"), "Bz ");
+        assert_eq!(without_ansi("\x1b(Bz \x1b=w\x1b"), "z w");
         assert!(matches!(
             without_ansi("plain"),
             std::borrow::Cow::Borrowed(_)
         ));
     }
-
-    use super::*;
 
     #[test]
     fn counts_say_one_thing_and_many_things() {

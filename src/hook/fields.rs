@@ -87,7 +87,7 @@ fn store_json(mut value: Value, original_bytes: u64, max_bytes: usize) -> Stored
         let (kept, cut) = clean_cut(s, limit, privacy::clean_value);
         *s = if cut {
             let dropped = s.len().saturating_sub(kept.len());
-            format!("{kept}…[truncated: {dropped} bytes]")
+            marked(&kept, dropped as u64)
         } else {
             kept
         };
@@ -121,7 +121,7 @@ fn fit_json(value: &mut Value, max_bytes: usize) -> Option<String> {
         }
         let excess = text.len() - max_bytes;
         let longest = longest_string(value)?;
-        let marker = format!("…[truncated: {} bytes]", longest.len()).len();
+        let marker = marked("", longest.len() as u64).len();
         if longest.len() <= marker {
             return None;
         }
@@ -129,7 +129,7 @@ fn fit_json(value: &mut Value, max_bytes: usize) -> Option<String> {
         // room for the marker makes it fit, or leaves the next longest string to cut.
         let keep = floor_char_boundary(longest, longest.len().saturating_sub(excess + marker));
         let dropped = longest.len() - keep;
-        *longest = format!("{}…[truncated: {dropped} bytes]", &longest[..keep]);
+        *longest = marked(&longest[..keep], dropped as u64);
     }
     None
 }
@@ -192,14 +192,19 @@ fn cap(text: String, original_bytes: u64, max_bytes: usize, was_cut: bool) -> St
     if text.len() <= max_bytes && !was_cut {
         return text;
     }
-    let estimate = format!("…[truncated: {original_bytes} bytes]").len();
+    let estimate = marked("", original_bytes).len();
     let keep = if text.len() + estimate <= max_bytes {
         text.len()
     } else {
         floor_char_boundary(&text, max_bytes.saturating_sub(estimate))
     };
     let dropped = original_bytes.saturating_sub(keep as u64);
-    format!("{}…[truncated: {dropped} bytes]", &text[..keep])
+    marked(&text[..keep], dropped)
+}
+
+/// `kept` and the marker saying how many bytes were dropped after it.
+fn marked(kept: &str, dropped: u64) -> String {
+    format!("{kept}…[truncated: {dropped} bytes]")
 }
 
 fn floor_char_boundary(text: &str, index: usize) -> usize {

@@ -83,8 +83,9 @@ impl Draft {
         self
     }
 
-    /// Keeps the title within `TITLE_MAX` columns: a longer one is cut after a clause or a word
-    /// and what was cut off opens the subtitle, so title + subtitle still say it all.
+    /// Keeps the title within `TITLE_MAX` columns, its joins tidy (`tidy_joins`): a longer one
+    /// is cut after a clause or a word and what was cut off opens the subtitle, so title +
+    /// subtitle still say it all. The subtitle is kept within `SUBTITLE_MAX` columns.
     pub(crate) fn cap_title(&mut self) {
         self.title = tidy_joins(&self.title);
         // A subtitle is the outcome in a few sentences; text with no spaces (a Chinese answer
@@ -280,9 +281,9 @@ const CLAUSE_MARKS: &[char] = &[
 /// A title's joins made clean, outside code spans: a clause mark the text ended with and the
 /// joiner after it become one (`exhausted;; `pytest` passes` → `exhausted; …`, `依赖。; 2.` →
 /// `依赖。 2.`, `里。。` → `里。`), a why that opens with punctuation loses it (`— ——把…` →
-/// `— 把…`), and no title ends on a joiner (`… with this error:`); a line separator is a space
-/// and a bidi control is dropped. Rules join parts that each
-/// may end in punctuation of their own; the words of a prompt bring any.
+/// `— 把…`), and no title opens or ends on a joiner (`: 5 → 20`, `… with this error:`); a line
+/// separator is a space and a bidi control is dropped. Rules join parts that each may end in
+/// punctuation of their own; the words of a prompt bring any.
 pub(crate) fn tidy_joins(title: &str) -> String {
     let chars: Vec<char> = title.chars().collect();
     let mut out: Vec<char> = Vec::with_capacity(chars.len());
@@ -404,7 +405,7 @@ pub(crate) fn code_raw(text: &str) -> String {
 
 /// Wraps `text` in a code span whose backtick run is longer than any inside it (CommonMark),
 /// so a command holding backticks stays one span.
-fn fence(text: &str) -> String {
+pub(crate) fn fence(text: &str) -> String {
     let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     if longest == 0 {
         return format!("`{text}`");
@@ -630,7 +631,7 @@ pub(crate) fn first_line(text: &str, max: usize) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-
+    use super::*;
     #[test]
     fn a_subtitle_of_pages_without_spaces_is_cut_to_its_most_columns() {
         let mut d = Draft::new(ObsType::Discovery, "答案");
@@ -687,12 +688,14 @@ mod tests {
             ("`a\u{2028}b` in x\u{202e}y.rs", "`a b` in xy.rs"),
             (": 5 → 20 — the pool runs out", "5 → 20 — the pool runs out"),
             ("...and more", "...and more"),
+            (
+                "修好 𝒳 与 😀;; `go test` 通过：",
+                "修好 𝒳 与 😀; `go test` 通过",
+            ),
         ] {
             assert_eq!(tidy_joins(raw), want, "{raw}");
         }
     }
-
-    use super::*;
 
     #[test]
     fn lists_fit_with_a_count_of_the_rest() {

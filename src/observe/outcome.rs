@@ -55,12 +55,12 @@ pub(crate) fn show_command(command: &str, max: usize) -> String {
 /// backticks itself (`` TZ=`cat .tz` cargo test ``) gets as many more and a space on each
 /// side, so the span the title's backticks open closes after the command, not inside it.
 fn inside_ticks(shown: String) -> String {
-    let longest = shown.split(|c| c != '`').map(str::len).max().unwrap_or(0);
-    if longest == 0 {
+    if !shown.contains('`') {
         return shown;
     }
-    let ticks = "`".repeat(longest);
-    format!("{ticks} {shown} {ticks}")
+    // The fence the span needs, less the one backtick on each side the title adds.
+    let fenced = super::draft::fence(&shown);
+    fenced[1..fenced.len() - 1].to_string()
 }
 
 fn command_words(command: &str, max: usize) -> String {
@@ -858,15 +858,13 @@ pub(crate) fn diagnostics(output: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-
+    use super::*;
     #[test]
     fn a_command_holding_backticks_closes_the_span_a_title_opens_around_it() {
         let shown = show_command("TZ=`cat .tz` cargo test", 40);
         assert_eq!(format!("`{shown}`"), "`` TZ=`cat .tz` cargo test ``");
         assert_eq!(show_command("cargo test", 40), "cargo test");
     }
-
-    use super::*;
 
     #[test]
     fn counts_keep_what_is_not_zero() {
