@@ -285,7 +285,7 @@ const CLAUSE_MARKS: &[char] = &[
 /// separator is a space and a bidi control is dropped. Rules join parts that each may end in
 /// punctuation of their own; the words of a prompt bring any.
 pub(crate) fn tidy_joins(title: &str) -> String {
-    let chars: Vec<char> = title.chars().collect();
+    let chars: Vec<char> = without_lone_ticks(title).chars().collect();
     let mut out: Vec<char> = Vec::with_capacity(chars.len());
     let mut in_code: Option<usize> = None; // the length of the backtick run that opened it
     let mut i = 0;
@@ -375,6 +375,53 @@ pub(crate) fn tidy_joins(title: &str) -> String {
         tidy.truncate(end);
     }
     tidy.trim_end().to_string()
+}
+
+/// `text` with every backtick run that closes no code span made an apostrophe: a line copied
+/// from an error quotes GNU-style (bash's ``near unexpected token `('``), and one backtick
+/// without its closer would turn the rest of the row into code wherever it is read as Markdown.
+/// Spans are found as CommonMark finds them: a run opens one only if a run of the same length
+/// follows.
+pub(crate) fn without_lone_ticks(text: &str) -> String {
+    let runs: Vec<(usize, usize)> = {
+        let bytes = text.as_bytes();
+        let mut runs = Vec::new();
+        let mut i = 0;
+        while i < bytes.len() {
+            if bytes[i] == b'`' {
+                let len = bytes[i..].iter().take_while(|&&b| b == b'`').count();
+                runs.push((i, len));
+                i += len;
+            } else {
+                i += 1;
+            }
+        }
+        runs
+    };
+    let mut lone: Vec<(usize, usize)> = Vec::new();
+    let mut k = 0;
+    while k < runs.len() {
+        let (_, len) = runs[k];
+        match runs[k + 1..].iter().position(|&(_, l)| l == len) {
+            Some(closer) => k += closer + 2,
+            None => {
+                lone.push(runs[k]);
+                k += 1;
+            }
+        }
+    }
+    if lone.is_empty() {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut from = 0;
+    for (at, len) in lone {
+        out.push_str(&text[from..at]);
+        out.push_str(&"'".repeat(len));
+        from = at + len;
+    }
+    out.push_str(&text[from..]);
+    out
 }
 
 /// What ends a sentence, in Latin and in Chinese or Japanese (full-width) text: a field that
@@ -692,6 +739,13 @@ mod tests {
                 "修好 𝒳 与 😀;; `go test` 通过：",
                 "修好 𝒳 与 😀; `go test` 通过",
             ),
+            // A backtick that closes no span is an apostrophe (bash quotes `so').
+            (
+                "`./migrate.sh …` failed: syntax error near unexpected token `('",
+                "`./migrate.sh …` failed: syntax error near unexpected token '('",
+            ),
+            ("`a` then `` b `` and ` lone", "`a` then `` b `` and ' lone"),
+            ("``` x ` y", "''' x ' y"),
         ] {
             assert_eq!(tidy_joins(raw), want, "{raw}");
         }

@@ -266,6 +266,15 @@ pub(crate) fn change_titles(change: &FileChange, verb: &str) -> Vec<String> {
             .iter()
             .map(|what| format!("{verb} {what} ({size})")),
     );
+    // A path too long for any row (one 120-character file name) still leaves the change
+    // itself to say; the path is in the subtitle and the facts.
+    if !change.symbols.is_empty() {
+        let symbols = fit_list(&change.symbols, 16);
+        if let Some(phrase) = change.phrase() {
+            out.push(format!("{symbols}: {phrase}"));
+        }
+        out.push(format!("{verb} {symbols} ({size})"));
+    }
     out
 }
 
@@ -1210,6 +1219,20 @@ mod config_keys {
                 .first()
                 .map(String::as_str),
             Some("src/pool.py: POOL_SIZE 5 \u{2192} 20; changed run_query (+5 \u{2212}4)")
+        );
+        // A file name too long for any row leaves the change itself to say.
+        let long = FileChange {
+            path: format!("config/{}settings.py", "order_service_pool_".repeat(6)),
+            symbols: vec!["POOL_SIZE".into()],
+            added: 1,
+            removed: 1,
+            edits: 1,
+            quote: Some(("5".into(), "20".into())),
+            ..FileChange::default()
+        };
+        assert_eq!(
+            crate::observe::draft::fitting_title(change_titles(&long, "Changed")),
+            "POOL_SIZE: 5 \u{2192} 20"
         );
         // A value outside the basic plane, beside a Chinese comment's edit, is cut on its bounds.
         let label = edit(
