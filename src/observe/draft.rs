@@ -91,7 +91,8 @@ impl Draft {
         // A subtitle is the outcome in a few sentences; text with no spaces (a Chinese answer
         // of pages) has no words to stop at, and came through whole.
         if columns(&self.subtitle) > SUBTITLE_MAX {
-            self.subtitle = crate::text::clip_columns(&self.subtitle, SUBTITLE_MAX);
+            self.subtitle =
+                without_lone_ticks(&crate::text::clip_columns(&self.subtitle, SUBTITLE_MAX));
         }
         if columns(&self.title) <= TITLE_MAX {
             return;
@@ -108,7 +109,8 @@ impl Draft {
                 format!("\u{2026} {rest} \u{2014} {}", self.subtitle)
             };
         }
-        self.title = head;
+        // A cut between two code spans' runs can leave one open.
+        self.title = without_lone_ticks(&head);
     }
 
     pub(crate) fn checked(mut self, checks: Vec<String>) -> Draft {
