@@ -85,7 +85,12 @@ fn command_words(command: &str, max: usize) -> String {
         .map(|&(_, end)| &head[..end])
         .take_while(|h| crate::model::utf16_len(h) + 2 <= max)
         .last();
-    match fits.or_else(|| words.first().map(|&(s, e)| &head[s..e])) {
+    // At least the program, after whatever sets up how it runs (`timeout 60 cargo …`).
+    let texts: Vec<&str> = words.iter().map(|&(s, e)| &head[s..e]).collect();
+    let program = words
+        .get(wrapper_words(&texts))
+        .map(|&(_, end)| &head[..end]);
+    match fits.or(program) {
         Some(h) => format!("{h} …"),
         None => head,
     }
@@ -194,11 +199,18 @@ const WITH_SUBCOMMAND: &[&str] = &[
 /// words): it pairs a failing run with the later passing run of the same check.
 fn name_words(words: &[&str]) -> usize {
     let mut at = 0;
-    while let Some(runner) = RUNNERS
-        .iter()
-        .find(|r| words.len() > at + r.len() && words[at..at + r.len()] == r[..])
-    {
-        at += runner.len();
+    loop {
+        let from = at;
+        at += wrapper_words(&words[at..]);
+        while let Some(runner) = RUNNERS
+            .iter()
+            .find(|r| words.len() > at + r.len() && words[at..at + r.len()] == r[..])
+        {
+            at += runner.len();
+        }
+        if at == from {
+            break;
+        }
     }
     let program = |w: &str| w.rsplit('/').next().unwrap_or(w).to_string();
     let plain = |w: &str| {
@@ -218,6 +230,56 @@ fn name_words(words: &[&str]) -> usize {
         takes_one = WITH_SUBCOMMAND.contains(sub) || *sub == "run";
     }
     end
+}
+
+/// How many of `words` only set up how the program after them runs: a variable
+/// (`RUST_LOG=debug`), `env` with its own, `timeout` with its duration (`timeout 60 cargo test`),
+/// `nice -n 10`, `nohup`, `stdbuf -oL`, `xvfb-run -a`. A title that names the check by them
+/// says `timeout …`, not which check ran. Only a prefix that leaves a program counts.
+fn wrapper_words(words: &[&str]) -> usize {
+    let assignment = |w: &str| {
+        w.split_once('=').is_some_and(|(name, _)| {
+            name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        })
+    };
+    let flag = |w: &str| w.starts_with('-') && w.len() > 1;
+    let mut at = 0;
+    loop {
+        let Some(&w) = words.get(at) else { break };
+        let skip_flags = |mut i: usize, with_value: &[&str]| {
+            while let Some(&f) = words.get(i).filter(|f| flag(f)) {
+                i += if with_value.contains(&f) { 2 } else { 1 };
+            }
+            i
+        };
+        let next = match w {
+            _ if assignment(w) => at + 1,
+            "env" => {
+                let mut i = skip_flags(at + 1, &["-u", "-C", "-S"]);
+                while words.get(i).is_some_and(|a| assignment(a)) {
+                    i += 1;
+                }
+                i
+            }
+            "timeout" => {
+                let i = skip_flags(at + 1, &["-s", "-k", "--signal", "--kill-after"]);
+                match words.get(i) {
+                    Some(d) if d.starts_with(|c: char| c.is_ascii_digit()) => i + 1,
+                    _ => break,
+                }
+            }
+            "nice" => skip_flags(at + 1, &["-n", "--adjustment"]),
+            "nohup" => at + 1,
+            "stdbuf" | "xvfb-run" | "ionice" => skip_flags(at + 1, &["-c", "-n", "-s", "-e"]),
+            _ => break,
+        };
+        if next >= words.len() {
+            break;
+        }
+        at = next;
+    }
+    at
 }
 
 /// The first command of a chain or pipeline as it ran (`grep -q 'a|b' f || …` →
@@ -271,8 +333,10 @@ fn segments(cmd: &str) -> Vec<&str> {
 /// Program and subcommand, used to pair a failing run with a later passing one
 /// (`cargo test store::` and `cargo test` are the same check).
 pub(crate) fn command_key(command: &str) -> String {
-    let words: Vec<&str> = strip_cd(command)
-        .split_whitespace()
+    let all: Vec<&str> = strip_cd(command).split_whitespace().collect();
+    let words: Vec<&str> = all[wrapper_words(&all)..]
+        .iter()
+        .copied()
         .filter(|w| !w.contains('=') || w.starts_with('-'))
         .take(3)
         .collect();
@@ -1074,6 +1138,11 @@ mod tests {
         assert_eq!(command_key("cd /x && cargo test"), "cargo test");
         assert_eq!(command_key("npm run test -- -u"), "npm run test");
         assert_eq!(command_key("pytest tests/a.py -k x"), "pytest");
+        assert_eq!(
+            command_key("timeout 60 cargo test --test pool"),
+            "cargo test"
+        );
+        assert_eq!(command_key("RUST_LOG=debug cargo test"), "cargo test");
     }
 
     proptest::proptest! {
@@ -1193,6 +1262,20 @@ mod tests {
             ("make build\nmake test", "make build …"),
             ("make build && make test", "make build …"),
             ("cargo build && cargo test --workspace", "cargo build …"),
+            // What only sets up how the check runs is not its name.
+            (
+                "timeout 60 cargo test --test pool_contention",
+                "timeout 60 cargo test …",
+            ),
+            (
+                "RUST_LOG=debug cargo test db::pool",
+                "RUST_LOG=debug cargo test …",
+            ),
+            ("env -u HOME CI=1 npm test", "env -u HOME CI=1 npm test"),
+            ("timeout -s KILL 5m npx jest", "timeout -s KILL 5m npx jest"),
+            ("nice -n 10 make check", "nice -n 10 make check"),
+            ("timeout 60", "timeout …"), // no program after it
+            ("FOO=1", "FOO=1"),
         ];
         for (command, name) in cases {
             assert_eq!(command_name(command), name, "{command}");
@@ -1203,6 +1286,14 @@ mod tests {
         assert_eq!(
             command_forms("npx tsc --noEmit -p tsconfig.build.json --pretty false"),
             vec!["npx tsc --noEmit -p …", "npx tsc …", "npx …"]
+        );
+        assert_eq!(
+            command_forms("timeout 60 cargo test --test pool_contention"),
+            vec![
+                "timeout 60 cargo test --test …",
+                "timeout 60 cargo test …",
+                "timeout 60 cargo …"
+            ]
         );
     }
 
