@@ -245,8 +245,7 @@ fn wrapper_words(words: &[&str]) -> usize {
     };
     let flag = |w: &str| w.starts_with('-') && w.len() > 1;
     let mut at = 0;
-    loop {
-        let Some(&w) = words.get(at) else { break };
+    while let Some(&w) = words.get(at) {
         let skip_flags = |mut i: usize, with_value: &[&str]| {
             while let Some(&f) = words.get(i).filter(|f| flag(f)) {
                 i += if with_value.contains(&f) { 2 } else { 1 };
