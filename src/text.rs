@@ -29,11 +29,23 @@ pub fn one_line(text: &str) -> String {
             Some(len) => {
                 let before = &text[at..start];
                 let spaced = |c: char| c.is_whitespace() || c.is_control();
-                if before.starts_with(spaced) && !out.is_empty() {
+                let body = before.trim_matches(spaced);
+                let lead = &before[..before.len() - before.trim_start_matches(spaced).len()];
+                if !lead.is_empty()
+                    && spaces_apart(
+                        out.chars().next_back(),
+                        lead,
+                        body.chars().next().or(Some('`')),
+                    )
+                {
                     out.push(' ');
                 }
-                out.push_str(&collapse(before));
-                if before.ends_with(spaced) && !out.is_empty() && !out.ends_with(' ') {
+                out.push_str(&collapse(body));
+                let trail = &before[before.trim_end_matches(spaced).len()..];
+                if !body.is_empty()
+                    && !trail.is_empty()
+                    && spaces_apart(out.chars().next_back(), trail, Some('`'))
+                {
                     out.push(' ');
                 }
                 out.extend(
@@ -48,10 +60,17 @@ pub fn one_line(text: &str) -> String {
         }
     }
     let rest = &text[at..];
-    if rest.starts_with(|c: char| c.is_whitespace() || c.is_control()) && !out.is_empty() {
+    let body = rest.trim_start_matches(|c: char| c.is_whitespace() || c.is_control());
+    if body.len() < rest.len()
+        && spaces_apart(
+            out.chars().next_back(),
+            &rest[..rest.len() - body.len()],
+            body.chars().next(),
+        )
+    {
         out.push(' ');
     }
-    out.push_str(&collapse(rest));
+    out.push_str(&collapse(body));
     out.trim_end().to_string()
 }
 
@@ -78,18 +97,46 @@ pub(crate) fn code_span_len(text: &str) -> Option<usize> {
 fn collapse(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut space = false;
+    let mut line_break = false;
     for c in text.chars() {
         if c.is_whitespace() || c.is_control() {
             space = !out.is_empty();
+            line_break |= is_line_break(c);
         } else {
-            if space {
+            if space
+                && spaces_apart(
+                    out.chars().next_back(),
+                    if line_break { "\n" } else { " " },
+                    Some(c),
+                )
+            {
                 out.push(' ');
-                space = false;
             }
+            space = false;
+            line_break = false;
             out.push(c);
         }
     }
     out
+}
+
+/// Whether the whitespace `gap` between `last` and `next` stays one space on one row. Chinese
+/// and Japanese text joins its lines without one: after a full-width mark (`理由：` and a new
+/// line) or between two characters of a wrapped sentence. A space written inline stays.
+fn spaces_apart(last: Option<char>, gap: &str, next: Option<char>) -> bool {
+    let Some(last) = last else { return false };
+    !(gap.chars().any(is_line_break)
+        && (full_width_mark(last) || (is_cjk(last) && next.is_some_and(is_cjk))))
+}
+
+fn is_line_break(c: char) -> bool {
+    matches!(c, '\n' | '\r' | '\u{2028}' | '\u{2029}')
+}
+
+/// A punctuation mark of Chinese or Japanese text (`。`, `：`, `）`, `」`), which takes its own
+/// space.
+fn full_width_mark(c: char) -> bool {
+    matches!(c as u32, 0x3000..=0x303F | 0xFF01..=0xFF0F | 0xFF1A..=0xFF20 | 0xFF3B..=0xFF40 | 0xFF5B..=0xFF65)
 }
 
 /// `text` without terminal escape sequences: colours and cursor moves (`ESC [ … m`, CSI),
@@ -336,6 +383,17 @@ mod tests {
         assert_eq!(
             one_line("ran  `grep -q '    300'\tf`\n  then ``a ` b`` `open"),
             "ran `grep -q '    300' f` then ``a ` b`` `open"
+        );
+        // Chinese lines join without a space; a space written inline stays.
+        assert_eq!(
+            one_line("建议保留 Redis 锁。理由：\n现在用的是\n Redisson 的锁，\n不会\n丢"),
+            "建议保留 Redis 锁。理由：现在用的是 Redisson 的锁，不会丢"
+        );
+        assert_eq!(one_line("理由： 现在"), "理由： 现在");
+        assert_eq!(one_line("ok.\nNext"), "ok. Next");
+        assert_eq!(
+            one_line("页面层；\n`vue-quill-editor` 没有；\n 还有 `a`\n\n说明。\n `b`"),
+            "页面层；`vue-quill-editor` 没有；还有 `a` 说明。`b`"
         );
         assert_eq!(clip("abcdef", 4), "abc…");
         assert_eq!(clip("ab", 4), "ab");

@@ -229,7 +229,8 @@ pub(crate) fn told(message: &str) -> Option<String> {
         end_before_item(&mut parts, item);
         parts.push(text.to_string());
     }
-    let line = flat(&parts.join(" "));
+    // Joined as lines: Chinese text joins its lines without a space (`text::one_line`).
+    let line = flat(&parts.join("\n"));
     (!line.is_empty()).then(|| clip_at_words(&line, OUTCOME_WORDS))
 }
 
@@ -237,6 +238,8 @@ pub(crate) fn told(message: &str) -> Option<String> {
 /// clause already (`.:;!?` or their full-width forms): `told` and `outcome` join a list alike,
 /// so the title taken from one is found again in the other.
 fn end_before_item(parts: &mut [String], item: bool) {
+    // A Chinese or Japanese list ends its items on a full-width mark, a path's item too.
+    let cjk = parts.iter().any(|p| p.chars().any(crate::text::is_cjk));
     if let Some(last) = parts.last_mut()
         && item
         && !last.trim_end().is_empty()
@@ -246,7 +249,7 @@ fn end_before_item(parts: &mut [String], item: bool) {
     {
         let kept = last.trim_end().len();
         last.truncate(kept);
-        last.push(';');
+        last.push(if cjk { '\u{ff1b}' } else { ';' });
     }
 }
 
@@ -843,7 +846,7 @@ fn first_paragraph(text: &str) -> Option<String> {
         .skip_while(|l| l.is_empty())
         .take_while(|l| !l.is_empty())
         .collect();
-    let p = flat(&paragraph.join(" "));
+    let p = flat(&paragraph.join("\n"));
     (!p.is_empty()).then_some(p)
 }
 
