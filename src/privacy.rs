@@ -697,18 +697,29 @@ fn looks_like_code(v: &str) -> bool {
         || GENERICS.iter().any(|g| v.starts_with(g))
 }
 
-/// Tag stripping plus redaction: what every stored text goes through.
+/// Tag stripping plus redaction: what every stored text goes through. NULs go first: UTF-16
+/// text read as bytes (`cat` of a UTF-16 `.env`) has one between every two characters, and a
+/// key spelt so was matched by no pattern, then stored whole once they were dropped.
 pub(crate) fn clean_text(text: &str) -> String {
-    without_nul(redact(&strip_tags(text)).into_owned())
+    let text = nul_free(text);
+    redact(&strip_tags(&text)).into_owned()
 }
 
 /// Tag stripping plus redaction without trimming: one JSON string value (file contents keep
 /// their exact whitespace).
 pub(crate) fn clean_value(text: &str) -> String {
-    without_nul(match strip_regions(text) {
+    let text = nul_free(text);
+    match strip_regions(&text) {
         Some(stripped) => redact(&stripped).into_owned(),
-        None => redact(text).into_owned(),
-    })
+        None => redact(&text).into_owned(),
+    }
+}
+
+fn nul_free(text: &str) -> std::borrow::Cow<'_, str> {
+    match text.contains('\0') {
+        true => std::borrow::Cow::Owned(text.replace('\0', "")),
+        false => std::borrow::Cow::Borrowed(text),
+    }
 }
 
 /// NUL removed: it carries nothing a reader needs, SQLite's text functions stop at it, and
@@ -846,6 +857,18 @@ mod tests {
             ),
         ] {
             assert_eq!(redact(input), want, "{input:?}");
+        }
+    }
+
+    /// UTF-16 text read as bytes has a NUL between every two characters.
+    #[test]
+    fn a_key_spelt_with_nuls_between_its_characters_is_redacted() {
+        let utf16 = |s: &str| s.chars().flat_map(|c| [c, '\0']).collect::<String>();
+        let env = utf16("AWS_KEY=AKIAIOSFODNN7EXAMPLE\nGH=ghp_abcdefghijklmnopqrstuvwxyz0123456789\n");
+        for cleaned in [clean_text(&env), clean_value(&env)] {
+            assert!(!cleaned.contains("AKIAIOSFODNN7EXAMPLE"), "{cleaned}");
+            assert!(!cleaned.contains("ghp_abcdefghij"), "{cleaned}");
+            assert!(cleaned.contains("[REDACTED:aws-access-key]"), "{cleaned}");
         }
     }
 
