@@ -864,7 +864,8 @@ mod tests {
     #[test]
     fn a_key_spelt_with_nuls_between_its_characters_is_redacted() {
         let utf16 = |s: &str| s.chars().flat_map(|c| [c, '\0']).collect::<String>();
-        let env = utf16("AWS_KEY=AKIAIOSFODNN7EXAMPLE\nGH=ghp_abcdefghijklmnopqrstuvwxyz0123456789\n");
+        let env =
+            utf16("AWS_KEY=AKIAIOSFODNN7EXAMPLE\nGH=ghp_abcdefghijklmnopqrstuvwxyz0123456789\n");
         for cleaned in [clean_text(&env), clean_value(&env)] {
             assert!(!cleaned.contains("AKIAIOSFODNN7EXAMPLE"), "{cleaned}");
             assert!(!cleaned.contains("ghp_abcdefghij"), "{cleaned}");

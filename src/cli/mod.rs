@@ -141,7 +141,22 @@ pub fn main() -> ExitCode {
             _ => {}
         }
     }
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // A hook's command line is written once in a settings file and then runs on every
+        // prompt: a spelling clap refuses (`--host=vim`, an extra word) must not exit 2, which
+        // Claude Code, Cursor and Gemini read as "block".
+        Err(e)
+            if args.first().is_some_and(|a| a == "hook")
+                && !matches!(
+                    e.kind(),
+                    clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion
+                ) =>
+        {
+            crate::hook::run_bad_arguments(&e.to_string())
+        }
+        Err(e) => e.exit(),
+    };
     if !matches!(cli.command, Command::Hook { .. } | Command::Mcp) {
         pipe::quiet_on_closed_stdout();
     }

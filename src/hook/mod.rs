@@ -95,17 +95,37 @@ fn hard_deadline() -> Duration {
 /// A hook configured with a host cmem does not know: its answer's shape is unknown, so the
 /// emptiest JSON object, and the reason in the log.
 pub(crate) fn run_unknown_host(name: &str) -> ! {
+    let known: Vec<&str> = Host::ALL.iter().map(|h| h.name()).collect();
+    refuse(format!(
+        "unknown hook host {name:?} (cmem knows {}); answered {{}} and stored nothing: fix the hook's --host",
+        known.join(", ")
+    ))
+}
+
+/// A hook command line the parser refuses (`cmem hook --host=vim X`, an extra word, no event):
+/// fail-open as every hook is, with the parser's words in the log.
+pub(crate) fn run_bad_arguments(why: &str) -> ! {
+    let said: Vec<&str> = why
+        .lines()
+        .map(str::trim)
+        .take_while(|l| !l.starts_with("Usage:"))
+        .filter(|l| !l.is_empty())
+        .collect();
+    let first = said.join(" ");
+    let first = first.trim_start_matches("error: ");
+    refuse(format!(
+        "hook command line not understood ({first}); answered {{}} and stored nothing: fix the hook's command in the agent's settings (`cmem hook --help`)"
+    ))
+}
+
+fn refuse(why: String) -> ! {
     let settings = config::load_lenient(&mut |_| {});
     logging::init(
         &settings.data_dir(),
         Level::parse(&settings.log_level),
         "hook",
     );
-    let known: Vec<&str> = Host::ALL.iter().map(|h| h.name()).collect();
-    logging::error(format!(
-        "unknown hook host {name:?} (cmem knows {}); answered {{}} and stored nothing: fix the hook's --host",
-        known.join(", ")
-    ));
+    logging::error(why);
     answer("{}");
     std::process::exit(0);
 }

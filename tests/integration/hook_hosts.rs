@@ -174,6 +174,36 @@ fn an_unknown_host_or_a_broken_payload_still_answers_and_is_logged() {
     assert!(log.contains("invalid hook payload"), "{log}");
 }
 
+/// Exit 2 is "block" to Claude Code, Cursor and Gemini: a hook command line the parser refuses
+/// still answers and exits 0, and the log says what to fix.
+#[test]
+fn a_hook_command_line_the_parser_refuses_still_answers() {
+    let env = Env::new();
+    for args in [
+        &["hook", "--host=vim", "SessionStart"][..],
+        &["hook", "SessionStart", "--host", "vim"],
+        &["hook", "--host", "codex", "SessionStart", "extra"],
+        &["hook", "--host", "codex"],
+        &["hook"],
+    ] {
+        let out = run_with_stdin(env.cmd().args(args), b"{}");
+        assert!(out.status.success(), "{args:?}: {out:?}");
+        assert!(out.stderr.is_empty(), "{args:?}: {out:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout).trim(),
+            "{}",
+            "{args:?}"
+        );
+    }
+    let log = env.log_text();
+    assert!(log.contains("unexpected argument 'extra'"), "{log}");
+    assert!(log.contains("<EVENT>"), "{log}");
+    assert!(log.contains("fix the hook's command"), "{log}");
+    // Help is still help.
+    let help = env.cmd().args(["hook", "--help"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&help.stdout).contains("Usage"));
+}
+
 /// One turn of each host in its documented payload shapes: captured into the project's
 /// memory, and the next session start answered in the host's own shape with that memory.
 #[test]
