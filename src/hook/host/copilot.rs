@@ -21,7 +21,7 @@ pub(super) fn event(name: &str) -> Option<HookEvent> {
     }
 }
 
-pub(super) fn normalize(event: HookEvent, mut payload: Payload) -> (HookEvent, Vec<Payload>) {
+pub(super) fn normalize(mut event: HookEvent, mut payload: Payload) -> (HookEvent, Vec<Payload>) {
     let p = &mut payload.0;
     for (camel, snake) in [
         ("sessionId", "session_id"),
@@ -56,6 +56,23 @@ pub(super) fn normalize(event: HookEvent, mut payload: Payload) -> (HookEvent, V
                 .find_map(|k| result.get(*k).and_then(Value::as_str))
                 .unwrap_or("")
                 .to_string();
+            // A call the user denied or that failed is no outcome: an edit refused must never
+            // be remembered as made.
+            let kind = ["resultType", "result_type"]
+                .iter()
+                .find_map(|k| result.get(*k).and_then(Value::as_str));
+            match kind {
+                Some("failure") => {
+                    event = HookEvent::PostToolUseFailure;
+                    p.insert("error".into(), json!(text));
+                }
+                Some("denied") => {
+                    event = HookEvent::PostToolUseFailure;
+                    p.insert("error".into(), json!(format!("denied by the user: {text}")));
+                    p.insert("is_interrupt".into(), json!(true));
+                }
+                _ => {}
+            }
             p.insert("tool_response".into(), json!(text));
         }
         map_tool(p);
@@ -151,5 +168,27 @@ mod tests {
             event("userPromptSubmitted"),
             Some(HookEvent::UserPromptSubmit)
         );
+    }
+
+    /// postToolUse also reports calls that failed or that the user denied, by resultType.
+    #[test]
+    fn a_denied_or_failed_call_is_a_failure_not_an_outcome() {
+        for (kind, error) in [
+            (
+                "denied",
+                "denied by the user: The user denied this tool call.",
+            ),
+            ("failure", "The user denied this tool call."),
+        ] {
+            let (e, out) = normalize(
+                HookEvent::PostToolUse,
+                payload(json!({"sessionId": "s", "cwd": "/p", "toolName": "edit",
+                    "toolArgs": "{\"path\":\"a.py\",\"old_str\":\"X = 1\",\"new_str\":\"X = 2\"}",
+                    "toolResult": {"resultType": kind,
+                        "textResultForLlm": "The user denied this tool call."}})),
+            );
+            assert_eq!(e, HookEvent::PostToolUseFailure, "{kind}");
+            assert_eq!(out[0].str("error"), Some(error), "{kind}");
+        }
     }
 }
