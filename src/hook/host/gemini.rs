@@ -112,14 +112,35 @@ fn shell_output(llm: &str, display: Option<&Value>) -> Shell {
         .and_then(|t| t.strip_suffix("</untrusted_context>"))
         .unwrap_or(llm)
         .trim_matches('\n');
+    // Gemini's own lines close the text (`Exit Code: 2`, `Signal: 9`, `Process Group PGID: …`):
+    // a program's output may print an `Exit Code:` line of its own (`cat ci/last-run.log`).
+    let mut lines: Vec<&str> = inner.lines().collect();
     let mut exit = None;
-    let mut lines = Vec::new();
-    for line in inner.lines() {
-        if let Some(code) = line.strip_prefix("Exit Code: ") {
-            exit = code.trim().parse().ok();
-        } else if !line.starts_with("Process Group PGID: ") {
-            lines.push(line);
+    while let Some(last) = lines.last() {
+        let Some(key) = GEMINI_LINES.iter().find(|k| last.starts_with(*k)) else {
+            break;
+        };
+        let value = last[key.len()..].trim();
+        // A program's own last line may be `Error: …`: only Gemini's empty one is Gemini's.
+        if *key == "Error: " && value != "(none)" {
+            break;
         }
+        match *key {
+            "Exit Code: " => exit = value.parse().ok().or(exit),
+            // Killed by a signal: no exit code, and no success either.
+            "Signal: " if value != "(none)" && exit.is_none() => exit = Some(128),
+            _ => {}
+        }
+        lines.pop();
+    }
+    // A command Gemini cancelled (its timeout, or the user) ran to no result.
+    if exit.is_none()
+        && lines.iter().any(|l| {
+            l.starts_with("Command was automatically cancelled")
+                || l.starts_with("Command was cancelled")
+        })
+    {
+        exit = Some(124);
     }
     let body = lines.join("\n");
     let body = body.strip_prefix("Output: ").unwrap_or(&body).to_string();
@@ -129,6 +150,15 @@ fn shell_output(llm: &str, display: Option<&Value>) -> Shell {
         .map_or(body, String::from);
     Shell { output, exit }
 }
+
+/// The lines Gemini adds after a command's output, as it writes them.
+const GEMINI_LINES: &[&str] = &[
+    "Exit Code: ",
+    "Signal: ",
+    "Error: ",
+    "Background PIDs: ",
+    "Process Group PGID: ",
+];
 
 fn map_tool(p: &mut Map<String, Value>, text: &str, cwd: Option<&str>) {
     let input = p.get("tool_input").cloned().unwrap_or(Value::Null);
@@ -262,6 +292,30 @@ mod tests {
             Some(&json!("")),
         );
         assert_eq!((ok.output.as_str(), ok.exit), ("3 passed", Some(0)));
+        // Only Gemini's closing lines say how a command ended: a program may print an
+        // `Exit Code:` or an `Error:` line of its own.
+        let own = shell_output(
+            "<untrusted_context>\nOutput: retrying\nExit Code: 2\nretry passed\nError: none here\nProcess Group PGID: 9\n</untrusted_context>",
+            None,
+        );
+        assert_eq!(own.exit, None);
+        assert_eq!(
+            own.output,
+            "retrying\nExit Code: 2\nretry passed\nError: none here"
+        );
+        let old_format = shell_output(
+            "Output: ok\nError: (none)\nExit Code: (none)\nSignal: (none)\nBackground PIDs: (none)\nProcess Group PGID: 1",
+            None,
+        );
+        assert_eq!((old_format.output.as_str(), old_format.exit), ("ok", None));
+        // Killed, or cancelled at Gemini's timeout: no success.
+        let killed = shell_output("Output: running\nSignal: 9\nProcess Group PGID: 1", None);
+        assert_eq!(killed.exit, Some(128));
+        let cancelled = shell_output(
+            "Command was automatically cancelled because it exceeded the timeout of 5.0 minutes without output.\nOutput: collecting",
+            None,
+        );
+        assert_eq!(cancelled.exit, Some(124));
 
         let (_, out) = normalize(
             HookEvent::PostToolUse,
