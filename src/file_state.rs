@@ -52,13 +52,25 @@ fn mtime_ns(meta: &std::fs::Metadata) -> Option<i64> {
     i64::try_from(d.as_nanos()).ok()
 }
 
-/// What the disk holds at `path` now: `None` for anything but a readable regular file.
-pub(crate) fn read(path: &Path) -> Option<Seen> {
-    // Not opened before it is known to be a regular file: opening a FIFO would block.
+/// `path` opened for reading if it is a regular file. Nothing else is opened: a hook reads
+/// paths a payload names, and opening a FIFO (or a terminal) blocks until the hook's deadline.
+pub(crate) fn open_regular(path: &Path) -> Option<File> {
     if !std::fs::metadata(path).ok()?.is_file() {
         return None;
     }
-    let file = File::open(path).ok()?;
+    File::open(path).ok()
+}
+
+/// The text of `path` if it is a regular file of UTF-8 (`open_regular`).
+pub(crate) fn read_regular(path: &Path) -> Option<String> {
+    let mut text = String::new();
+    open_regular(path)?.read_to_string(&mut text).ok()?;
+    Some(text)
+}
+
+/// What the disk holds at `path` now: `None` for anything but a readable regular file.
+pub(crate) fn read(path: &Path) -> Option<Seen> {
+    let file = open_regular(path)?;
     // The open file's own metadata, so size and time belong to the bytes read.
     let meta = file.metadata().ok()?;
     if meta.len() > HASH_CAP {

@@ -360,7 +360,7 @@ fn parse_edit(name: &str, input: &Value, response: Option<&Value>, place: &Place
             let before = original_text.or_else(|| {
                 // The stored response was cut: rebuild the old text from the file on disk,
                 // which holds the new text now (when no later edit changed it again).
-                let now = std::fs::read_to_string(place.abs(&raw_path)).ok()?;
+                let now = crate::file_state::read_regular(&place.abs(&raw_path))?;
                 unapply(&now, &pairs)
             });
             edit.after = before.as_deref().and_then(|b| apply(b, &pairs));

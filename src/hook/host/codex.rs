@@ -85,7 +85,7 @@ const ROLLOUT_TAIL: u64 = 256 * 1024;
 /// of the rollout (Codex 0.169+; older versions write none, and the call counts as done).
 fn exit_code_in_rollout(path: &std::path::Path, id: &str) -> Option<i64> {
     use std::io::{Read, Seek, SeekFrom};
-    let mut file = std::fs::File::open(path).ok()?;
+    let mut file = crate::file_state::open_regular(path)?;
     let len = file.metadata().ok()?.len();
     file.seek(SeekFrom::Start(len.saturating_sub(ROLLOUT_TAIL)))
         .ok()?;
@@ -169,6 +169,24 @@ mod tests {
         assert_eq!(out[0].0["tool_input"]["new_string"], "X = 2");
         assert_eq!(out[1].str("tool_name"), Some("Write"));
         assert_eq!(out[1].str("tool_use_id"), Some("call_1#2"));
+    }
+
+    /// Opening a FIFO blocks until a writer comes: the hook would wait for its deadline and
+    /// lose the event.
+    #[test]
+    fn a_rollout_path_that_is_no_regular_file_is_not_opened() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a valid NUL-terminated path and a mode.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let (done, wait) = std::sync::mpsc::channel();
+        std::thread::spawn(move || done.send(exit_code_in_rollout(&fifo, "call_a")));
+        assert_eq!(
+            wait.recv_timeout(std::time::Duration::from_secs(5)),
+            Ok(None)
+        );
+        assert_eq!(exit_code_in_rollout(dir.path(), "call_a"), None);
     }
 
     #[test]
