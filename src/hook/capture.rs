@@ -32,7 +32,7 @@ const REFERENCE_ONLY_MEMORY_TOOLS: &[&str] = &["observation_search"];
 
 pub(crate) fn is_own_memory_tool(tool_name: &str) -> bool {
     let Some(rest) = tool_name.strip_prefix("mcp__") else {
-        return tool_name.starts_with("memory_");
+        return tool_name.starts_with("memory_") || other_hosts_own_tool(tool_name);
     };
     let Some((server, tool)) = rest.rsplit_once("__") else {
         return false;
@@ -43,6 +43,20 @@ pub(crate) fn is_own_memory_tool(tool_name: &str) -> bool {
         .any(|s| server.contains(s));
     (ours && (MEMORY_TOOLS.contains(&tool) || REFERENCE_ONLY_MEMORY_TOOLS.contains(&tool)))
         || tool.starts_with("memory_")
+}
+
+/// cmem's tools as other agents name MCP tools: Copilot CLI `<server>-<tool>` (`cmem-mem_search`),
+/// Cursor `MCP:<tool>` without the server (only the names no other server is likely to use).
+fn other_hosts_own_tool(tool_name: &str) -> bool {
+    if let Some(tool) = tool_name.strip_prefix("MCP:") {
+        return MEMORY_TOOLS.contains(&tool) && !matches!(tool, "search" | "timeline");
+    }
+    [MCP_SERVER_NAME, "claude-mem", "claude_mem"].iter().any(|server| {
+        tool_name
+            .strip_prefix(server)
+            .and_then(|rest| rest.strip_prefix(['-', '_', '/', ':', '.']))
+            .is_some_and(|tool| MEMORY_TOOLS.contains(&tool))
+    })
 }
 
 /// The working directory of the event: the payload's, else the project dir Claude Code
@@ -247,5 +261,13 @@ mod tests {
         assert!(!is_own_memory_tool("mcp__cmem__smart_outline"));
         assert!(!is_own_memory_tool("mcp__github__search"));
         assert!(!is_own_memory_tool("Read"));
+        // Copilot CLI and Cursor name MCP tools their own way.
+        assert!(is_own_memory_tool("cmem-mem_search"));
+        assert!(is_own_memory_tool("cmem-timeline"));
+        assert!(is_own_memory_tool("MCP:mem_search"));
+        assert!(is_own_memory_tool("MCP:work_state_write"));
+        assert!(!is_own_memory_tool("MCP:search"));
+        assert!(!is_own_memory_tool("github-mcp-server-search"));
+        assert!(!is_own_memory_tool("cmem-smart_outline"));
     }
 }
