@@ -51,12 +51,14 @@ fn other_hosts_own_tool(tool_name: &str) -> bool {
     if let Some(tool) = tool_name.strip_prefix("MCP:") {
         return MEMORY_TOOLS.contains(&tool) && !matches!(tool, "search" | "timeline");
     }
-    [MCP_SERVER_NAME, "claude-mem", "claude_mem"].iter().any(|server| {
-        tool_name
-            .strip_prefix(server)
-            .and_then(|rest| rest.strip_prefix(['-', '_', '/', ':', '.']))
-            .is_some_and(|tool| MEMORY_TOOLS.contains(&tool))
-    })
+    [MCP_SERVER_NAME, "claude-mem", "claude_mem"]
+        .iter()
+        .any(|server| {
+            tool_name
+                .strip_prefix(server)
+                .and_then(|rest| rest.strip_prefix(['-', '_', '/', ':', '.']))
+                .is_some_and(|tool| MEMORY_TOOLS.contains(&tool))
+        })
 }
 
 /// The working directory of the event: the payload's, else the project dir Claude Code
@@ -89,10 +91,16 @@ fn session_ref(payload: &Payload, cwd: &Path, platform: &str) -> Result<SessionR
     Ok(SessionRef {
         content_session_id: payload.session_id()?.to_string(),
         platform_source: platform.into(),
-        project: keys.primary,
-        cwd: Some(cwd.to_string_lossy().into_owned()).filter(|c| !c.is_empty()),
-        transcript_path: payload.str("transcript_path").map(String::from),
+        project: without_secrets(&keys.primary),
+        cwd: Some(without_secrets(&cwd.to_string_lossy())).filter(|c| !c.is_empty()),
+        transcript_path: payload.str("transcript_path").map(without_secrets),
     })
+}
+
+/// An id or a path as stored: a host's ids (Codex's turn ids, Cursor's generation ids) and
+/// the paths it sends are free text, and a key pasted into one was stored whole.
+fn without_secrets(text: &str) -> String {
+    crate::privacy::redact(text).into_owned()
 }
 
 /// Builds the capture for a writing event of an agent (`platform`: `sessions.platform_source`,
@@ -133,14 +141,14 @@ pub(crate) fn build(
             };
             Capture::Prompt {
                 session,
-                prompt_id: payload.str("prompt_id").map(String::from),
+                prompt_id: payload.str("prompt_id").map(without_secrets),
                 text,
                 at_ms: now_ms,
             }
         }
         HookEvent::PostToolUse | HookEvent::PostToolUseFailure => {
-            let tool_name = payload.required_id("tool_name")?.to_string();
-            let tool_use_id = payload.required_id("tool_use_id")?.to_string();
+            let tool_name = without_secrets(payload.required_id("tool_name")?);
+            let tool_use_id = without_secrets(payload.required_id("tool_use_id")?);
             // A to-do tool becomes work state even when its raw I/O is noise; a subagent's
             // to-dos are its own scratch list and stay out of the session's.
             let todo = (event == HookEvent::PostToolUse
@@ -185,7 +193,7 @@ pub(crate) fn build(
                 failed,
                 error,
                 is_interrupt: payload.bool("is_interrupt"),
-                prompt_id: payload.str("prompt_id").map(String::from),
+                prompt_id: payload.str("prompt_id").map(without_secrets),
                 agent_id: payload.agent_field("agent_id"),
                 agent_type: payload.agent_field("agent_type"),
                 duration_ms: payload.i64("duration_ms"),
@@ -207,7 +215,7 @@ pub(crate) fn build(
             }
         }
         HookEvent::Stop => Capture::TurnEnd {
-            prompt_id: payload.str("prompt_id").map(String::from),
+            prompt_id: payload.str("prompt_id").map(without_secrets),
             last_assistant_message: payload
                 .str("last_assistant_message")
                 .map(|m| fields::store_text(m, max).text)

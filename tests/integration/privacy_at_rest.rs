@@ -318,3 +318,35 @@ fn a_private_region_ends_with_its_string_value() {
         .unwrap();
     assert_eq!(input, r#"{"old_string":"keep ","new_string":" kept"}"#);
 }
+
+/// A host's ids and paths are free text: Codex's turn ids, Cursor's generation ids, a tool
+/// name, a working directory or a transcript path holding a key are stored without it.
+#[test]
+fn ids_and_paths_are_redacted_too() {
+    let env = Env::new();
+    let dir = env.root().join(format!("proj-{AWS_KEY}"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cwd = dir.to_string_lossy().into_owned();
+    env.hook(
+        "user-prompt-submit",
+        &json!({"session_id": "s-ids", "cwd": cwd, "prompt": "go",
+                "prompt_id": format!("turn-{AWS_KEY}"),
+                "transcript_path": format!("/tmp/{AWS_KEY}.jsonl")}),
+    );
+    env.hook(
+        "post-tool-use",
+        &json!({"session_id": "s-ids", "cwd": cwd, "prompt_id": format!("turn-{AWS_KEY}"),
+                "tool_name": format!("mcp__x__{AWS_KEY}"), "tool_use_id": format!("t-{AWS_KEY}"),
+                "tool_input": {}, "tool_response": "ok"}),
+    );
+    assert_eq!(env.count("user_prompts"), 1);
+    assert_eq!(env.count("tool_uses"), 1);
+    env.db()
+        .execute_batch("PRAGMA wal_checkpoint(TRUNCATE)")
+        .unwrap();
+    assert!(
+        leaks(&env, AWS_KEY).is_empty(),
+        "{:?}",
+        leaks(&env, AWS_KEY)
+    );
+}
