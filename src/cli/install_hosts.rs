@@ -92,6 +92,10 @@ const CURSOR_HOOKS: &[HookEntry] = &[
         timeout: 5,
     },
     HookEntry {
+        event: "stop",
+        timeout: 5,
+    },
+    HookEntry {
         event: "sessionEnd",
         timeout: 5,
     },

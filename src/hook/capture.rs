@@ -215,6 +215,7 @@ pub(crate) fn build(
             }
         }
         HookEvent::Stop => Capture::TurnEnd {
+            closes: payload.bool("turn_continues") != Some(true),
             prompt_id: payload.str("prompt_id").map(without_secrets),
             last_assistant_message: payload
                 .str("last_assistant_message")

@@ -297,12 +297,8 @@ pub(crate) fn handle_for(
                     .context("invalid hook payload")?
                 {
                     Ok(capture) => {
+                        let closes_turn = capture.closes_a_turn();
                         let store = persist(capture, settings, deadline, call.now_ms);
-                        // These events close a turn (the next prompt closes one left open).
-                        let closes_turn = matches!(
-                            event,
-                            HookEvent::Stop | HookEvent::SessionEnd | HookEvent::UserPromptSubmit
-                        );
                         if let Some(store) = store.filter(|_| closes_turn) {
                             observe_closed_turns(store, settings, call);
                         }

@@ -51,12 +51,16 @@ pub(crate) enum Capture {
         tool: Box<ToolUse>,
         at_ms: i64,
     },
-    /// The assistant finished answering a prompt (Stop).
+    /// The assistant finished answering a prompt (Stop). With `closes` false it only said
+    /// something and may go on working (Cursor's afterAgentResponse comes after every
+    /// message): the text is kept, the turn stays open for the tool uses still to come.
     TurnEnd {
         session: SessionRef,
         prompt_id: Option<String>,
         last_assistant_message: Option<String>,
         at_ms: i64,
+        #[serde(default = "closes_by_default")]
+        closes: bool,
     },
     SessionEnd {
         session: SessionRef,
@@ -74,7 +78,21 @@ pub(crate) enum Capture {
     },
 }
 
+fn closes_by_default() -> bool {
+    true
+}
+
 impl Capture {
+    /// Whether storing this ends a turn, so that the observer has work: a prompt closes the
+    /// one before it, a session's end its last.
+    pub(crate) fn closes_a_turn(&self) -> bool {
+        match self {
+            Capture::Prompt { .. } | Capture::SessionEnd { .. } => true,
+            Capture::TurnEnd { closes, .. } => *closes,
+            Capture::ToolUse { .. } | Capture::WorkState { .. } => false,
+        }
+    }
+
     /// The session the event belongs to.
     pub(crate) fn session(&self) -> &SessionRef {
         match self {
@@ -230,12 +248,13 @@ pub(crate) fn apply(tx: &Transaction, capture: &Capture) -> Result<Outcome> {
             prompt_id,
             last_assistant_message,
             at_ms,
+            closes,
         } => apply_turn_end(
             tx,
             session,
             prompt_id.as_deref(),
             last_assistant_message.as_deref(),
-            *at_ms,
+            (*closes).then_some(*at_ms),
         ),
         Capture::SessionEnd {
             session,
@@ -424,7 +443,7 @@ fn apply_turn_end(
     session: &SessionRef,
     prompt_id: Option<&str>,
     last_message: Option<&str>,
-    at_ms: i64,
+    ended_at_ms: Option<i64>,
 ) -> Result<Outcome> {
     let Some(s) = find_session(tx, session)? else {
         return Ok(Outcome::NothingToDo);
@@ -459,7 +478,7 @@ fn apply_turn_end(
         "UPDATE user_prompts SET ended_at_epoch = COALESCE(ended_at_epoch, ?2),
              last_assistant_message = COALESCE(?3, last_assistant_message)
          WHERE id = ?1",
-        params![prompt_row, at_ms, last_message],
+        params![prompt_row, ended_at_ms, last_message],
     )?;
     Ok(Outcome::Updated)
 }

@@ -251,6 +251,11 @@ fn gemini_cursor_and_copilot_turns_are_captured_and_their_starts_carry_the_memor
                     json!({"conversation_id": "k1", "generation_id": "gen1", "hook_event_name": "afterAgentResponse",
                     "workspace_roots": [cwd], "text": "Renamed fetch_user to load_user."}),
                 ),
+                (
+                    "stop",
+                    json!({"conversation_id": "k1", "generation_id": "gen1", "hook_event_name": "stop",
+                    "workspace_roots": [cwd], "status": "completed", "loop_count": 0}),
+                ),
             ],
         ),
         (
@@ -399,6 +404,13 @@ fn cursor_rule_file_holds_the_memory_and_session_end_keeps_it_current() {
             &json!({"conversation_id": "k1", "generation_id": id,
             "workspace_roots": [cwd], "text": "Done."}),
         );
+        hook(
+            &env,
+            "cursor",
+            "stop",
+            &json!({"conversation_id": "k1", "generation_id": id,
+            "workspace_roots": [cwd], "status": "completed"}),
+        );
     };
     turn("Set LIMIT_A to 2", "g1", "LIMIT_A = 1", "LIMIT_A = 2");
     let out = env.run_stdout(&["context", "--cursor-rule"]);
@@ -488,4 +500,62 @@ fn codex_and_copilot_get_a_context_that_fits_in_their_bytes() {
         "{} bytes",
         text.len()
     );
+}
+
+/// Cursor's afterAgentResponse comes after every message of the agent, which may go on calling
+/// tools: the edit after an intermediate message is part of the turn that `stop` ends.
+#[test]
+fn a_cursor_turn_ends_at_stop_not_at_the_agents_first_message() {
+    let env = Env::new();
+    let cwd = env.project().to_string_lossy().into_owned();
+    let ids = json!({"conversation_id": "k9", "generation_id": "g9", "workspace_roots": [cwd]});
+    let with = |extra: Value| {
+        let mut p = ids.clone();
+        p.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        p
+    };
+    hook(
+        &env,
+        "cursor",
+        "beforeSubmitPrompt",
+        &with(json!({"prompt": "Rename fetch_user to load_user in src/users.py"})),
+    );
+    hook(
+        &env,
+        "cursor",
+        "afterAgentResponse",
+        &with(json!({"text": "Let me look at the file first."})),
+    );
+    assert_eq!(
+        env.count_where("user_prompts", "ended_at_epoch IS NOT NULL"),
+        0
+    );
+    hook(
+        &env,
+        "cursor",
+        "postToolUse",
+        &with(json!({"tool_name": "StrReplace", "tool_use_id": "tu-9",
+            "tool_input": {"path": "src/users.py", "old_string": "def fetch_user(", "new_string": "def load_user("},
+            "tool_output": "{}"})),
+    );
+    hook(
+        &env,
+        "cursor",
+        "afterAgentResponse",
+        &with(json!({"text": "Renamed fetch_user to load_user."})),
+    );
+    hook(
+        &env,
+        "cursor",
+        "stop",
+        &with(json!({"status": "completed", "loop_count": 0})),
+    );
+    let titles: Vec<String> = env.rows("SELECT title FROM observations", |r| r.get(0));
+    assert!(titles.iter().any(|t| t.contains("load_user")), "{titles:?}");
+    let last: Vec<String> = env.rows("SELECT last_assistant_message FROM user_prompts", |r| {
+        r.get(0)
+    });
+    assert_eq!(last, ["Renamed fetch_user to load_user."]);
 }

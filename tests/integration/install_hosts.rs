@@ -141,7 +141,12 @@ fn every_agent_gets_its_files_its_answers_and_its_bytes_back() {
     // Cursor: flat entries; Copilot: a hooks file of its own.
     let cursor = json(".cursor/hooks.json");
     assert_eq!(cursor["version"], 1);
-    assert_eq!(cursor["hooks"]["stop"], json!([{"command": "say done"}]));
+    assert_eq!(cursor["hooks"]["stop"][0], json!({"command": "say done"}));
+    assert!(
+        cursor["hooks"]["stop"][1]["command"]
+            .as_str()
+            .is_some_and(|c| c.ends_with("hook --host cursor stop"))
+    );
     assert!(json(".cursor/mcp.json")["mcpServers"]["cmem"].is_object());
     let copilot = json(".copilot/hooks/cmem.json");
     assert_eq!(copilot["version"], 1);
@@ -198,7 +203,7 @@ fn every_agent_gets_its_files_its_answers_and_its_bytes_back() {
     let doctor = env.doctor();
     assert!(doctor.contains("Codex does not trust"), "{doctor}");
     assert!(
-        doctor.contains("cursor hooks   6 events and the MCP server"),
+        doctor.contains("cursor hooks   7 events and the MCP server"),
         "{doctor}"
     );
 

@@ -16,7 +16,8 @@ pub(super) fn event(name: &str) -> Option<HookEvent> {
         "beforeSubmitPrompt" => Some(HookEvent::UserPromptSubmit),
         "postToolUse" => Some(HookEvent::PostToolUse),
         "postToolUseFailure" => Some(HookEvent::PostToolUseFailure),
-        "afterAgentResponse" => Some(HookEvent::Stop),
+        // Every message of the agent, and the end of its loop: only `stop` ends the turn.
+        "afterAgentResponse" | "stop" => Some(HookEvent::Stop),
         "sessionEnd" => Some(HookEvent::SessionEnd),
         _ => None,
     }
@@ -38,7 +39,11 @@ pub(super) fn normalize(event: HookEvent, mut payload: Payload) -> (HookEvent, V
     }
     let mut event = event;
     match event {
-        HookEvent::Stop => rename(p, "text", "last_assistant_message"),
+        HookEvent::Stop if p.contains_key("text") => {
+            // afterAgentResponse: the agent said something and may go on calling tools.
+            rename(p, "text", "last_assistant_message");
+            p.insert("turn_continues".into(), json!(true));
+        }
         HookEvent::PostToolUseFailure => rename(p, "error_message", "error"),
         HookEvent::PostToolUse => {
             let output = match p.remove("tool_output") {
