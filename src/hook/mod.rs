@@ -292,18 +292,22 @@ pub(crate) fn handle_for(
         }
         _ => {
             let end_cwd = (event == HookEvent::SessionEnd).then(|| capture::event_cwd(&payload));
+            // One event may carry many (a Codex patch of 5,000 files): stored in one
+            // transaction, so none is lost to the deadline between them.
+            let mut captures = Vec::new();
             for payload in std::iter::once(payload).chain(payloads) {
                 match capture::build(event, payload, settings, call.now_ms, host.name())
                     .context("invalid hook payload")?
                 {
-                    Ok(capture) => {
-                        let closes_turn = capture.closes_a_turn();
-                        let store = persist(capture, settings, deadline, call.now_ms);
-                        if let Some(store) = store.filter(|_| closes_turn) {
-                            observe_closed_turns(store, settings, call);
-                        }
-                    }
+                    Ok(capture) => captures.push(capture),
                     Err(skip) => logging::debug(format!("not stored: {skip:?}")),
+                }
+            }
+            let closes_turn = captures.iter().any(Capture::closes_a_turn);
+            if !captures.is_empty() {
+                let store = persist(&captures, settings, deadline, call.now_ms);
+                if let Some(store) = store.filter(|_| closes_turn) {
+                    observe_closed_turns(store, settings, call);
                 }
             }
             if let Some(cwd) = end_cwd {
@@ -359,13 +363,22 @@ fn observe_closed_turns(mut store: Store, settings: &Settings, call: &Call) {
 
 /// Writes a capture (after any spooled ones), or spools it when the database is unavailable.
 /// Returns the open store when the capture was written.
-fn persist(capture: Capture, settings: &Settings, deadline: Instant, now_ms: i64) -> Option<Store> {
+fn persist(
+    captures: &[Capture],
+    settings: &Settings,
+    deadline: Instant,
+    now_ms: i64,
+) -> Option<Store> {
     let data_dir = settings.data_dir();
-    match spool::line(&capture, now_ms) {
-        Ok(line) => deadline::set_pending(line),
-        Err(e) => logging::warn(format!("cannot prepare the spool line: {e:#}")),
+    let mut pending = Vec::new();
+    for capture in captures {
+        match spool::line(capture, now_ms) {
+            Ok(line) => pending.extend(line),
+            Err(e) => logging::warn(format!("cannot prepare the spool line: {e:#}")),
+        }
     }
-    let result = (|| -> Result<(ingest::Outcome, Store)> {
+    deadline::set_pending(pending);
+    let result = (|| -> Result<(Vec<ingest::Outcome>, Store)> {
         let mut store = Store::open_with(&settings.db_path(), Wait::Until(deadline))?;
         match spool::ingest(&mut store, &data_dir) {
             Ok(r) if r.applied + r.rejected > 0 => logging::info(format!(
@@ -375,7 +388,12 @@ fn persist(capture: Capture, settings: &Settings, deadline: Instant, now_ms: i64
             Ok(_) => {}
             Err(e) => logging::warn(format!("spool not ingested yet: {e:#}")),
         }
-        let outcome = store.write(|tx| ingest::apply(tx, &capture))?;
+        let outcome = store.write(|tx| {
+            captures
+                .iter()
+                .map(|capture| ingest::apply(tx, capture))
+                .collect::<Result<Vec<_>>>()
+        })?;
         Ok((outcome, store))
     })();
     match result {
@@ -391,11 +409,9 @@ fn persist(capture: Capture, settings: &Settings, deadline: Instant, now_ms: i64
         Err(e) => {
             // The pending line stays armed until the spool has the capture: a deadline in
             // between spools it from the signal instead (twice is harmless, never is not).
-            spool_or_log(
-                &capture,
-                &data_dir,
-                &format!("database unavailable ({e:#})"),
-            );
+            for capture in captures {
+                spool_or_log(capture, &data_dir, &format!("database unavailable ({e:#})"));
+            }
             deadline::clear_pending();
             None
         }

@@ -559,3 +559,27 @@ fn a_cursor_turn_ends_at_stop_not_at_the_agents_first_message() {
     });
     assert_eq!(last, ["Renamed fetch_user to load_user."]);
 }
+
+/// One Codex patch may add thousands of files: every edit is stored, in one transaction,
+/// where one store write per edit ran into the hook's deadline at about 2,000.
+#[test]
+fn a_codex_patch_of_thousands_of_files_is_stored_whole() {
+    let env = Env::new();
+    let mut patch = String::from("*** Begin Patch\n");
+    for i in 0..5000 {
+        patch.push_str(&format!("*** Add File: gen/f{i}.py\n+X = {i}\n"));
+    }
+    patch.push_str("*** End Patch");
+    hook(
+        &env,
+        "codex",
+        "PostToolUse",
+        &codex(
+            &env,
+            "cx-big",
+            json!({"hook_event_name": "PostToolUse", "turn_id": "t-1", "tool_name": "apply_patch",
+                "tool_use_id": "call_big", "tool_input": {"command": patch}, "tool_response": "Done!"}),
+        ),
+    );
+    assert_eq!(env.count("tool_uses"), 5000);
+}
