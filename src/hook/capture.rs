@@ -214,16 +214,30 @@ pub(crate) fn build(
                 },
             }
         }
-        HookEvent::Stop => Capture::TurnEnd {
-            closes: payload.bool("turn_continues") != Some(true),
-            prompt_id: payload.str("prompt_id").map(without_secrets),
-            last_assistant_message: payload
-                .str("last_assistant_message")
-                .map(|m| fields::store_text(m, max).text)
-                .filter(|m| !m.is_empty()),
-            session,
-            at_ms: now_ms,
-        },
+        HookEvent::Stop => {
+            // The turn still ends (the agent stopped), but an answer of another type is lost:
+            // say so rather than store an empty answer without a word.
+            if let Some(odd) = payload
+                .0
+                .get("last_assistant_message")
+                .filter(|v| !v.is_string() && !v.is_null())
+            {
+                crate::logging::warn(format!(
+                    "Stop: last_assistant_message is {} where text was expected; the turn ends without its answer",
+                    json_kind(odd)
+                ));
+            }
+            Capture::TurnEnd {
+                closes: payload.bool("turn_continues") != Some(true),
+                prompt_id: payload.str("prompt_id").map(without_secrets),
+                last_assistant_message: payload
+                    .str("last_assistant_message")
+                    .map(|m| fields::store_text(m, max).text)
+                    .filter(|m| !m.is_empty()),
+                session,
+                at_ms: now_ms,
+            }
+        }
         HookEvent::SessionEnd => Capture::SessionEnd {
             reason: payload
                 .str("reason")
@@ -251,6 +265,18 @@ fn touches_session_memory(tool_name: &str, input: Option<&Value>) -> bool {
         .and_then(|i| i.get("file_path").or_else(|| i.get("notebook_path")))
         .and_then(Value::as_str)
         .is_some_and(|p| p.contains("session-memory"))
+}
+
+/// What a JSON value is, for a log line.
+fn json_kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
 }
 
 #[cfg(test)]
