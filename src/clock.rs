@@ -127,18 +127,14 @@ fn zone_file(name: &str) -> Option<jiff::tz::TimeZone> {
     jiff::tz::TimeZone::tzif(name, &data).ok()
 }
 
+const CUTOFF_FORMS: &str =
+    "give a date (2026-01-31), an instant (2026-01-31T12:00:00Z) or an age (90d, 12w, 36h)";
+
 /// An instant given as a date (2026-01-31), an instant (2026-01-31T12:00:00Z) or an age before
 /// `now_ms` (90d, 12w, 36h), in milliseconds.
 pub(crate) fn parse_cutoff(text: &str, now_ms: i64) -> Result<i64> {
     let t = text.trim();
-    let unit = |s: &str, ms: i64| s.parse::<i64>().ok().map(|n| now_ms - n * ms);
-    let age = match t.chars().last() {
-        Some('d') => unit(&t[..t.len() - 1], 86_400_000),
-        Some('w') => unit(&t[..t.len() - 1], 7 * 86_400_000),
-        Some('h') => unit(&t[..t.len() - 1], 3_600_000),
-        _ => None,
-    };
-    if let Some(ms) = age {
+    if let Some(ms) = parse_age(t, now_ms)? {
         return Ok(ms);
     }
     if let Ok(ts) = t.parse::<jiff::Timestamp>() {
@@ -151,9 +147,39 @@ pub(crate) fn parse_cutoff(text: &str, now_ms: i64) -> Result<i64> {
             .timestamp();
         return Ok(ts.as_millisecond());
     }
-    bail!(
-        "{t:?}: give a date (2026-01-31), an instant (2026-01-31T12:00:00Z) or an age (90d, 12w, 36h)"
-    )
+    bail!("{t:?}: {CUTOFF_FORMS}")
+}
+
+/// `90d`, `12w`, `36h` as the instant that long before `now_ms`; `None` when `t` is no age.
+/// A signed age is refused, not read as a cutoff in the future (`forget --older-than=-5d`
+/// would then select everything), and so is one reaching past the calendar's range (it
+/// overflowed).
+fn parse_age(t: &str, now_ms: i64) -> Result<Option<i64>> {
+    let unit_ms: i64 = match t.chars().last() {
+        Some('d') => 86_400_000,
+        Some('w') => 7 * 86_400_000,
+        Some('h') => 3_600_000,
+        _ => return Ok(None),
+    };
+    let number = &t[..t.len() - 1];
+    if number.starts_with(['-', '+']) && number[1..].bytes().all(|b| b.is_ascii_digit()) {
+        bail!("{t:?}: an age counts back from now and takes no sign; {CUTOFF_FORMS}");
+    }
+    if number.is_empty() || !number.bytes().all(|b| b.is_ascii_digit()) {
+        return Ok(None);
+    }
+    let cutoff = number
+        .parse::<i64>()
+        .ok()
+        .and_then(|n| n.checked_mul(unit_ms))
+        .and_then(|back| now_ms.checked_sub(back))
+        .filter(|ms| jiff::Timestamp::from_millisecond(*ms).is_ok());
+    match cutoff {
+        Some(ms) => Ok(Some(ms)),
+        None => bail!(
+            "{t:?}: that age reaches before year -9999; give a smaller age (3650d is ten years) or a date (2026-01-31)"
+        ),
+    }
 }
 
 #[cfg(test)]
@@ -177,5 +203,24 @@ mod tests {
         assert_eq!(parse_cutoff("1970-01-02", now).unwrap(), 86_400_000);
         assert_eq!(parse_cutoff("1970-01-01T00:00:01Z", now).unwrap(), 1000);
         assert!(parse_cutoff("soon", now).is_err());
+    }
+
+    #[test]
+    fn signed_and_overflowing_ages_are_refused_with_what_to_give() {
+        let now = 1_796_013_832_123;
+        for signed in ["-5d", "+5d", "-1h", "-0w"] {
+            let e = parse_cutoff(signed, now).unwrap_err().to_string();
+            assert!(
+                e.contains("takes no sign") && e.contains("90d"),
+                "{signed}: {e}"
+            );
+        }
+        for huge in ["9999999999999d", "99999999999999999999d", "5000000w"] {
+            let e = parse_cutoff(huge, now).unwrap_err().to_string();
+            assert!(e.contains("give a smaller age"), "{huge}: {e}");
+        }
+        assert_eq!(parse_cutoff("0d", now).unwrap(), now);
+        assert_eq!(parse_cutoff("3650d", now).unwrap(), now - 3650 * 86_400_000);
+        assert!(parse_cutoff("d", now).is_err());
     }
 }

@@ -450,3 +450,500 @@ fn a_call_waiting_for_its_result_is_read_again_once_the_result_is_there() {
     let out = env.run_stdout(&["import", "claude-code"]);
     assert!(out.contains("1 unchanged"), "{out}");
 }
+
+/// Makes a file look last written `secs` seconds ago.
+fn written_ago(path: &std::path::Path, secs: u64) {
+    let f = std::fs::File::options().append(true).open(path).unwrap();
+    f.set_modified(SystemTime::now() - Duration::from_secs(secs))
+        .unwrap();
+}
+
+/// Claude Code's lines of one session, each with `fields` added (no time, cwd or session when
+/// a test leaves them out).
+fn claude_lines(lines: &[serde_json::Value]) -> String {
+    lines.iter().map(|l| format!("{l}\n")).collect()
+}
+
+fn prompt_line(
+    session: &str,
+    prompt_id: &str,
+    text: &str,
+    extra: serde_json::Value,
+) -> serde_json::Value {
+    let mut l = json!({"type": "user", "sessionId": session, "promptId": prompt_id,
+        "message": {"role": "user", "content": text}});
+    l.as_object_mut()
+        .unwrap()
+        .extend(extra.as_object().unwrap().clone());
+    l
+}
+
+fn tool_use_line(
+    session: &str,
+    id: &str,
+    name: &str,
+    input: serde_json::Value,
+    extra: serde_json::Value,
+) -> serde_json::Value {
+    let mut l = json!({"type": "assistant", "sessionId": session,
+        "message": {"content": [{"type": "tool_use", "id": id, "name": name, "input": input}]}});
+    l.as_object_mut()
+        .unwrap()
+        .extend(extra.as_object().unwrap().clone());
+    l
+}
+
+fn result_line(
+    session: &str,
+    prompt_id: &str,
+    id: &str,
+    out: &str,
+    extra: serde_json::Value,
+) -> serde_json::Value {
+    let mut l = json!({"type": "user", "sessionId": session, "promptId": prompt_id,
+        "toolUseResult": {"stdout": out, "stderr": ""},
+        "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": id, "content": out}]}});
+    l.as_object_mut()
+        .unwrap()
+        .extend(extra.as_object().unwrap().clone());
+    l
+}
+
+fn text_line(session: &str, text: &str, extra: serde_json::Value) -> serde_json::Value {
+    let mut l = json!({"type": "assistant", "sessionId": session,
+        "message": {"content": [{"type": "text", "text": text}]}});
+    l.as_object_mut()
+        .unwrap()
+        .extend(extra.as_object().unwrap().clone());
+    l
+}
+
+/// Claude Code writes a string cut inside an emoji as a lone surrogate escape, and a tool's
+/// input may nest deeper than serde_json reads: the hooks repair both, and so does the import.
+#[test]
+fn lines_the_hooks_would_repair_are_imported_not_dropped() {
+    let env = Env::new();
+    let cwd = env.project().to_string_lossy().into_owned();
+    let dir = env.home().join(".claude/projects/-project");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("s.jsonl");
+    let deep = format!("{}1{}", "[".repeat(300), "]".repeat(300));
+    let text = format!(
+        concat!(
+            r#"{{"type":"user","sessionId":"s-sur","promptId":"p-sur","cwd":"{cwd}","timestamp":"2026-11-01T10:00:00Z","message":{{"role":"user","content":"the build prints \ud83d and stops"}}}}"#,
+            "\n",
+            r#"{{"type":"assistant","sessionId":"s-sur","cwd":"{cwd}","timestamp":"2026-11-01T10:00:01Z","message":{{"content":[{{"type":"tool_use","id":"t-deep","name":"Bash","input":{{"command":"make","deep":{deep}}}}}]}}}}"#,
+            "\n",
+            r#"{{"type":"user","sessionId":"s-sur","promptId":"p-sur","cwd":"{cwd}","timestamp":"2026-11-01T10:00:02Z","toolUseResult":{{"stdout":"build ok \udc00","stderr":""}},"message":{{"role":"user","content":[{{"type":"tool_result","tool_use_id":"t-deep","content":"build ok \udc00"}}]}}}}"#,
+            "\n"
+        ),
+        cwd = cwd,
+        deep = deep
+    );
+    std::fs::write(&path, text).unwrap();
+    settle(&path);
+    let out = env.run_stdout(&["import", "claude-code"]);
+    assert!(out.contains("1 prompt, 1 tool use"), "{out}");
+    assert!(!out.contains("skipped"), "{out}");
+    let prompt: String = env
+        .db()
+        .query_row("SELECT prompt_text FROM user_prompts", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(prompt, "the build prints \u{fffd} and stops");
+    assert_eq!(
+        env.count_where(
+            "tool_uses",
+            "tool_use_id = 't-deep' AND tool_response LIKE '%build ok%'"
+        ),
+        1
+    );
+}
+
+/// One folder, path or entry that cannot be read is named, and everything else is imported.
+#[test]
+fn a_missing_path_a_pipe_and_a_dangling_link_are_named_and_the_rest_is_imported() {
+    let env = Env::new();
+    let path = transcript(&env, "claude-code-refresh-window.jsonl", "fix.jsonl");
+    let dir = path.parent().unwrap().to_path_buf();
+    let pipe = env.root().join("pipe.jsonl");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&pipe)
+            .status()
+            .unwrap()
+            .success()
+    );
+    std::os::unix::fs::symlink(env.root().join("gone.jsonl"), dir.join("dangling.jsonl")).unwrap();
+    let out = env
+        .cmd()
+        .args(["import", "claude-code", "/no/such/folder"])
+        .arg(&pipe)
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(!out.status.success(), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("imported 1 session, 1 prompt, 4 tool uses"),
+        "{stdout}{stderr}"
+    );
+    for named in [
+        "/no/such/folder",
+        "pipe.jsonl: not a regular file",
+        "dangling.jsonl",
+    ] {
+        assert!(stderr.contains(named), "{named}: {stderr}");
+    }
+    assert_eq!(env.count("user_prompts"), 1);
+}
+
+/// A session whose file names no working directory is never filed under the directory the
+/// import runs from (nor the project Claude Code exports to an agent running it): a session
+/// that names one on a later line is filed there, one that names none anywhere is left out.
+#[test]
+fn a_session_without_a_cwd_takes_its_files_and_is_never_filed_under_the_importers() {
+    let env = Env::new();
+    let dir = env.home().join(".claude/projects/-project");
+    std::fs::create_dir_all(&dir).unwrap();
+    let cwd = env.project().join("api").to_string_lossy().into_owned();
+    std::fs::create_dir_all(&cwd).unwrap();
+    let at = |t: &str| json!({"timestamp": format!("2026-11-01T10:00:0{t}Z")});
+    let with_cwd = |t: &str| json!({"timestamp": format!("2026-11-01T10:00:0{t}Z"), "cwd": cwd});
+    let later = claude_lines(&[
+        prompt_line(
+            "s-later",
+            "p-later",
+            "where is the pool configured?",
+            json!({"timestamp": "2026-11-01T10:00:00Z", "cwd": ""}),
+        ),
+        tool_use_line(
+            "s-later",
+            "t-later",
+            "Bash",
+            json!({"command": "grep -rn POOL"}),
+            at("1"),
+        ),
+        result_line(
+            "s-later",
+            "p-later",
+            "t-later",
+            "src/pool.py:3: POOL_SIZE = 5",
+            with_cwd("2"),
+        ),
+    ]);
+    std::fs::write(dir.join("later.jsonl"), later).unwrap();
+    settle(&dir.join("later.jsonl"));
+    let none = claude_lines(&[
+        prompt_line("s-none", "p-none", "what does this repo do?", at("0")),
+        tool_use_line(
+            "s-none",
+            "t-none",
+            "Bash",
+            json!({"command": "ls"}),
+            at("1"),
+        ),
+        result_line("s-none", "p-none", "t-none", "README.md", at("2")),
+    ]);
+    std::fs::write(dir.join("none.jsonl"), none).unwrap();
+    settle(&dir.join("none.jsonl"));
+    let importer = env.root().join("importer");
+    std::fs::create_dir_all(&importer).unwrap();
+    let out = env
+        .cmd()
+        .current_dir(&importer)
+        .env("CLAUDE_PROJECT_DIR", env.root().join("client-project"))
+        .args(["import", "claude-code"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(
+        stdout.contains("left out: session s-none of ") && stdout.contains("none.jsonl (no line"),
+        "{stdout}"
+    );
+    let sessions: Vec<(String, String)> = env.rows(
+        "SELECT content_session_id, project FROM sessions ORDER BY 1",
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    );
+    assert_eq!(sessions, [("s-later".to_string(), "api".to_string())]);
+    assert_eq!(
+        env.count_where("tool_uses", "cwd = '{}'".replace("{}", &cwd).as_str()),
+        1
+    );
+}
+
+/// A transcript replaced by another that starts with the same line (a `summary` line, a backup
+/// restored) is read from its start, not from where the old one was left.
+#[test]
+fn a_file_replaced_by_one_with_the_same_first_line_is_read_from_its_start() {
+    let env = Env::new();
+    let dir = env.home().join(".claude/projects/-project");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("s.jsonl");
+    let summary = "{\"type\":\"summary\",\"summary\":\"Pool work\",\"leafUuid\":\"l-1\"}\n";
+    let old = turn_lines(&env, "s-old", "p-old", "first look at the pool", "Looked.");
+    std::fs::write(&path, format!("{summary}{old}")).unwrap();
+    settle(&path);
+    env.run_stdout(&["import", "claude-code"]);
+    let new: String = (0..3)
+        .map(|n| {
+            turn_lines(
+                &env,
+                "s-new",
+                &format!("p-new-{n}"),
+                &format!("step {n} of the fix"),
+                "Done.",
+            )
+        })
+        .collect();
+    std::fs::write(&path, format!("{summary}{new}")).unwrap();
+    settle(&path);
+    let out = env.run_stdout(&["import", "claude-code"]);
+    assert!(out.contains("3 prompts"), "{out}");
+    let prompts: Vec<String> = env.rows("SELECT prompt_id FROM user_prompts ORDER BY 1", |r| {
+        r.get(0)
+    });
+    assert_eq!(prompts, ["p-new-0", "p-new-1", "p-new-2", "p-old"]);
+    // Read again unchanged, or grown: nothing doubles.
+    append(
+        &path,
+        &turn_lines(&env, "s-new", "p-new-3", "step 3", "Done."),
+    );
+    env.run_stdout(&["import", "claude-code"]);
+    assert_eq!(env.count("user_prompts"), 5);
+}
+
+/// A line without a usable time takes its neighbour's, and a file without any the file's
+/// mtime: never 1970, never a year to come.
+#[test]
+fn missing_and_wrong_times_take_a_neighbours_or_the_files_never_1970_or_the_future() {
+    let env = Env::new();
+    let dir = env.home().join(".claude/projects/-project");
+    std::fs::create_dir_all(&dir).unwrap();
+    let cwd = env.project().to_string_lossy().into_owned();
+    let next = claude_lines(&[
+        prompt_line("s-next", "p-next", "fix it", json!({"cwd": cwd})),
+        text_line(
+            "s-next",
+            "Fixed.",
+            json!({"cwd": cwd, "timestamp": "2026-11-01T10:00:05Z"}),
+        ),
+    ]);
+    std::fs::write(dir.join("next.jsonl"), next).unwrap();
+    settle(&dir.join("next.jsonl"));
+    let wrong = claude_lines(&[
+        prompt_line(
+            "s-wrong",
+            "p-wrong",
+            "fix that",
+            json!({"cwd": cwd, "timestamp": "2099-01-01T00:00:00Z"}),
+        ),
+        prompt_line(
+            "s-wrong",
+            "p-epoch",
+            "and this",
+            json!({"cwd": cwd, "timestamp": "1970-01-01T00:00:00Z"}),
+        ),
+    ]);
+    let wrong_path = dir.join("wrong.jsonl");
+    std::fs::write(&wrong_path, wrong).unwrap();
+    let mtime = SystemTime::now() - Duration::from_secs(7200);
+    std::fs::File::options()
+        .append(true)
+        .open(&wrong_path)
+        .unwrap()
+        .set_modified(mtime)
+        .unwrap();
+    env.run_stdout(&["import", "claude-code"]);
+    let at = |prompt: &str| -> i64 {
+        env.db()
+            .query_row(
+                "SELECT created_at_epoch FROM user_prompts WHERE prompt_id = ?1",
+                [prompt],
+                |r| r.get(0),
+            )
+            .unwrap()
+    };
+    assert_eq!(at("p-next"), 1_793_527_205_000, "the next line's time");
+    let mtime_ms = mtime
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64;
+    assert!(
+        (at("p-wrong") - mtime_ms).abs() < 2_000,
+        "{} vs {mtime_ms}",
+        at("p-wrong")
+    );
+    assert!(
+        (at("p-epoch") - mtime_ms).abs() < 2_000,
+        "{} vs {mtime_ms}",
+        at("p-epoch")
+    );
+    assert_eq!(
+        env.count_where("sessions", "started_at_epoch < 946684800000"),
+        0
+    );
+}
+
+/// Skipped lines are named by file and line; a rollout of which nothing could be used is said
+/// so and not marked read.
+#[test]
+fn skipped_lines_name_their_file_and_line_and_an_unusable_rollout_is_not_marked_read() {
+    let env = Env::new();
+    let path = transcript(&env, "claude-code-refresh-window.jsonl", "fix.jsonl");
+    let cwd = env.project().to_string_lossy().into_owned();
+    append(
+        &path,
+        &format!(
+            "not json\n{}\n{{\"no\":\"type\"}}\n",
+            json!({"type": "user", "cwd": cwd, "message": {"content": "x"}})
+        ),
+    );
+    let lines = std::fs::read_to_string(&path).unwrap().lines().count();
+    let out = env.run_stdout(&["import", "claude-code"]);
+    let expected = format!(
+        "3 lines of {} (first: line {}: not a JSON object)",
+        path.display(),
+        lines - 2
+    );
+    assert!(out.contains(&expected), "{expected}\n{out}");
+
+    let text = std::fs::read_to_string(format!(
+        "{}/tests/fixtures/transcripts/codex/rollout-a-pool-exec-0.171.jsonl",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    let headless: String = text.lines().skip(1).map(|l| format!("{l}\n")).collect();
+    let dir = env.home().join(".codex/sessions/2026/11/20");
+    std::fs::create_dir_all(&dir).unwrap();
+    let rollout = dir.join("rollout-headless.jsonl");
+    std::fs::write(&rollout, headless).unwrap();
+    settle(&rollout);
+    let out = env.cmd().args(["import", "codex"]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!("nothing imported from {}: no line could be used (line 1: a Codex rollout line before its session_meta)", rollout.display())),
+        "{stderr}"
+    );
+    assert_eq!(
+        env.count_where("history_files", "path LIKE '%rollout-headless%'"),
+        0
+    );
+}
+
+/// A turn still going on when the import runs (Claude Code waiting for the person to allow an
+/// edit) is not closed at the end of the file: the next import reads it whole again, with its
+/// ending. A turn left open is closed once its file has been quiet for long.
+#[test]
+fn a_turn_cut_by_an_import_gets_its_ending_from_the_next() {
+    let env = Env::new();
+    let dir = env.home().join(".claude/projects/-project");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("s.jsonl");
+    let cwd = env.project().to_string_lossy().into_owned();
+    let at = |t: &str| json!({"cwd": cwd, "timestamp": format!("2026-11-01T10:00:{t}Z")});
+    let edit = json!({"file_path": format!("{cwd}/src/pool.py"), "old_string": "POOL_SIZE = 5", "new_string": "POOL_SIZE = 20"});
+    let part1 = claude_lines(&[
+        prompt_line("s-cut", "p-cut", "raise the pool size to 20", at("00")),
+        text_line("s-cut", "Let me change it.", at("01")),
+        tool_use_line("s-cut", "t-edit", "Edit", edit, at("02")),
+    ]);
+    std::fs::write(&path, part1).unwrap();
+    written_ago(&path, 300);
+    env.run_stdout(&["import", "claude-code"]);
+    assert_eq!(env.count_where("user_prompts", "ended_at_epoch IS NULL"), 1);
+
+    let mut done = at("11");
+    done["message"] = json!({"content": [{"type": "text", "text": "Fixed: POOL_SIZE is now 20."}], "stop_reason": "end_turn"});
+    let part2 = claude_lines(&[
+        result_line(
+            "s-cut",
+            "p-cut",
+            "t-edit",
+            "The file src/pool.py has been updated.",
+            at("10"),
+        ),
+        text_line("s-cut", "", done),
+    ]);
+    append(&path, &part2);
+    written_ago(&path, 300);
+    env.run_stdout(&["import", "claude-code"]);
+    let (last, ended): (Option<String>, Option<i64>) = env
+        .db()
+        .query_row(
+            "SELECT last_assistant_message, ended_at_epoch FROM user_prompts WHERE prompt_id = 'p-cut'",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!(last.as_deref(), Some("Fixed: POOL_SIZE is now 20."));
+    assert_eq!(ended, Some(1_793_527_211_000));
+    assert_eq!(
+        env.count_where("tool_uses", "tool_use_id = 't-edit' AND prompt_number = 1"),
+        1
+    );
+    assert!(env.count("observations") > 0);
+
+    // A next turn with no word that it is over waits, even unchanged, until the file is quiet.
+    append(
+        &path,
+        &claude_lines(&[
+            prompt_line("s-cut", "p-next", "and the overflow?", at("20")),
+            text_line("s-cut", "MAX_OVERFLOW stays at 10.", at("21")),
+        ]),
+    );
+    written_ago(&path, 300);
+    env.run_stdout(&["import", "claude-code"]);
+    assert_eq!(env.count_where("user_prompts", "ended_at_epoch IS NULL"), 1);
+    written_ago(&path, 3600);
+    env.run_stdout(&["import", "claude-code"]);
+    assert_eq!(env.count_where("user_prompts", "ended_at_epoch IS NULL"), 0);
+    let out = env.run_stdout(&["import", "claude-code"]);
+    assert!(out.contains("1 unchanged"), "{out}");
+    assert_eq!(env.count("user_prompts"), 2);
+    assert_eq!(env.count("tool_uses"), 1);
+}
+
+/// The same for Codex: cut after its first command's output, the rollout's turn keeps its
+/// prompt for every call and its final answer.
+#[test]
+fn a_codex_turn_cut_by_an_import_keeps_its_prompt_and_final_answer() {
+    let env = Env::new();
+    let text = std::fs::read_to_string(format!(
+        "{}/tests/fixtures/transcripts/codex/rollout-a-pool-exec-0.171.jsonl",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let dir = env.home().join(".codex/sessions/2026/11/20");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("rollout-a.jsonl");
+    std::fs::write(&path, format!("{}\n", lines[..19].join("\n"))).unwrap();
+    written_ago(&path, 600);
+    env.run_stdout(&["import", "codex"]);
+    append(&path, &format!("{}\n", lines[19..].join("\n")));
+    written_ago(&path, 300);
+    env.run_stdout(&["import", "codex"]);
+    assert_eq!(env.count("tool_uses"), 5);
+    assert_eq!(env.count_where("tool_uses", "prompt_id IS NULL"), 0);
+    let last: String = env
+        .db()
+        .query_row("SELECT last_assistant_message FROM user_prompts", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert!(
+        last.starts_with("Raised the Postgres connection pool"),
+        "{last}"
+    );
+    assert_eq!(
+        env.count_where(
+            "observations",
+            "type = 'bugfix' AND title LIKE '%POOL_SIZE%'"
+        ),
+        1
+    );
+}
