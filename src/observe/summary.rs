@@ -412,7 +412,7 @@ mod tests {
                 "线上报错了：\n```\npanic: nil pointer\n```\n堆栈指向service.go:23，帮忙修一下"
             )
             .as_deref(),
-            Some("线上报错了： 堆栈指向service.go:23，帮忙修一下")
+            Some("线上报错了：堆栈指向service.go:23，帮忙修一下")
         );
         let long = "连接池耗尽".repeat(100);
         let r = request_of(&long).unwrap();

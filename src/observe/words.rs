@@ -1504,7 +1504,10 @@ mod tests {
         let said = told(message).unwrap_or_default();
         let outcome = outcome(message).unwrap_or_default();
         assert!(said.starts_with(&outcome), "{said:?} / {outcome:?}");
-        assert!(said.contains("30 \u{5206}\u{949f}; refresh"), "{said:?}");
+        assert!(
+            said.contains("30 \u{5206}\u{949f}\u{ff1b}refresh"),
+            "{said:?}"
+        );
         // A Markdown hard break (two spaces) before the list changes nothing.
         let hard = "Summary of it  \n- a thing";
         assert!(

@@ -150,6 +150,13 @@ mod tests {
         assert_eq!(e, HookEvent::Stop);
         assert_eq!(out[0].str("last_assistant_message"), Some("Fixed it."));
         assert_eq!(event("afterAgentResponse"), Some(HookEvent::Stop));
-        assert_eq!(event("stop"), None);
+        assert_eq!(event("stop"), Some(HookEvent::Stop));
+        // afterAgentResponse keeps the text; only Cursor's stop ends the turn.
+        assert_eq!(out[0].bool("turn_continues"), Some(true));
+        let (_, stop) = normalize(
+            HookEvent::Stop,
+            payload(json!({"conversation_id": "c1", "status": "completed"})),
+        );
+        assert_eq!(stop[0].bool("turn_continues"), None);
     }
 }
