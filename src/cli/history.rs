@@ -235,13 +235,6 @@ fn print_report(source: Source, r: &Report, dry_run: bool) {
             plural(r.skipped(), "line", "lines"),
             why.join(", ")
         );
-        print_skipped_in(r);
-    }
-    for (path, session) in &r.sessions_without_cwd {
-        println!(
-            "left out: session {session} of {} (no line of the file names its working directory, so its project cannot be told)",
-            path.display()
-        );
     }
     if r.subagent_files > 0 {
         println!(
@@ -253,34 +246,8 @@ fn print_report(source: Source, r: &Report, dry_run: bool) {
             )
         );
     }
-    for (path, why) in &r.unusable_files {
-        eprintln!("cmem: nothing imported from {}: {why}", path.display());
-    }
     for (path, why) in &r.failed_files {
         eprintln!("cmem: could not import {}: {why}", path.display());
-    }
-}
-
-/// Files named with each report, the first few of them: a run over thousands of broken files
-/// must not bury the rest of the report.
-const SKIPPED_FILES_SHOWN: usize = 20;
-
-/// Which files the skipped lines are in, and the first of each, so they can be looked at.
-fn print_skipped_in(r: &Report) {
-    for s in r.skipped_in.iter().take(SKIPPED_FILES_SHOWN) {
-        println!(
-            "  {} of {} (first: line {}: {})",
-            plural(s.lines, "line", "lines"),
-            s.path.display(),
-            thousands(s.first_line as i64),
-            s.first_why
-        );
-    }
-    if r.skipped_in.len() > SKIPPED_FILES_SHOWN {
-        println!(
-            "  and {} more",
-            plural(r.skipped_in.len() - SKIPPED_FILES_SHOWN, "file", "files")
-        );
     }
 }
 

@@ -79,8 +79,6 @@ const INTERRUPTED: &[&str] = &[
 struct Pending {
     name: String,
     input: Value,
-    /// Where its line starts.
-    from: u64,
 }
 
 /// Reads one transcript file, line by line, into hook-shaped events.
@@ -91,6 +89,7 @@ pub(crate) struct Transcript {
     turn: Option<Turn>,
     /// The last session seen, for the session end.
     session: Option<(String, Option<String>, i64)>,
+    last_ms: i64,
 }
 
 struct Turn {
@@ -99,11 +98,6 @@ struct Turn {
     cwd: Option<String>,
     last_text: Option<String>,
     at_ms: i64,
-    /// Where its prompt's line starts.
-    from: u64,
-    /// The model's last message ended the turn (`stop_reason: end_turn`): no more is coming
-    /// to it, though the next prompt has not been written yet.
-    over: bool,
 }
 
 impl Transcript {
@@ -113,6 +107,7 @@ impl Transcript {
             pending: HashMap::new(),
             turn: None,
             session: None,
+            last_ms: 0,
         }
     }
 
@@ -121,7 +116,7 @@ impl Transcript {
         let mut p = Map::new();
         p.insert("session_id".into(), json!(session_id));
         p.insert("transcript_path".into(), json!(self.path));
-        if let Some(cwd) = line_cwd(line) {
+        if let Some(cwd) = line.get("cwd").and_then(Value::as_str) {
             p.insert("cwd".into(), json!(cwd));
         }
         if let Some(pid) = line.get("promptId").and_then(Value::as_str) {
@@ -153,13 +148,7 @@ impl Transcript {
         });
     }
 
-    fn user(
-        &mut self,
-        line: &Map<String, Value>,
-        at_ms: i64,
-        from: u64,
-        events: &mut Vec<Event>,
-    ) -> Line {
+    fn user(&mut self, line: &Map<String, Value>, at_ms: i64, events: &mut Vec<Event>) -> Line {
         let Some(session_id) = line.get("sessionId").and_then(Value::as_str) else {
             return Line::Unreadable("a user line without a sessionId");
         };
@@ -202,8 +191,6 @@ impl Transcript {
             cwd: p.get("cwd").and_then(Value::as_str).map(String::from),
             last_text: None,
             at_ms,
-            from,
-            over: false,
         });
         events.push(Event {
             kind: Kind::Prompt,
@@ -269,7 +256,7 @@ impl Transcript {
         });
     }
 
-    fn assistant(&mut self, line: &Map<String, Value>, at_ms: i64, from: u64) -> Line {
+    fn assistant(&mut self, line: &Map<String, Value>, at_ms: i64) -> Line {
         let Some(Value::Array(blocks)) = line.get("message").and_then(|m| m.get("content")) else {
             return Line::Ignored;
         };
@@ -289,7 +276,6 @@ impl Transcript {
                         Pending {
                             name: name.to_string(),
                             input,
-                            from,
                         },
                     );
                 }
@@ -306,30 +292,31 @@ impl Transcript {
         }
         if let Some(turn) = self.turn.as_mut().filter(|_| !sidechain) {
             turn.at_ms = turn.at_ms.max(at_ms);
-            let stop = line.get("message").and_then(|m| m.get("stop_reason"));
-            turn.over = stop.and_then(Value::as_str) == Some("end_turn");
         }
         Line::Used
     }
 }
 
 impl Reader for Transcript {
-    fn line(
-        &mut self,
-        line: &Map<String, Value>,
-        at_ms: i64,
-        from: u64,
-        events: &mut Vec<Event>,
-    ) -> Line {
+    fn line(&mut self, bytes: &[u8], events: &mut Vec<Event>) -> Line {
+        let Ok(Value::Object(line)) = serde_json::from_slice::<Value>(bytes) else {
+            return Line::Unreadable("not a JSON object");
+        };
+        let at_ms = line
+            .get("timestamp")
+            .and_then(Value::as_str)
+            .and_then(|t| t.parse::<jiff::Timestamp>().ok())
+            .map_or(self.last_ms, |t| t.as_millisecond());
+        self.last_ms = self.last_ms.max(at_ms);
         let read = match line.get("type").and_then(Value::as_str) {
-            Some("user") => self.user(line, at_ms, from, events),
-            Some("assistant") => self.assistant(line, at_ms, from),
+            Some("user") => self.user(&line, at_ms, events),
+            Some("assistant") => self.assistant(&line, at_ms),
             Some(t) if BOOKKEEPING.contains(&t) => Line::Ignored,
             Some(_) => Line::Unreadable("a line of a type cmem does not know"),
             None => Line::Unreadable("a line without a type"),
         };
         if let Some(id) = line.get("sessionId").and_then(Value::as_str) {
-            let cwd = line_cwd(line).map(String::from);
+            let cwd = line.get("cwd").and_then(Value::as_str).map(String::from);
             match &mut self.session {
                 Some((sid, c, t)) if sid == id => {
                     if cwd.is_some() {
@@ -343,24 +330,11 @@ impl Reader for Transcript {
         read
     }
 
-    fn resume_from(&self) -> Option<u64> {
-        let turn = self.turn.as_ref().map(|t| t.from);
-        let calls = self.pending.values().map(|p| p.from);
-        turn.into_iter().chain(calls).min()
+    fn settled(&self) -> bool {
+        self.pending.is_empty()
     }
 
-    fn finish(&mut self, events: &mut Vec<Event>, quiet: bool) -> bool {
-        if !quiet {
-            // The session may go on: a turn is closed only when its last message said so.
-            if self
-                .turn
-                .as_ref()
-                .is_some_and(|t| t.over && self.pending.is_empty())
-            {
-                self.end_turn(events);
-            }
-            return self.turn.is_some();
-        }
+    fn finish(&mut self, events: &mut Vec<Event>) {
         self.end_turn(events);
         if let Some((sid, cwd, at_ms)) = self.session.take() {
             let mut p = Map::new();
@@ -376,15 +350,7 @@ impl Reader for Transcript {
                 at_ms,
             });
         }
-        false
     }
-}
-
-/// A line's working directory: a non-empty string (an empty one names none).
-fn line_cwd(line: &Map<String, Value>) -> Option<&str> {
-    line.get("cwd")
-        .and_then(Value::as_str)
-        .filter(|c| !c.trim().is_empty())
 }
 
 /// The prompt a user line holds: its text (a slash command as `/name args`), `""` for an
@@ -446,28 +412,13 @@ fn between<'a>(text: &'a str, open: &str, close: &str) -> Option<&'a str> {
 mod tests {
     use super::*;
 
-    /// A line's time as the import gives it (its own, for these lines).
-    fn at(l: &Value) -> i64 {
-        l.get("timestamp")
-            .and_then(Value::as_str)
-            .and_then(|t| t.parse::<jiff::Timestamp>().ok())
-            .map_or(0, |t| t.as_millisecond())
-    }
-
-    fn feed(t: &mut Transcript, lines: &[Value], events: &mut Vec<Event>) {
-        for (n, l) in lines.iter().enumerate() {
-            let Value::Object(map) = l else {
-                panic!("not an object: {l}")
-            };
-            t.line(map, at(l), n as u64 * 100, events);
-        }
-    }
-
     fn read(lines: &[Value]) -> Vec<Event> {
         let mut t = Transcript::new(std::path::Path::new("/t/s.jsonl"));
         let mut events = Vec::new();
-        feed(&mut t, lines, &mut events);
-        t.finish(&mut events, true);
+        for l in lines {
+            t.line(l.to_string().as_bytes(), &mut events);
+        }
+        t.finish(&mut events);
         events
     }
 
@@ -547,19 +498,20 @@ mod tests {
     fn broken_lines_are_unreadable_not_fatal() {
         let mut t = Transcript::new(std::path::Path::new("/t/s.jsonl"));
         let mut events = Vec::new();
-        let mut line = |l: Value| {
-            let Value::Object(map) = l else {
-                panic!("not an object")
-            };
-            t.line(&map, 0, 0, &mut events)
-        };
         assert!(matches!(
-            line(json!({"sessionId": "s"})),
+            t.line(b"{\"type\":\"us", &mut events),
             Line::Unreadable(_)
         ));
-        assert!(matches!(line(json!({"type": "cost-state"})), Line::Ignored));
         assert!(matches!(
-            line(json!({"type": "hologram"})),
+            t.line(b"{\"sessionId\":\"s\"}", &mut events),
+            Line::Unreadable(_)
+        ));
+        assert!(matches!(
+            t.line(b"{\"type\":\"cost-state\"}", &mut events),
+            Line::Ignored
+        ));
+        assert!(matches!(
+            t.line(b"{\"type\":\"hologram\"}", &mut events),
             Line::Unreadable("a line of a type cmem does not know")
         ));
         assert!(events.is_empty());

@@ -23,8 +23,6 @@ struct Call {
     name: String,
     input: Input,
     cwd: Option<String>,
-    /// Where its line starts.
-    from: u64,
 }
 
 enum Input {
@@ -60,13 +58,6 @@ pub(crate) struct Rollout {
     calls: HashMap<String, Call>,
     ended: HashMap<String, Ended>,
     last_ms: i64,
-    /// Where the line being read starts.
-    line_from: u64,
-    /// Where the turn under way started: its `task_started` line, else its prompt's. A run
-    /// that resumes there reads the turn whole again (its turn id, prompt and calls).
-    segment: Option<u64>,
-    /// The segment began at a `task_started` line, so the turn's prompts all belong to it.
-    segment_by_task: bool,
 }
 
 impl Rollout {
@@ -82,9 +73,6 @@ impl Rollout {
             calls: HashMap::new(),
             ended: HashMap::new(),
             last_ms: 0,
-            line_from: 0,
-            segment: None,
-            segment_by_task: false,
         }
     }
 
@@ -109,7 +97,7 @@ impl Rollout {
             return Line::Used;
         }
         self.session_id = Some(id.to_string());
-        self.cwd = payload_cwd(payload);
+        self.cwd = payload.get("cwd").and_then(Value::as_str).map(String::from);
         if payload.get("source").is_some_and(Value::is_object) {
             self.skip = true;
             return Line::Unreadable("a Codex subagent's rollout (its work is in its parent's)");
@@ -142,11 +130,6 @@ impl Rollout {
             .trim();
         if text.is_empty() {
             return;
-        }
-        let new_turn = turn_id.is_some_and(|id| self.turn_id.as_deref() != Some(id));
-        if self.segment.is_none() || !self.segment_by_task || new_turn {
-            self.segment = Some(self.line_from);
-            self.segment_by_task = false;
         }
         self.end_turn(None, events);
         if let Some(id) = turn_id
@@ -194,18 +177,12 @@ impl Rollout {
                 self.end_turn(None, events);
                 self.turn_id = turn_id.map(String::from);
                 self.prompts_in_turn = 0;
-                self.segment = Some(self.line_from);
-                self.segment_by_task = true;
             }
             Some("task_complete" | "turn_complete") => {
                 let answer = payload.get("last_agent_message").and_then(Value::as_str);
                 self.end_turn(answer, events);
-                self.segment = None;
             }
-            Some("turn_aborted") => {
-                self.end_turn(None, events);
-                self.segment = None;
-            }
+            Some("turn_aborted") => self.end_turn(None, events),
             Some("user_message") => {
                 // Sep–Oct 2025 files also wrote injected text as user_message of another kind.
                 let plain = payload
@@ -373,7 +350,6 @@ impl Rollout {
                 name: name.to_string(),
                 input,
                 cwd,
-                from: self.line_from,
             },
         );
     }
@@ -557,24 +533,16 @@ fn is_error_text(output: &str) -> bool {
         || t.contains("\naborted by user")
 }
 
-/// A `session_meta` or `turn_context` payload's working directory (an empty one names none).
-fn payload_cwd(payload: &Map<String, Value>) -> Option<String> {
-    payload
-        .get("cwd")
-        .and_then(Value::as_str)
-        .filter(|c| !c.trim().is_empty())
-        .map(String::from)
-}
-
 impl Reader for Rollout {
-    fn line(
-        &mut self,
-        line: &Map<String, Value>,
-        at_ms: i64,
-        from: u64,
-        events: &mut Vec<Event>,
-    ) -> Line {
-        self.line_from = from;
+    fn line(&mut self, bytes: &[u8], events: &mut Vec<Event>) -> Line {
+        let Ok(Value::Object(line)) = serde_json::from_slice::<Value>(bytes) else {
+            return Line::Unreadable("not a JSON object");
+        };
+        let at_ms = line
+            .get("timestamp")
+            .and_then(Value::as_str)
+            .and_then(|t| t.parse::<jiff::Timestamp>().ok())
+            .map_or(self.last_ms, |t| t.as_millisecond());
         self.last_ms = self.last_ms.max(at_ms);
         let Some(kind) = line.get("type").and_then(Value::as_str) else {
             return Line::Unreadable("a Codex rollout line of the format before September 2025");
@@ -594,11 +562,11 @@ impl Reader for Rollout {
         }
         match kind {
             "turn_context" => {
-                if let Some(cwd) = payload_cwd(payload) {
+                if let Some(cwd) = payload.get("cwd").and_then(Value::as_str) {
+                    self.cwd = Some(cwd.to_string());
                     if let Some(turn) = self.turn.as_mut() {
-                        turn.cwd = Some(cwd.clone());
+                        turn.cwd = Some(cwd.to_string());
                     }
-                    self.cwd = Some(cwd);
                 }
                 Line::Used
             }
@@ -616,20 +584,14 @@ impl Reader for Rollout {
         }
     }
 
-    fn resume_from(&self) -> Option<u64> {
-        let calls = self.calls.values().map(|c| c.from);
-        self.segment.into_iter().chain(calls).min()
+    fn settled(&self) -> bool {
+        self.calls.is_empty()
     }
 
-    fn finish(&mut self, events: &mut Vec<Event>, quiet: bool) -> bool {
-        if !quiet {
-            // A Codex turn is over at its task_complete, read already: one still open at the
-            // end of a file that may grow is waiting for more.
-            return self.turn.is_some();
-        }
+    fn finish(&mut self, events: &mut Vec<Event>) {
         self.end_turn(None, events);
         if self.skip {
-            return false;
+            return;
         }
         if let Some(mut p) = self.base(None) {
             p.insert("reason".into(), json!("imported"));
@@ -639,7 +601,6 @@ impl Reader for Rollout {
                 at_ms: self.last_ms,
             });
         }
-        false
     }
 }
 

@@ -12,7 +12,6 @@
 pub(crate) mod claude_code;
 pub(crate) mod codex;
 mod files;
-mod lines;
 mod replay;
 
 pub(crate) use files::default_roots;
@@ -48,28 +47,6 @@ impl Source {
             Source::ClaudeCode => "claude",
             Source::Codex => "codex",
         }
-    }
-
-    /// The working directory a line names, if any (a Codex rollout names it in its
-    /// `session_meta` and `turn_context` lines; a `session_meta` without one still names the
-    /// workspace it ran in).
-    fn line_cwd(self, line: &Map<String, Value>) -> Option<&str> {
-        let usable = |v: &Value| v.as_str().filter(|c| !c.trim().is_empty()).is_some();
-        let cwd = match self {
-            Source::ClaudeCode => line.get("cwd"),
-            Source::Codex => {
-                let payload = line.get("payload");
-                match line.get("type").and_then(Value::as_str) {
-                    Some("turn_context") => payload?.get("cwd"),
-                    Some("session_meta") => payload?
-                        .get("cwd")
-                        .filter(|c| usable(c))
-                        .or_else(|| payload?.get("runtime_workspace_roots")?.as_array()?.first()),
-                    _ => None,
-                }
-            }
-        };
-        cwd.filter(|c| usable(c)).and_then(Value::as_str)
     }
 
     fn reader(self, path: &std::path::Path) -> Box<dyn Reader> {
@@ -109,22 +86,11 @@ pub(crate) enum Line {
 
 /// Reads one file's lines, in order, into events.
 pub(crate) trait Reader {
-    /// One line, parsed, at its time; `from` is where it starts in the file.
-    fn line(
-        &mut self,
-        line: &Map<String, Value>,
-        at_ms: i64,
-        from: u64,
-        events: &mut Vec<Event>,
-    ) -> Line;
-    /// Where a next run has to start reading again to miss nothing: the start of the turn
-    /// still open or of a tool call still waiting for its result, whichever is first; `None`
-    /// when nothing read so far goes on past the last line.
-    fn resume_from(&self) -> Option<u64>;
-    /// The end of the lines there are. `quiet`: the file has not been written to for long, so
-    /// its session is over and its open turn and the session are closed; otherwise only a turn
-    /// known to be over is. Whether a turn was left open.
-    fn finish(&mut self, events: &mut Vec<Event>, quiet: bool) -> bool;
+    fn line(&mut self, line: &[u8], events: &mut Vec<Event>) -> Line;
+    /// No tool call read so far is still waiting for its result: a next run may start here.
+    fn settled(&self) -> bool;
+    /// The end of the file: closes the open turn and the session.
+    fn finish(&mut self, events: &mut Vec<Event>);
 }
 
 pub(crate) struct Options {
@@ -166,28 +132,11 @@ pub(crate) struct Report {
     pub before_since: usize,
     /// Lines left out, by why.
     pub skipped_lines: BTreeMap<&'static str, usize>,
-    /// Per file with lines left out: how many, and the first of them.
-    pub skipped_in: Vec<Skipped>,
-    /// Files with no line that could be used: they are not marked read, and why is said.
-    pub unusable_files: Vec<(PathBuf, String)>,
-    /// Sessions left out because no line of their file names a working directory (their
-    /// project cannot be told): the file and the session id.
-    pub sessions_without_cwd: Vec<(PathBuf, String)>,
     /// Files that could not be read or stored, with why: the others go on.
     pub failed_files: Vec<(PathBuf, String)>,
     pub turns_observed: usize,
     pub observations: usize,
     pub summaries: usize,
-}
-
-/// The lines of one file that were left out.
-#[derive(Debug)]
-pub(crate) struct Skipped {
-    pub path: PathBuf,
-    pub lines: usize,
-    /// The first one: its line number (from 1) and why.
-    pub first_line: u64,
-    pub first_why: &'static str,
 }
 
 impl Report {
@@ -218,7 +167,7 @@ pub(crate) struct Survey {
 
 pub(crate) fn survey(source: Source) -> Survey {
     let roots = default_roots(source);
-    let files = files::discover(source, &[]).files;
+    let files = files::discover(source, &[]).map_or_else(|_| Vec::new(), |f| f.files);
     let projects = (source == Source::ClaudeCode).then(|| {
         files
             .iter()
@@ -256,10 +205,9 @@ pub(crate) fn run(
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Report> {
     let mut report = Report::default();
-    let found = files::discover(source, &opts.paths);
+    let found = files::discover(source, &opts.paths)?;
     report.files_found = found.files.len();
     report.subagent_files = found.subagent_files;
-    report.failed_files.extend(found.failed);
     let filter = replay::Filter::new(opts);
     for (i, path) in found.files.iter().enumerate() {
         let outcome = files::read(
