@@ -171,6 +171,31 @@ pub(crate) fn hex4(s: &[u8], at: usize) -> Option<u32> {
     u32::from_str_radix(std::str::from_utf8(digits).ok()?, 16).ok()
 }
 
+/// How deep a value may nest before `parse_lenient` cuts it (serde_json refuses past 128).
+const MAX_DEPTH: usize = 100;
+
+/// Parses JSON strictly, else repaired (lone surrogates, huge numbers, deep nesting: what
+/// `JSON.stringify` writes and serde_json refuses), so one odd character in a tool's output
+/// does not drop the whole event. Hook payloads and imported transcript lines share it, so an
+/// import keeps what the live hook would have kept. `what` names the text in the log and error.
+pub(crate) fn parse_lenient(bytes: &[u8], what: &str) -> anyhow::Result<serde_json::Value> {
+    match serde_json::from_slice(bytes) {
+        Ok(v) => Ok(v),
+        Err(e) => {
+            let fixed = repair(bytes, MAX_DEPTH);
+            match fixed.map(|f| serde_json::from_slice(&f)) {
+                Some(Ok(v)) => {
+                    crate::logging::info(format!(
+                        "{what} repaired before parsing ({e}): lone surrogates became U+FFFD, huge numbers strings, values deeper than {MAX_DEPTH} levels were cut"
+                    ));
+                    Ok(v)
+                }
+                _ => anyhow::bail!("{what} is not valid JSON ({e})"),
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

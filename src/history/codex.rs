@@ -535,7 +535,8 @@ fn is_error_text(output: &str) -> bool {
 
 impl Reader for Rollout {
     fn line(&mut self, bytes: &[u8], events: &mut Vec<Event>) -> Line {
-        let Ok(Value::Object(line)) = serde_json::from_slice::<Value>(bytes) else {
+        let Ok(Value::Object(line)) = crate::jsonfix::parse_lenient(bytes, "transcript line")
+        else {
             return Line::Unreadable("not a JSON object");
         };
         let at_ms = line

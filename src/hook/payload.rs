@@ -16,8 +16,6 @@ const STRING_FIELDS: [&str; 7] = [
     "source",
     "hook_event_name",
 ];
-/// Values nested deeper than this are cut from a payload (serde_json refuses past 128).
-const MAX_DEPTH: usize = 100;
 
 impl Payload {
     pub(crate) fn parse(bytes: &[u8]) -> Result<Payload> {
@@ -25,7 +23,7 @@ impl Payload {
         if bytes.iter().all(u8::is_ascii_whitespace) {
             bail!("empty payload on stdin");
         }
-        let value = parse_lenient(bytes, "payload")?;
+        let value = crate::jsonfix::parse_lenient(bytes, "payload")?;
         match value {
             Value::Object(map) => Ok(Payload(map)),
             other => bail!("payload is a JSON {}, not an object", kind(&other)),
@@ -98,28 +96,6 @@ impl Payload {
         self.str(key)
             .filter(|s| s.chars().count() <= 128)
             .map(String::from)
-    }
-}
-
-/// Parses JSON strictly, else repaired (lone surrogates, huge numbers, deep nesting: what
-/// `JSON.stringify` writes and serde_json refuses), so one odd character in a tool's output
-/// does not drop the whole event. Hook payloads and imported transcript lines share it, so an
-/// import keeps what the live hook would have kept. `what` names the text in the log and error.
-pub(crate) fn parse_lenient(bytes: &[u8], what: &str) -> Result<Value> {
-    match serde_json::from_slice(bytes) {
-        Ok(v) => Ok(v),
-        Err(e) => {
-            let fixed = crate::jsonfix::repair(bytes, MAX_DEPTH);
-            match fixed.map(|f| serde_json::from_slice(&f)) {
-                Some(Ok(v)) => {
-                    crate::logging::info(format!(
-                        "{what} repaired before parsing ({e}): lone surrogates became U+FFFD, huge numbers strings, values deeper than {MAX_DEPTH} levels were cut"
-                    ));
-                    Ok(v)
-                }
-                _ => bail!("{what} is not valid JSON ({e})"),
-            }
-        }
     }
 }
 

@@ -450,3 +450,30 @@ fn a_call_waiting_for_its_result_is_read_again_once_the_result_is_there() {
     let out = env.run_stdout(&["import", "claude-code"]);
     assert!(out.contains("1 unchanged"), "{out}");
 }
+
+/// A line the live hook would have repaired (a lone surrogate, which Node writes when it cuts
+/// a string inside an emoji) is imported, not dropped with its prompt.
+#[test]
+fn a_line_the_hooks_would_repair_is_imported() {
+    let env = Env::new();
+    let path = transcript(&env, "claude-code-refresh-window.jsonl", "fix.jsonl");
+    env.run_stdout(&["import", "claude-code"]);
+    let prompts = counts(&env).0;
+    let next = turn_lines(
+        &env,
+        FIX_SESSION,
+        "p-emoji",
+        "Ship it EMOJI_CUT now",
+        "Shipped.",
+    )
+    .replace("EMOJI_CUT", "\\ud83d");
+    append(&path, &next);
+    let out = env.run_stdout(&["import", "claude-code"]);
+    assert!(!out.contains("skipped"), "{out}");
+    assert_eq!(counts(&env).0, prompts + 1);
+    let text: Vec<String> = env.rows(
+        "SELECT prompt_text FROM user_prompts WHERE prompt_id = 'p-emoji'",
+        |r| r.get(0),
+    );
+    assert_eq!(text, ["Ship it \u{fffd} now"]);
+}
