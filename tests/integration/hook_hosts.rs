@@ -397,20 +397,17 @@ fn cursor_rule_file_holds_the_memory_and_session_end_keeps_it_current() {
             "tool_name": "StrReplace", "tool_input": {"path": "src/a.py", "old_string": old, "new_string": new},
             "tool_output": "{}", "tool_use_id": format!("tu-{id}")}),
         );
-        hook(
-            &env,
-            "cursor",
-            "afterAgentResponse",
-            &json!({"conversation_id": "k1", "generation_id": id,
-            "workspace_roots": [cwd], "text": "Done."}),
-        );
-        hook(
-            &env,
-            "cursor",
-            "stop",
-            &json!({"conversation_id": "k1", "generation_id": id,
-            "workspace_roots": [cwd], "status": "completed"}),
-        );
+        for (event, extra) in [
+            ("afterAgentResponse", json!({"text": "Done."})),
+            ("stop", json!({"status": "completed"})),
+        ] {
+            let mut p =
+                json!({"conversation_id": "k1", "generation_id": id, "workspace_roots": [cwd]});
+            p.as_object_mut()
+                .unwrap()
+                .extend(extra.as_object().unwrap().clone());
+            hook(&env, "cursor", event, &p);
+        }
     };
     turn("Set LIMIT_A to 2", "g1", "LIMIT_A = 1", "LIMIT_A = 2");
     let out = env.run_stdout(&["context", "--cursor-rule"]);
