@@ -126,7 +126,13 @@ fn collapse(text: &str) -> String {
 fn spaces_apart(last: Option<char>, gap: &str, next: Option<char>) -> bool {
     let Some(last) = last else { return false };
     !(gap.chars().any(is_line_break)
-        && (full_width_mark(last) || (is_cjk(last) && next.is_some_and(is_cjk))))
+        && (full_width_mark(last) || (joins_lines(last) && next.is_some_and(joins_lines))))
+}
+
+/// Han and kana: Chinese and Japanese put no space between words, so a wrapped line joins its
+/// next without one. Korean (Hangul) spaces its words and is left out.
+pub(crate) fn joins_lines(c: char) -> bool {
+    is_cjk(c) && !matches!(c as u32, 0x3131..=0x318F | 0xA960..=0xA97F | 0xAC00..=0xD7AF)
 }
 
 fn is_line_break(c: char) -> bool {
@@ -296,8 +302,9 @@ pub(crate) fn whole_occurrences(text: &str, needle: &str) -> usize {
         .count()
 }
 
-/// Whether `c` belongs to a script written without spaces between words: Han ideographs (with
-/// their extensions and compatibility forms), kana, Hangul, bopomofo, CJK radicals.
+/// Whether `c` belongs to the scripts search reads by characters rather than by spaced words:
+/// Han ideographs (with their extensions and compatibility forms), kana, Hangul, bopomofo, CJK
+/// radicals (Korean spaces its words, but a Korean word's syllables are found inside it too).
 pub(crate) fn is_cjk(c: char) -> bool {
     matches!(c as u32,
         0x2E80..=0x2FDF      // CJK and Kangxi radicals
@@ -390,6 +397,8 @@ mod tests {
             "建议保留 Redis 锁。理由：现在用的是 Redisson 的锁，不会丢"
         );
         assert_eq!(one_line("理由： 现在"), "理由： 现在");
+        // Korean spaces its words.
+        assert_eq!(one_line("이것은\n테스트입니다"), "이것은 테스트입니다");
         assert_eq!(one_line("ok.\nNext"), "ok. Next");
         assert_eq!(
             one_line("页面层；\n`vue-quill-editor` 没有；\n 还有 `a`\n\n说明。\n `b`"),

@@ -90,6 +90,8 @@ fn command_words(command: &str, max: usize) -> String {
     let program = words
         .get(wrapper_words(&texts))
         .map(|&(_, end)| &head[..end]);
+    // A prefix that ends before the program says only how it ran (`timeout 600 …`).
+    let fits = fits.filter(|f| program.is_none_or(|p| f.len() >= p.len()));
     match fits.or(program) {
         Some(h) => format!("{h} …"),
         None => head,
@@ -1276,6 +1278,10 @@ mod tests {
             ("timeout 60", "timeout …"), // no program after it
             ("FOO=1", "FOO=1"),
         ];
+        assert_eq!(
+            show_command("timeout 600 ./scripts/run_integration_suite.sh --fast", 24),
+            "timeout 600 ./scripts/run_integration_suite.sh …"
+        );
         for (command, name) in cases {
             assert_eq!(command_name(command), name, "{command}");
             // A name is a prefix of the command: a title quotes no command it did not run.

@@ -239,7 +239,9 @@ pub(crate) fn told(message: &str) -> Option<String> {
 /// so the title taken from one is found again in the other.
 fn end_before_item(parts: &mut [String], item: bool) {
     // A Chinese or Japanese list ends its items on a full-width mark, a path's item too.
-    let cjk = parts.iter().any(|p| p.chars().any(crate::text::is_cjk));
+    let cjk = parts
+        .iter()
+        .any(|p| p.chars().any(crate::text::joins_lines));
     if let Some(last) = parts.last_mut()
         && item
         && !last.trim_end().is_empty()
