@@ -112,50 +112,79 @@ fn shell_output(llm: &str, display: Option<&Value>) -> Shell {
         .and_then(|t| t.strip_suffix("</untrusted_context>"))
         .unwrap_or(llm)
         .trim_matches('\n');
-    // Gemini's own lines close the text (`Exit Code: 2`, `Signal: 9`, `Process Group PGID: …`):
-    // a program's output may print an `Exit Code:` line of its own (`cat ci/last-run.log`).
-    let mut lines: Vec<&str> = inner.lines().collect();
+    let display = display
+        .and_then(Value::as_str)
+        .filter(|d| !d.trim().is_empty());
+    // Gemini's own lines close the text (`Exit Code: 2`, `Signal: 9`, `Process Group PGID: …`),
+    // but a program may print such a line itself (`cat ci/last-run.log`). Where Gemini gave the
+    // plain output too, its lines are what follows it; else only lines in Gemini's own order,
+    // each once, count.
+    let after_output = display.and_then(|d| {
+        inner
+            .strip_prefix("Output: ")
+            .and_then(|rest| rest.strip_prefix(d.trim_end_matches('\n')))
+    });
+    let (body, trailer): (Vec<&str>, Vec<&str>) = match after_output {
+        Some(rest) => (Vec::new(), rest.lines().collect()),
+        None => {
+            let mut lines: Vec<&str> = inner.lines().collect();
+            let mut trailer = Vec::new();
+            let mut before = GEMINI_LINES.len();
+            while let Some(last) = lines.last() {
+                let Some(k) = GEMINI_LINES.iter().position(|k| last.starts_with(*k)) else {
+                    break;
+                };
+                let value = last[GEMINI_LINES[k].len()..].trim();
+                // A program's own last line may be `Error: …`: only Gemini's empty one is its.
+                if k >= before || (GEMINI_LINES[k] == "Error: " && value != "(none)") {
+                    break;
+                }
+                before = k;
+                trailer.push(*last);
+                lines.pop();
+            }
+            (lines, trailer)
+        }
+    };
     let mut exit = None;
-    while let Some(last) = lines.last() {
-        let Some(key) = GEMINI_LINES.iter().find(|k| last.starts_with(*k)) else {
-            break;
-        };
-        let value = last[key.len()..].trim();
-        // A program's own last line may be `Error: …`: only Gemini's empty one is Gemini's.
-        if *key == "Error: " && value != "(none)" {
-            break;
+    for line in &trailer {
+        if let Some(code) = line.strip_prefix("Exit Code: ") {
+            exit = code.trim().parse().ok().or(exit);
         }
-        match *key {
-            "Exit Code: " => exit = value.parse().ok().or(exit),
-            // Killed by a signal: no exit code, and no success either.
-            "Signal: " if value != "(none)" && exit.is_none() => exit = Some(128),
-            _ => {}
-        }
-        lines.pop();
     }
-    // A command Gemini cancelled (its timeout, or the user) ran to no result.
+    // Killed by a signal: no exit code, and no success either.
     if exit.is_none()
-        && lines.iter().any(|l| {
-            l.starts_with("Command was automatically cancelled")
-                || l.starts_with("Command was cancelled")
+        && trailer.iter().any(|l| {
+            l.strip_prefix("Signal: ")
+                .is_some_and(|v| !v.trim().is_empty() && v.trim() != "(none)")
         })
+    {
+        exit = Some(128);
+    }
+    // A command Gemini cancelled (its timeout, or the user) ran to no result: Gemini says so
+    // before anything else.
+    let first = inner.lines().next().unwrap_or("");
+    if exit.is_none()
+        && (first.starts_with("Command was automatically cancelled")
+            || first.starts_with("Command was cancelled"))
     {
         exit = Some(124);
     }
-    let body = lines.join("\n");
-    let body = body.strip_prefix("Output: ").unwrap_or(&body).to_string();
-    let output = display
-        .and_then(Value::as_str)
-        .filter(|d| !d.trim().is_empty())
-        .map_or(body, String::from);
+    let output = match display {
+        Some(d) => d.to_string(),
+        None => {
+            let body = body.join("\n");
+            body.strip_prefix("Output: ").unwrap_or(&body).to_string()
+        }
+    };
     Shell { output, exit }
 }
 
-/// The lines Gemini adds after a command's output, as it writes them.
+/// The lines Gemini adds after a command's output, in the order it writes them.
 const GEMINI_LINES: &[&str] = &[
+    "Error: ",
     "Exit Code: ",
     "Signal: ",
-    "Error: ",
     "Background PIDs: ",
     "Process Group PGID: ",
 ];
@@ -311,6 +340,24 @@ mod tests {
         // Killed, or cancelled at Gemini's timeout: no success.
         let killed = shell_output("Output: running\nSignal: 9\nProcess Group PGID: 1", None);
         assert_eq!(killed.exit, Some(128));
+        // A program's own `Exit Code: 0` just above Gemini's, or its last line when it succeeded
+        // (Gemini writes no exit line then), is the program's.
+        let twice = shell_output(
+            "Output: step 1 ok\nExit Code: 0\nExit Code: 2\nProcess Group PGID: 9",
+            None,
+        );
+        assert_eq!(twice.exit, Some(2));
+        let shown = shell_output(
+            "Output: retry passed\nExit Code: 2\nProcess Group PGID: 7",
+            Some(&json!("retry passed\nExit Code: 2")),
+        );
+        assert_eq!(shown.exit, None);
+        assert_eq!(shown.output, "retry passed\nExit Code: 2");
+        let failed = shell_output(
+            "Output: FAILED\nExit Code: 1\nProcess Group PGID: 7",
+            Some(&json!("FAILED")),
+        );
+        assert_eq!(failed.exit, Some(1));
         let cancelled = shell_output(
             "Command was automatically cancelled because it exceeded the timeout of 5.0 minutes without output.\nOutput: collecting",
             None,
