@@ -88,15 +88,19 @@ impl Draft {
     /// subtitle still say it all. The subtitle is kept within `SUBTITLE_MAX` columns.
     pub(crate) fn cap_title(&mut self) {
         self.title = tidy_joins(&self.title);
+        if columns(&self.title) > TITLE_MAX {
+            self.cut_title();
+        }
         // A subtitle is the outcome in a few sentences; text with no spaces (a Chinese answer
         // of pages) has no words to stop at, and came through whole.
         if columns(&self.subtitle) > SUBTITLE_MAX {
             self.subtitle =
                 without_lone_ticks(&crate::text::clip_columns(&self.subtitle, SUBTITLE_MAX));
         }
-        if columns(&self.title) <= TITLE_MAX {
-            return;
-        }
+    }
+
+    /// A title over `TITLE_MAX` cut after a clause or a word, the rest opening the subtitle.
+    fn cut_title(&mut self) {
         let head = clip_words(&self.title, TITLE_MAX);
         let kept = head.trim_end_matches('\u{2026}').trim_end();
         let rest = self.title[kept.len()..]
