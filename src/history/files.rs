@@ -4,7 +4,7 @@
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use sha2::{Digest, Sha256};
 
 use super::{Line, Options, Report, Source, replay};
@@ -22,6 +22,8 @@ const MAX_LINE_BYTES: usize = 256 * 1024 * 1024;
 pub(super) struct Found {
     pub files: Vec<PathBuf>,
     pub subagent_files: usize,
+    /// Entries that could not be listed or are not files, with why: the others are still read.
+    pub failed: Vec<(PathBuf, String)>,
 }
 
 /// The agent's own folder of transcripts.
@@ -46,11 +48,13 @@ pub(crate) fn default_roots(source: Source) -> Vec<PathBuf> {
 }
 
 /// Every transcript under `paths` (or the agent's own folder), oldest first, so sessions are
-/// replayed in about the order they happened.
-pub(super) fn discover(source: Source, paths: &[PathBuf]) -> Result<Found> {
+/// replayed in about the order they happened. An entry that cannot be read is named in
+/// `failed` and the walk goes on: one locked folder must not keep every other one out.
+pub(super) fn discover(source: Source, paths: &[PathBuf]) -> Found {
     let mut found = Found {
         files: Vec::new(),
         subagent_files: 0,
+        failed: Vec::new(),
     };
     let given = !paths.is_empty();
     let roots = if given {
@@ -61,11 +65,11 @@ pub(super) fn discover(source: Source, paths: &[PathBuf]) -> Result<Found> {
     for root in &roots {
         match std::fs::metadata(root) {
             Ok(m) if m.is_file() => found.files.push(root.clone()),
-            Ok(_) => {
-                walk(root, &mut found).with_context(|| format!("cannot list {}", root.display()))?
-            }
-            Err(_) if !given => {}
-            Err(e) => bail!("{}: {e}", root.display()),
+            Ok(m) if m.is_dir() => walk(root, &mut found),
+            Ok(_) => found.fail(root, NOT_A_FILE),
+            // The agent's own folder is optional: an agent never used has none.
+            Err(e) if !given && e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => found.fail(root, e),
         }
     }
     let mut dated: Vec<(i64, PathBuf)> = found
@@ -76,25 +80,55 @@ pub(super) fn discover(source: Source, paths: &[PathBuf]) -> Result<Found> {
     dated.sort();
     dated.dedup_by(|a, b| a.1 == b.1);
     found.files = dated.into_iter().map(|(_, p)| p).collect();
-    Ok(found)
+    found
 }
 
-fn walk(dir: &Path, found: &mut Found) -> Result<()> {
-    for entry in std::fs::read_dir(dir)? {
-        let entry = entry?;
-        let path = entry.path();
-        let kind = entry.file_type()?;
-        if kind.is_dir() {
-            if entry.file_name() == "subagents" {
-                found.subagent_files += count_jsonl(&path);
-            } else {
-                walk(&path, found)?;
-            }
-        } else if kind.is_file() && path.extension().is_some_and(|e| e == "jsonl") {
-            found.files.push(path);
+const NOT_A_FILE: &str = "not a regular file or folder (a pipe or device cannot be resumed from a mark; copy it to a file)";
+
+impl Found {
+    fn fail(&mut self, path: &Path, why: impl std::fmt::Display) {
+        self.failed.push((path.to_path_buf(), why.to_string()));
+    }
+}
+
+fn walk(dir: &Path, found: &mut Found) {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) => return found.fail(dir, format!("cannot list this folder: {e}")),
+    };
+    for entry in entries {
+        match entry {
+            Ok(entry) => walk_entry(&entry, found),
+            Err(e) => found.fail(dir, format!("cannot list this folder: {e}")),
         }
     }
-    Ok(())
+}
+
+fn walk_entry(entry: &std::fs::DirEntry, found: &mut Found) {
+    let path = entry.path();
+    let transcript = path.extension().is_some_and(|e| e == "jsonl");
+    let kind = match entry.file_type() {
+        Ok(kind) => kind,
+        Err(e) => return found.fail(&path, e),
+    };
+    if kind.is_dir() {
+        if entry.file_name() == "subagents" {
+            found.subagent_files += count_jsonl(&path);
+        } else {
+            walk(&path, found);
+        }
+    } else if !transcript || kind.is_file() {
+        if transcript {
+            found.files.push(path);
+        }
+    } else if kind.is_symlink() {
+        // A link to a transcript is not followed; a link to nothing is worth a word.
+        if let Err(e) = std::fs::metadata(&path) {
+            found.fail(&path, e);
+        }
+    } else {
+        found.fail(&path, NOT_A_FILE);
+    }
 }
 
 fn count_jsonl(dir: &Path) -> usize {

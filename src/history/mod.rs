@@ -167,7 +167,7 @@ pub(crate) struct Survey {
 
 pub(crate) fn survey(source: Source) -> Survey {
     let roots = default_roots(source);
-    let files = files::discover(source, &[]).map_or_else(|_| Vec::new(), |f| f.files);
+    let files = files::discover(source, &[]).files;
     let projects = (source == Source::ClaudeCode).then(|| {
         files
             .iter()
@@ -205,9 +205,10 @@ pub(crate) fn run(
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Report> {
     let mut report = Report::default();
-    let found = files::discover(source, &opts.paths)?;
+    let found = files::discover(source, &opts.paths);
     report.files_found = found.files.len();
     report.subagent_files = found.subagent_files;
+    report.failed_files.extend(found.failed);
     let filter = replay::Filter::new(opts);
     for (i, path) in found.files.iter().enumerate() {
         let outcome = files::read(

@@ -477,3 +477,40 @@ fn a_line_the_hooks_would_repair_is_imported() {
     );
     assert_eq!(text, ["Ship it \u{fffd} now"]);
 }
+
+/// A missing path, a pipe and a dangling link are each named and skipped: the transcripts
+/// beside them are still imported, and the run ends in failure so a script notices.
+#[test]
+fn a_bad_entry_is_named_and_skipped_and_the_rest_is_imported() {
+    let env = Env::new();
+    let path = transcript(&env, "claude-code-refresh-window.jsonl", "fix.jsonl");
+    let dir = path.parent().unwrap().to_path_buf();
+    let dangling = dir.join("gone.jsonl");
+    std::os::unix::fs::symlink(env.root().join("nowhere.jsonl"), &dangling).unwrap();
+    let fifo = env.root().join("pipe.jsonl");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let missing = env.root().join("missing.jsonl");
+    let out = env
+        .cmd()
+        .args(["import", "claude-code"])
+        .arg(&dir)
+        .arg(&missing)
+        .arg(&fifo)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{out:?}");
+    assert!(stdout.contains("imported 1 session"), "{stdout}\n{stderr}");
+    for bad in [&dangling, &missing, &fifo] {
+        let named = format!("cmem: could not import {}:", bad.display());
+        assert!(stderr.contains(&named), "{bad:?} not named: {stderr}");
+    }
+    assert_eq!(env.count("user_prompts"), 1);
+}
