@@ -1,6 +1,7 @@
 //! Finding an agent's transcript files and reading each as a stream of whole lines, from
 //! where the last import stopped.
 
+use std::collections::{HashSet, VecDeque};
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
@@ -19,6 +20,7 @@ const BATCH: usize = 2_000;
 /// skipped without being held in memory.
 const MAX_LINE_BYTES: usize = 256 * 1024 * 1024;
 
+#[derive(Default)]
 pub(super) struct Found {
     pub files: Vec<PathBuf>,
     pub subagent_files: usize,
@@ -51,27 +53,28 @@ pub(crate) fn default_roots(source: Source) -> Vec<PathBuf> {
 /// replayed in about the order they happened. An entry that cannot be read is named in
 /// `failed` and the walk goes on: one locked folder must not keep every other one out.
 pub(super) fn discover(source: Source, paths: &[PathBuf]) -> Found {
-    let mut found = Found {
-        files: Vec::new(),
-        subagent_files: 0,
-        failed: Vec::new(),
-    };
     let given = !paths.is_empty();
     let roots = if given {
         paths.to_vec()
     } else {
         default_roots(source)
     };
+    let mut walk = Walk::default();
     for root in &roots {
         match std::fs::metadata(root) {
-            Ok(m) if m.is_file() => found.files.push(root.clone()),
-            Ok(m) if m.is_dir() => walk(root, &mut found),
-            Ok(_) => found.fail(root, NOT_A_FILE),
+            Ok(m) if m.is_file() => walk.file(root.clone()),
+            Ok(m) if m.is_dir() => walk.dir(root),
+            Ok(_) => walk.found.fail(root, NOT_A_FILE),
             // The agent's own folder is optional: an agent never used has none.
             Err(e) if !given && e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => found.fail(root, e),
+            Err(e) => walk.found.fail(root, e),
         }
     }
+    // Links last, so that a file reachable without one keeps the path its mark was kept by.
+    while let Some(link) = walk.links.pop_front() {
+        walk.link(&link);
+    }
+    let mut found = walk.found;
     let mut dated: Vec<(i64, PathBuf)> = found
         .files
         .drain(..)
@@ -91,44 +94,101 @@ impl Found {
     }
 }
 
-fn walk(dir: &Path, found: &mut Found) {
-    let entries = match std::fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(e) => return found.fail(dir, format!("cannot list this folder: {e}")),
-    };
-    for entry in entries {
-        match entry {
-            Ok(entry) => walk_entry(&entry, found),
-            Err(e) => found.fail(dir, format!("cannot list this folder: {e}")),
+/// A walk over transcript folders that follows symbolic links and visits each real file and
+/// folder once: a link back up the tree would otherwise loop, and a linked file be read twice.
+#[derive(Default)]
+struct Walk {
+    found: Found,
+    /// Canonical paths of the files and folders met.
+    seen: HashSet<PathBuf>,
+    /// Links met, followed once the tree without them is walked.
+    links: VecDeque<PathBuf>,
+}
+
+impl Walk {
+    /// Whether `path` is met for the first time (by its real path).
+    fn first_visit(&mut self, path: &Path) -> bool {
+        match std::fs::canonicalize(path) {
+            Ok(real) => self.seen.insert(real),
+            Err(e) => {
+                self.found.fail(path, e);
+                false
+            }
+        }
+    }
+
+    fn file(&mut self, path: PathBuf) {
+        if self.first_visit(&path) {
+            self.found.files.push(path);
+        }
+    }
+
+    fn dir(&mut self, dir: &Path) {
+        if !self.first_visit(dir) {
+            return;
+        }
+        let entries = match std::fs::read_dir(dir) {
+            Ok(entries) => entries,
+            Err(e) => {
+                return self
+                    .found
+                    .fail(dir, format!("cannot list this folder: {e}"));
+            }
+        };
+        let mut listed = Vec::new();
+        for entry in entries {
+            match entry {
+                Ok(entry) => listed.push(entry),
+                Err(e) => self
+                    .found
+                    .fail(dir, format!("cannot list this folder: {e}")),
+            }
+        }
+        // By name, so that the same path is kept for a file every run.
+        listed.sort_by_key(std::fs::DirEntry::file_name);
+        for entry in &listed {
+            self.entry(entry);
+        }
+    }
+
+    fn entry(&mut self, entry: &std::fs::DirEntry) {
+        let path = entry.path();
+        match entry.file_type() {
+            Ok(kind) if kind.is_symlink() => self.links.push_back(path),
+            Ok(kind) => self.kind(&path, kind),
+            Err(e) => self.found.fail(&path, e),
+        }
+    }
+
+    fn link(&mut self, path: &Path) {
+        // `metadata` follows the link to what it names.
+        match std::fs::metadata(path) {
+            Ok(m) => self.kind(path, m.file_type()),
+            // A dangling link or a loop of links: worth a word only where a transcript was meant.
+            Err(e) if is_transcript(path) => self.found.fail(path, e),
+            Err(_) => {}
+        }
+    }
+
+    fn kind(&mut self, path: &Path, kind: std::fs::FileType) {
+        if kind.is_dir() {
+            if path.file_name().is_some_and(|n| n == "subagents") {
+                self.found.subagent_files += count_jsonl(path);
+            } else {
+                self.dir(path);
+            }
+        } else if is_transcript(path) {
+            if kind.is_file() {
+                self.file(path.to_path_buf());
+            } else {
+                self.found.fail(path, NOT_A_FILE);
+            }
         }
     }
 }
 
-fn walk_entry(entry: &std::fs::DirEntry, found: &mut Found) {
-    let path = entry.path();
-    let transcript = path.extension().is_some_and(|e| e == "jsonl");
-    let kind = match entry.file_type() {
-        Ok(kind) => kind,
-        Err(e) => return found.fail(&path, e),
-    };
-    if kind.is_dir() {
-        if entry.file_name() == "subagents" {
-            found.subagent_files += count_jsonl(&path);
-        } else {
-            walk(&path, found);
-        }
-    } else if !transcript || kind.is_file() {
-        if transcript {
-            found.files.push(path);
-        }
-    } else if kind.is_symlink() {
-        // A link to a transcript is not followed; a link to nothing is worth a word.
-        if let Err(e) = std::fs::metadata(&path) {
-            found.fail(&path, e);
-        }
-    } else {
-        found.fail(&path, NOT_A_FILE);
-    }
+fn is_transcript(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "jsonl")
 }
 
 fn count_jsonl(dir: &Path) -> usize {

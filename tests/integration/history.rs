@@ -514,3 +514,45 @@ fn a_bad_entry_is_named_and_skipped_and_the_rest_is_imported() {
     }
     assert_eq!(env.count("user_prompts"), 1);
 }
+
+/// A transcript or a project folder that is a symbolic link is imported like the real thing,
+/// once, and a link back up the tree does not loop.
+#[test]
+fn linked_transcripts_and_folders_are_followed_once() {
+    let env = Env::new();
+    let path = transcript(&env, "claude-code-refresh-window.jsonl", "fix.jsonl");
+    let elsewhere = env.root().join("elsewhere");
+    std::fs::create_dir_all(elsewhere.join("proj")).unwrap();
+    std::fs::write(
+        elsewhere.join("zh.jsonl"),
+        std::fs::read_to_string(format!(
+            "{}/tests/fixtures/transcripts/claude-code-pool-zh.jsonl",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap()
+        .replace("__WORK__", &env.project().to_string_lossy()),
+    )
+    .unwrap();
+    settle(&elsewhere.join("zh.jsonl"));
+    let other = turn_lines(
+        &env,
+        "s-linked-dir",
+        "p-linked-dir",
+        "Linked folder",
+        "Yes.",
+    );
+    std::fs::write(elsewhere.join("proj/s.jsonl"), other).unwrap();
+    settle(&elsewhere.join("proj/s.jsonl"));
+    let projects = path.parent().unwrap().parent().unwrap().to_path_buf();
+    let dir = path.parent().unwrap();
+    std::os::unix::fs::symlink(elsewhere.join("zh.jsonl"), dir.join("linked.jsonl")).unwrap();
+    std::os::unix::fs::symlink(elsewhere.join("proj"), projects.join("-linked")).unwrap();
+    // A loop, and a second link to a file already found.
+    std::os::unix::fs::symlink(&projects, elsewhere.join("proj/up")).unwrap();
+    std::os::unix::fs::symlink(&path, dir.join("again.jsonl")).unwrap();
+    let out = env.run_stdout(&["import", "claude-code"]);
+    assert!(out.contains("read 3 of 3"), "{out}");
+    assert!(out.contains("imported 3 sessions"), "{out}");
+    let again = env.run_stdout(&["import", "claude-code"]);
+    assert!(again.contains("3 unchanged"), "{again}");
+}
