@@ -237,6 +237,18 @@ fn skip_line(lines: &mut impl BufRead) -> Result<usize> {
     }
 }
 
+/// How far in the future a file's mtime may be and still be a file written just now (the
+/// clocks of a shared disk differ a little).
+const CLOCK_SKEW_MS: i64 = 10_000;
+
+/// Whether a file modified at `mtime` belongs to a session still running. An mtime further in
+/// the future is a wrong clock or a copy from another machine, not a write under way: such a
+/// file would otherwise wait until that date.
+fn still_written(opts: &Options, mtime: i64) -> bool {
+    let age = opts.now_ms.saturating_sub(mtime);
+    opts.settle_ms > 0 && (-CLOCK_SKEW_MS..opts.settle_ms).contains(&age)
+}
+
 /// Reads one file from where the last import stopped: its whole lines become events, the
 /// events captures, stored a batch at a time with the file's mark.
 pub(super) fn read(
@@ -257,7 +269,7 @@ pub(super) fn read(
     if size == 0 {
         return Ok(());
     }
-    if opts.now_ms - mtime < opts.settle_ms {
+    if still_written(opts, mtime) {
         report.files_active += 1;
         return Ok(());
     }

@@ -556,3 +556,17 @@ fn linked_transcripts_and_folders_are_followed_once() {
     let again = env.run_stdout(&["import", "claude-code"]);
     assert!(again.contains("3 unchanged"), "{again}");
 }
+
+/// A transcript whose mtime is in the future (a wrong clock, a copy from another machine) is
+/// not "still being written" until that date.
+#[test]
+fn a_transcript_dated_in_the_future_is_imported() {
+    let env = Env::new();
+    let path = transcript(&env, "claude-code-refresh-window.jsonl", "fix.jsonl");
+    let f = std::fs::File::options().append(true).open(&path).unwrap();
+    f.set_modified(SystemTime::now() + Duration::from_secs(86_400))
+        .unwrap();
+    let out = env.run_stdout(&["import", "claude-code"]);
+    assert!(!out.contains("still being written"), "{out}");
+    assert!(out.contains("imported 1 session"), "{out}");
+}
