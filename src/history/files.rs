@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use sha2::{Digest, Sha256};
 
-use super::{Line, Options, Report, Source, replay};
+use super::{Line, Options, Report, SkippedFile, Source, replay};
 use crate::config::Settings;
 use crate::store::Store;
 use crate::store::history_files::{self, Mark};
@@ -249,6 +249,60 @@ fn still_written(opts: &Options, mtime: i64) -> bool {
     opts.settle_ms > 0 && (-CLOCK_SKEW_MS..opts.settle_ms).contains(&age)
 }
 
+/// The lines one read skipped, to name the file and its first bad line.
+#[derive(Default)]
+struct Skips {
+    /// Whole lines read so far.
+    lines: u64,
+    /// 0-based among the lines read, of the first skipped one.
+    first: Option<u64>,
+    count: usize,
+    used: bool,
+}
+
+impl Skips {
+    fn bad(&mut self) {
+        self.first.get_or_insert(self.lines);
+        self.count += 1;
+    }
+
+    /// The file's entry for the report, if a line was skipped. Lines before the mark are
+    /// counted only then, so that an import with nothing to name reads no more than before.
+    fn named(&self, path: &Path, start: u64) -> Result<Option<SkippedFile>> {
+        let Some(first) = self.first else {
+            return Ok(None);
+        };
+        let before = if start == 0 {
+            0
+        } else {
+            lines_before(path, start)?
+        };
+        Ok(Some(SkippedFile {
+            path: path.to_path_buf(),
+            lines: self.count,
+            first_line: before + first + 1,
+            nothing_usable: start == 0 && !self.used,
+        }))
+    }
+}
+
+/// The newlines in the file's first `end` bytes.
+fn lines_before(path: &Path, end: u64) -> Result<u64> {
+    let file =
+        std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    let mut lines = BufReader::with_capacity(1 << 20, file.take(end));
+    let mut count = 0;
+    loop {
+        let chunk = lines.fill_buf()?;
+        if chunk.is_empty() {
+            return Ok(count);
+        }
+        count += chunk.iter().filter(|b| **b == b'\n').count() as u64;
+        let n = chunk.len();
+        lines.consume(n);
+    }
+}
+
 /// Reads one file from where the last import stopped: its whole lines become events, the
 /// events captures, stored a batch at a time with the file's mark.
 pub(super) fn read(
@@ -323,6 +377,7 @@ pub(super) fn read(
     // (a result read without its call could not be stored). Lines after it are read again
     // next time and matched by id, not doubled.
     let mut settled = start;
+    let mut skips = Skips::default();
     loop {
         buf.clear();
         let n = (&mut lines)
@@ -341,6 +396,8 @@ pub(super) fn read(
                     .skipped_lines
                     .entry("a line over 256 MiB")
                     .or_default() += 1;
+                skips.bad();
+                skips.lines += 1;
                 continue;
             }
             // The writer has not finished this line: it is read next time.
@@ -352,9 +409,14 @@ pub(super) fn read(
         }
         pos += n as u64;
         match reader.line(&buf[..n - 1], &mut events) {
-            Line::Unreadable(why) => *report.skipped_lines.entry(why).or_default() += 1,
-            Line::Used | Line::Ignored => {}
+            Line::Unreadable(why) => {
+                *report.skipped_lines.entry(why).or_default() += 1;
+                skips.bad();
+            }
+            Line::Used => skips.used = true,
+            Line::Ignored => {}
         }
+        skips.lines += 1;
         if reader.settled() {
             settled = pos;
         }
@@ -373,6 +435,9 @@ pub(super) fn read(
         }
     }
     reader.finish(&mut events);
+    if let Some(skipped) = skips.named(path, start)? {
+        report.skipped_files.push(skipped);
+    }
     mark.read_bytes = settled;
     replay::store_batch(
         store,

@@ -132,6 +132,8 @@ pub(crate) struct Report {
     pub before_since: usize,
     /// Lines left out, by why.
     pub skipped_lines: BTreeMap<&'static str, usize>,
+    /// Files with skipped lines (not the unfinished last one, read next time), in the order read.
+    pub skipped_files: Vec<SkippedFile>,
     /// Files that could not be read or stored, with why: the others go on.
     pub failed_files: Vec<(PathBuf, String)>,
     pub turns_observed: usize,
@@ -155,6 +157,18 @@ impl Report {
     pub(crate) fn skipped(&self) -> usize {
         self.skipped_lines.values().sum()
     }
+}
+
+/// A file some of whose lines were skipped, for the person to look at.
+#[derive(Debug)]
+pub(crate) struct SkippedFile {
+    pub path: PathBuf,
+    pub lines: usize,
+    /// 1-based, counted from the file's start even when the read began at a mark.
+    pub first_line: u64,
+    /// Read from its start, not one line of it was usable: not a transcript of this agent, or
+    /// damaged throughout. It is marked read all the same, so it is said once, not every run.
+    pub nothing_usable: bool,
 }
 
 /// The transcripts of one agent on this machine, counted without reading them.

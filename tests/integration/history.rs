@@ -570,3 +570,29 @@ fn a_transcript_dated_in_the_future_is_imported() {
     assert!(!out.contains("still being written"), "{out}");
     assert!(out.contains("imported 1 session"), "{out}");
 }
+
+/// Skipped lines are named by file and first bad line; a file with nothing usable is said so
+/// once, and not read (nor reported) again while it does not change.
+#[test]
+fn skipped_lines_name_their_file_and_line_and_a_useless_file_is_reported_once() {
+    let env = Env::new();
+    let path = transcript(&env, "claude-code-refresh-window.jsonl", "fix.jsonl");
+    let good_lines = std::fs::read_to_string(&path).unwrap().lines().count();
+    env.run_stdout(&["import", "claude-code"]);
+    append(&path, "not json\n{\"no\":\"type\"}\n");
+    let junk = path.with_file_name("junk.jsonl");
+    std::fs::write(&junk, b"[1]\n\n{\"no\":\"type\"}\n").unwrap();
+    settle(&junk);
+    let out = env.run_stdout(&["import", "claude-code"]);
+    let fix_named = format!(
+        "{}: 2 lines, first at line {}",
+        path.display(),
+        good_lines + 1
+    );
+    assert!(out.contains(&fix_named), "{fix_named:?} not in {out}");
+    let junk_named = format!("{}: nothing usable", junk.display());
+    assert!(out.contains(&junk_named), "{junk_named:?} not in {out}");
+    let again = env.run_stdout(&["import", "claude-code"]);
+    assert!(!again.contains("junk.jsonl"), "{again}");
+    assert!(again.contains("2 unchanged"), "{again}");
+}
