@@ -237,6 +237,12 @@ fn print_report(source: Source, r: &Report, dry_run: bool) {
         );
         print_skipped_files(r);
     }
+    for (session, path) in &r.no_cwd {
+        println!(
+            "left out: session {session} in {}: its transcript names no working directory, so its project is unknown",
+            path.display()
+        );
+    }
     if r.subagent_files > 0 {
         println!(
             "not read: {} (a subagent's work is in its session as the Task call's result)",

@@ -378,6 +378,8 @@ pub(super) fn read(
     // next time and matched by id, not doubled.
     let mut settled = start;
     let mut skips = Skips::default();
+    // The last working directory this read met, for events whose line names none.
+    let mut cwd = None;
     loop {
         buf.clear();
         let n = (&mut lines)
@@ -421,6 +423,7 @@ pub(super) fn read(
             settled = pos;
         }
         if events.len() >= BATCH {
+            super::cwd::fill(&mut events, &mut cwd, path, pos, report)?;
             mark.read_bytes = settled;
             replay::store_batch(
                 store.as_deref_mut(),
@@ -435,6 +438,7 @@ pub(super) fn read(
         }
     }
     reader.finish(&mut events);
+    super::cwd::fill(&mut events, &mut cwd, path, pos, report)?;
     if let Some(skipped) = skips.named(path, start)? {
         report.skipped_files.push(skipped);
     }

@@ -11,6 +11,7 @@
 
 pub(crate) mod claude_code;
 pub(crate) mod codex;
+mod cwd;
 mod files;
 mod replay;
 
@@ -134,6 +135,8 @@ pub(crate) struct Report {
     pub skipped_lines: BTreeMap<&'static str, usize>,
     /// Files with skipped lines (not the unfinished last one, read next time), in the order read.
     pub skipped_files: Vec<SkippedFile>,
+    /// Sessions left out as their file names no working directory: (session id, file).
+    pub no_cwd: Vec<(String, PathBuf)>,
     /// Files that could not be read or stored, with why: the others go on.
     pub failed_files: Vec<(PathBuf, String)>,
     pub turns_observed: usize,

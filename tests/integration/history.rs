@@ -596,3 +596,66 @@ fn skipped_lines_name_their_file_and_line_and_a_useless_file_is_reported_once() 
     assert!(!again.contains("junk.jsonl"), "{again}");
     assert!(again.contains("2 unchanged"), "{again}");
 }
+
+/// A line without a cwd takes the one its file names nearest; a session whose file names
+/// none is left out and said so, never filed under the directory the import ran from.
+#[test]
+fn a_line_without_cwd_takes_its_files_and_a_session_without_any_is_left_out() {
+    let env = Env::new();
+    let dir = env.home().join(".claude/projects/-project");
+    std::fs::create_dir_all(&dir).unwrap();
+    let strip = |text: String| {
+        text.lines()
+            .map(|l| {
+                let mut v: serde_json::Value = serde_json::from_str(l).unwrap();
+                v.as_object_mut().unwrap().remove("cwd");
+                format!("{v}\n")
+            })
+            .collect::<String>()
+    };
+    // The first turn names no cwd, the second does.
+    let first = strip(turn_lines(
+        &env,
+        "s-late-cwd",
+        "p-a",
+        "First prompt",
+        "One.",
+    ));
+    let second = turn_lines(&env, "s-late-cwd", "p-b", "Second prompt", "Two.");
+    let late = dir.join("late.jsonl");
+    std::fs::write(&late, format!("{first}{second}")).unwrap();
+    settle(&late);
+    let none = dir.join("none.jsonl");
+    std::fs::write(
+        &none,
+        strip(turn_lines(
+            &env,
+            "s-no-cwd",
+            "p-c",
+            "Where am I",
+            "Nowhere.",
+        )),
+    )
+    .unwrap();
+    settle(&none);
+    let elsewhere = env.root().join("importer-dir");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let out = env
+        .cmd()
+        .args(["import", "claude-code"])
+        .current_dir(&elsewhere)
+        .env("CLAUDE_PROJECT_DIR", &elsewhere)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{out:?}");
+    let cwds: Vec<String> = env.rows("SELECT DISTINCT cwd FROM sessions", |r| r.get(0));
+    assert_eq!(
+        cwds,
+        [env.project().to_string_lossy().into_owned()],
+        "{stdout}"
+    );
+    assert_eq!(env.count("user_prompts"), 2, "{stdout}");
+    assert!(stdout.contains("s-no-cwd"), "{stdout}");
+    assert!(stdout.contains(&none.display().to_string()), "{stdout}");
+}
