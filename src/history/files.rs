@@ -357,7 +357,7 @@ pub(super) fn read(
         mtime_ms: mtime,
         head_sha256: head,
     };
-    let mut reader = source.reader(path);
+    let mut reader = source.reader(path, opts.now_ms);
     if start > 0 {
         // Read on from a mark, the reader still needs what the file's first line says (a
         // Codex rollout names its session only there); what it makes of it was stored before.
@@ -367,6 +367,7 @@ pub(super) fn read(
         if first.last() == Some(&b'\n') {
             reader.line(&first[..first.len() - 1], &mut Vec::new());
         }
+        reader.forget_time();
     }
     file.seek(SeekFrom::Start(start))?;
     let mut lines = BufReader::with_capacity(1 << 20, file.take(size - start));
@@ -424,6 +425,8 @@ pub(super) fn read(
         }
         if events.len() >= BATCH {
             super::cwd::fill(&mut events, &mut cwd, path, pos, report)?;
+            super::time::fill(&mut events, path, pos, mtime, opts.now_ms)?;
+            super::time::fill(&mut events, path, pos, mtime, opts.now_ms)?;
             mark.read_bytes = settled;
             replay::store_batch(
                 store.as_deref_mut(),
@@ -439,6 +442,7 @@ pub(super) fn read(
     }
     reader.finish(&mut events);
     super::cwd::fill(&mut events, &mut cwd, path, pos, report)?;
+    super::time::fill(&mut events, path, pos, mtime, opts.now_ms)?;
     if let Some(skipped) = skips.named(path, start)? {
         report.skipped_files.push(skipped);
     }

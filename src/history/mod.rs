@@ -14,6 +14,7 @@ pub(crate) mod codex;
 mod cwd;
 mod files;
 mod replay;
+mod time;
 
 pub(crate) use files::default_roots;
 
@@ -50,10 +51,10 @@ impl Source {
         }
     }
 
-    fn reader(self, path: &std::path::Path) -> Box<dyn Reader> {
+    fn reader(self, path: &std::path::Path, now_ms: i64) -> Box<dyn Reader> {
         match self {
-            Source::ClaudeCode => Box::new(claude_code::Transcript::new(path)),
-            Source::Codex => Box::new(codex::Rollout::new(path)),
+            Source::ClaudeCode => Box::new(claude_code::Transcript::new(path, now_ms)),
+            Source::Codex => Box::new(codex::Rollout::new(path, now_ms)),
         }
     }
 }
@@ -90,6 +91,9 @@ pub(crate) trait Reader {
     fn line(&mut self, line: &[u8], events: &mut Vec<Event>) -> Line;
     /// No tool call read so far is still waiting for its result: a next run may start here.
     fn settled(&self) -> bool;
+    /// The lines read so far were read by an earlier run (a resumed read replays the first):
+    /// their time is not this read's "previous usable time".
+    fn forget_time(&mut self);
     /// The end of the file: closes the open turn and the session.
     fn finish(&mut self, events: &mut Vec<Event>);
 }

@@ -659,3 +659,71 @@ fn a_line_without_cwd_takes_its_files_and_a_session_without_any_is_left_out() {
     assert!(stdout.contains("s-no-cwd"), "{stdout}");
     assert!(stdout.contains(&none.display().to_string()), "{stdout}");
 }
+
+/// A line without a usable time (missing, unparseable, before 2000 or far in the future)
+/// takes the previous usable one, else the next, else the file's mtime: no 1970, no 2099.
+#[test]
+fn a_line_without_a_usable_time_takes_its_neighbours_or_the_files() {
+    let env = Env::new();
+    let dir = env.home().join(".claude/projects/-project");
+    std::fs::create_dir_all(&dir).unwrap();
+    let set_time = |text: String, times: [Option<&str>; 2]| {
+        text.lines()
+            .zip(times)
+            .map(|(l, t)| {
+                let mut v: serde_json::Value = serde_json::from_str(l).unwrap();
+                let o = v.as_object_mut().unwrap();
+                match t {
+                    Some(t) => o.insert("timestamp".into(), json!(t)),
+                    None => o.remove("timestamp"),
+                };
+                format!("{v}\n")
+            })
+            .collect::<String>()
+    };
+    let a = set_time(
+        turn_lines(&env, "s-time", "p-a", "First", "One."),
+        [None, Some("2026-12-05T19:00:05Z")],
+    );
+    let b = set_time(
+        turn_lines(&env, "s-time", "p-b", "Second", "Two."),
+        [Some("2099-01-01T00:00:00Z"), Some("1970-01-01T00:00:00Z")],
+    );
+    let timed = dir.join("timed.jsonl");
+    std::fs::write(&timed, format!("{a}{b}")).unwrap();
+    settle(&timed);
+    let c = set_time(
+        turn_lines(&env, "s-untimed", "p-c", "Third", "Three."),
+        [Some("not a time"), None],
+    );
+    let untimed = dir.join("untimed.jsonl");
+    std::fs::write(&untimed, c).unwrap();
+    settle(&untimed);
+    env.run_stdout(&["import", "claude-code"]);
+    let at = |id: &str| -> i64 {
+        env.rows(
+            &format!("SELECT created_at_epoch FROM user_prompts WHERE prompt_id = '{id}'"),
+            |r| r.get(0),
+        )[0]
+    };
+    let answer_ms = 1_796_497_205_000; // 2026-12-05T19:00:05Z
+    assert_eq!(at("p-a"), answer_ms);
+    assert_eq!(at("p-b"), answer_ms);
+    let hour_ago = (SystemTime::now() - Duration::from_secs(3600))
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64;
+    assert!((at("p-c") - hour_ago).abs() < 60_000, "{}", at("p-c"));
+    let starts: Vec<i64> = env.rows("SELECT started_at_epoch FROM sessions", |r| r.get(0));
+    let ends: Vec<Option<i64>> = env.rows("SELECT ended_at_epoch FROM user_prompts", |r| r.get(0));
+    assert!(
+        starts
+            .iter()
+            .all(|t| *t > 946_684_800_000 && *t < hour_ago + 120_000),
+        "{starts:?}"
+    );
+    assert!(
+        ends.iter().flatten().all(|t| *t < hour_ago + 120_000),
+        "{ends:?}"
+    );
+}
