@@ -235,6 +235,13 @@ fn print_report(source: Source, r: &Report, dry_run: bool) {
             plural(r.skipped(), "line", "lines"),
             why.join(", ")
         );
+        print_skipped_files(r);
+    }
+    for (session, path) in &r.no_cwd {
+        println!(
+            "left out: session {session} in {}: its transcript names no working directory, so its project is unknown",
+            path.display()
+        );
     }
     if r.subagent_files > 0 {
         println!(
@@ -248,6 +255,34 @@ fn print_report(source: Source, r: &Report, dry_run: bool) {
     }
     for (path, why) in &r.failed_files {
         eprintln!("cmem: could not import {}: {why}", path.display());
+    }
+}
+
+/// Files named with skipped lines: at most this many, so a folder of foreign files does not
+/// bury the report.
+const SKIPPED_FILES_SHOWN: usize = 20;
+
+/// Where the skipped lines are, so the person can look at them.
+fn print_skipped_files(r: &Report) {
+    for f in r.skipped_files.iter().take(SKIPPED_FILES_SHOWN) {
+        let lines = plural(f.lines, "line", "lines");
+        if f.nothing_usable {
+            println!(
+                "  {}: nothing usable ({lines} skipped, first at line {}; not read again unless it grows)",
+                f.path.display(),
+                f.first_line
+            );
+        } else {
+            println!(
+                "  {}: {lines}, first at line {}",
+                f.path.display(),
+                f.first_line
+            );
+        }
+    }
+    let more = r.skipped_files.len().saturating_sub(SKIPPED_FILES_SHOWN);
+    if more > 0 {
+        println!("  … and {} more", plural(more, "file", "files"));
     }
 }
 

@@ -89,7 +89,10 @@ pub(crate) struct Transcript {
     turn: Option<Turn>,
     /// The last session seen, for the session end.
     session: Option<(String, Option<String>, i64)>,
+    /// The last usable time this read met (`time::UNKNOWN` before one).
     last_ms: i64,
+    /// When the import runs: a line dated much later is not believed.
+    now_ms: i64,
 }
 
 struct Turn {
@@ -101,13 +104,14 @@ struct Turn {
 }
 
 impl Transcript {
-    pub(crate) fn new(path: &std::path::Path) -> Transcript {
+    pub(crate) fn new(path: &std::path::Path, now_ms: i64) -> Transcript {
         Transcript {
             path: path.to_string_lossy().into_owned(),
             pending: HashMap::new(),
             turn: None,
             session: None,
-            last_ms: 0,
+            last_ms: super::time::UNKNOWN,
+            now_ms,
         }
     }
 
@@ -303,11 +307,7 @@ impl Reader for Transcript {
         else {
             return Line::Unreadable("not a JSON object");
         };
-        let at_ms = line
-            .get("timestamp")
-            .and_then(Value::as_str)
-            .and_then(|t| t.parse::<jiff::Timestamp>().ok())
-            .map_or(self.last_ms, |t| t.as_millisecond());
+        let at_ms = super::time::line_ms(&line, self.now_ms).unwrap_or(self.last_ms);
         self.last_ms = self.last_ms.max(at_ms);
         let read = match line.get("type").and_then(Value::as_str) {
             Some("user") => self.user(&line, at_ms, events),
@@ -333,6 +333,10 @@ impl Reader for Transcript {
 
     fn settled(&self) -> bool {
         self.pending.is_empty()
+    }
+
+    fn forget_time(&mut self) {
+        self.last_ms = super::time::UNKNOWN;
     }
 
     fn finish(&mut self, events: &mut Vec<Event>) {
@@ -414,7 +418,7 @@ mod tests {
     use super::*;
 
     fn read(lines: &[Value]) -> Vec<Event> {
-        let mut t = Transcript::new(std::path::Path::new("/t/s.jsonl"));
+        let mut t = Transcript::new(std::path::Path::new("/t/s.jsonl"), i64::MAX);
         let mut events = Vec::new();
         for l in lines {
             t.line(l.to_string().as_bytes(), &mut events);
@@ -497,7 +501,7 @@ mod tests {
 
     #[test]
     fn broken_lines_are_unreadable_not_fatal() {
-        let mut t = Transcript::new(std::path::Path::new("/t/s.jsonl"));
+        let mut t = Transcript::new(std::path::Path::new("/t/s.jsonl"), i64::MAX);
         let mut events = Vec::new();
         assert!(matches!(
             t.line(b"{\"type\":\"us", &mut events),

@@ -57,11 +57,14 @@ pub(crate) struct Rollout {
     turn: Option<Turn>,
     calls: HashMap<String, Call>,
     ended: HashMap<String, Ended>,
+    /// The last usable time this read met (`time::UNKNOWN` before one).
     last_ms: i64,
+    /// When the import runs: a line dated much later is not believed.
+    now_ms: i64,
 }
 
 impl Rollout {
-    pub(crate) fn new(path: &std::path::Path) -> Rollout {
+    pub(crate) fn new(path: &std::path::Path, now_ms: i64) -> Rollout {
         Rollout {
             path: path.to_string_lossy().into_owned(),
             session_id: None,
@@ -72,7 +75,8 @@ impl Rollout {
             turn: None,
             calls: HashMap::new(),
             ended: HashMap::new(),
-            last_ms: 0,
+            last_ms: super::time::UNKNOWN,
+            now_ms,
         }
     }
 
@@ -539,11 +543,7 @@ impl Reader for Rollout {
         else {
             return Line::Unreadable("not a JSON object");
         };
-        let at_ms = line
-            .get("timestamp")
-            .and_then(Value::as_str)
-            .and_then(|t| t.parse::<jiff::Timestamp>().ok())
-            .map_or(self.last_ms, |t| t.as_millisecond());
+        let at_ms = super::time::line_ms(&line, self.now_ms).unwrap_or(self.last_ms);
         self.last_ms = self.last_ms.max(at_ms);
         let Some(kind) = line.get("type").and_then(Value::as_str) else {
             return Line::Unreadable("a Codex rollout line of the format before September 2025");
@@ -587,6 +587,10 @@ impl Reader for Rollout {
 
     fn settled(&self) -> bool {
         self.calls.is_empty()
+    }
+
+    fn forget_time(&mut self) {
+        self.last_ms = super::time::UNKNOWN;
     }
 
     fn finish(&mut self, events: &mut Vec<Event>) {

@@ -1,13 +1,14 @@
 //! Finding an agent's transcript files and reading each as a stream of whole lines, from
 //! where the last import stopped.
 
+use std::collections::{HashSet, VecDeque};
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use sha2::{Digest, Sha256};
 
-use super::{Line, Options, Report, Source, replay};
+use super::{Line, Options, Report, SkippedFile, Source, replay};
 use crate::config::Settings;
 use crate::store::Store;
 use crate::store::history_files::{self, Mark};
@@ -19,9 +20,12 @@ const BATCH: usize = 2_000;
 /// skipped without being held in memory.
 const MAX_LINE_BYTES: usize = 256 * 1024 * 1024;
 
+#[derive(Default)]
 pub(super) struct Found {
     pub files: Vec<PathBuf>,
     pub subagent_files: usize,
+    /// Entries that could not be listed or are not files, with why: the others are still read.
+    pub failed: Vec<(PathBuf, String)>,
 }
 
 /// The agent's own folder of transcripts.
@@ -46,28 +50,31 @@ pub(crate) fn default_roots(source: Source) -> Vec<PathBuf> {
 }
 
 /// Every transcript under `paths` (or the agent's own folder), oldest first, so sessions are
-/// replayed in about the order they happened.
-pub(super) fn discover(source: Source, paths: &[PathBuf]) -> Result<Found> {
-    let mut found = Found {
-        files: Vec::new(),
-        subagent_files: 0,
-    };
+/// replayed in about the order they happened. An entry that cannot be read is named in
+/// `failed` and the walk goes on: one locked folder must not keep every other one out.
+pub(super) fn discover(source: Source, paths: &[PathBuf]) -> Found {
     let given = !paths.is_empty();
     let roots = if given {
         paths.to_vec()
     } else {
         default_roots(source)
     };
+    let mut walk = Walk::default();
     for root in &roots {
         match std::fs::metadata(root) {
-            Ok(m) if m.is_file() => found.files.push(root.clone()),
-            Ok(_) => {
-                walk(root, &mut found).with_context(|| format!("cannot list {}", root.display()))?
-            }
-            Err(_) if !given => {}
-            Err(e) => bail!("{}: {e}", root.display()),
+            Ok(m) if m.is_file() => walk.file(root.clone()),
+            Ok(m) if m.is_dir() => walk.dir(root),
+            Ok(_) => walk.found.fail(root, NOT_A_FILE),
+            // The agent's own folder is optional: an agent never used has none.
+            Err(e) if !given && e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => walk.found.fail(root, e),
         }
     }
+    // Links last, so that a file reachable without one keeps the path its mark was kept by.
+    while let Some(link) = walk.links.pop_front() {
+        walk.link(&link);
+    }
+    let mut found = walk.found;
     let mut dated: Vec<(i64, PathBuf)> = found
         .files
         .drain(..)
@@ -76,25 +83,112 @@ pub(super) fn discover(source: Source, paths: &[PathBuf]) -> Result<Found> {
     dated.sort();
     dated.dedup_by(|a, b| a.1 == b.1);
     found.files = dated.into_iter().map(|(_, p)| p).collect();
-    Ok(found)
+    found
 }
 
-fn walk(dir: &Path, found: &mut Found) -> Result<()> {
-    for entry in std::fs::read_dir(dir)? {
-        let entry = entry?;
-        let path = entry.path();
-        let kind = entry.file_type()?;
-        if kind.is_dir() {
-            if entry.file_name() == "subagents" {
-                found.subagent_files += count_jsonl(&path);
-            } else {
-                walk(&path, found)?;
+const NOT_A_FILE: &str = "not a regular file or folder (a pipe or device cannot be resumed from a mark; copy it to a file)";
+
+impl Found {
+    fn fail(&mut self, path: &Path, why: impl std::fmt::Display) {
+        self.failed.push((path.to_path_buf(), why.to_string()));
+    }
+}
+
+/// A walk over transcript folders that follows symbolic links and visits each real file and
+/// folder once: a link back up the tree would otherwise loop, and a linked file be read twice.
+#[derive(Default)]
+struct Walk {
+    found: Found,
+    /// Canonical paths of the files and folders met.
+    seen: HashSet<PathBuf>,
+    /// Links met, followed once the tree without them is walked.
+    links: VecDeque<PathBuf>,
+}
+
+impl Walk {
+    /// Whether `path` is met for the first time (by its real path).
+    fn first_visit(&mut self, path: &Path) -> bool {
+        match std::fs::canonicalize(path) {
+            Ok(real) => self.seen.insert(real),
+            Err(e) => {
+                self.found.fail(path, e);
+                false
             }
-        } else if kind.is_file() && path.extension().is_some_and(|e| e == "jsonl") {
-            found.files.push(path);
         }
     }
-    Ok(())
+
+    fn file(&mut self, path: PathBuf) {
+        if self.first_visit(&path) {
+            self.found.files.push(path);
+        }
+    }
+
+    fn dir(&mut self, dir: &Path) {
+        if !self.first_visit(dir) {
+            return;
+        }
+        let entries = match std::fs::read_dir(dir) {
+            Ok(entries) => entries,
+            Err(e) => {
+                return self
+                    .found
+                    .fail(dir, format!("cannot list this folder: {e}"));
+            }
+        };
+        let mut listed = Vec::new();
+        for entry in entries {
+            match entry {
+                Ok(entry) => listed.push(entry),
+                Err(e) => self
+                    .found
+                    .fail(dir, format!("cannot list this folder: {e}")),
+            }
+        }
+        // By name, so that the same path is kept for a file every run.
+        listed.sort_by_key(std::fs::DirEntry::file_name);
+        for entry in &listed {
+            self.entry(entry);
+        }
+    }
+
+    fn entry(&mut self, entry: &std::fs::DirEntry) {
+        let path = entry.path();
+        match entry.file_type() {
+            Ok(kind) if kind.is_symlink() => self.links.push_back(path),
+            Ok(kind) => self.kind(&path, kind),
+            Err(e) => self.found.fail(&path, e),
+        }
+    }
+
+    fn link(&mut self, path: &Path) {
+        // `metadata` follows the link to what it names.
+        match std::fs::metadata(path) {
+            Ok(m) => self.kind(path, m.file_type()),
+            // A dangling link or a loop of links: worth a word only where a transcript was meant.
+            Err(e) if is_transcript(path) => self.found.fail(path, e),
+            Err(_) => {}
+        }
+    }
+
+    fn kind(&mut self, path: &Path, kind: std::fs::FileType) {
+        if kind.is_dir() {
+            if path.file_name().is_some_and(|n| n == "subagents") {
+                self.found.subagent_files += count_jsonl(path);
+            } else {
+                self.dir(path);
+            }
+        } else if is_transcript(path) {
+            if kind.is_file() {
+                self.file(path.to_path_buf());
+            } else {
+                self.found.fail(path, NOT_A_FILE);
+            }
+        }
+    }
+}
+
+fn is_transcript(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "jsonl")
 }
 
 fn count_jsonl(dir: &Path) -> usize {
@@ -143,6 +237,72 @@ fn skip_line(lines: &mut impl BufRead) -> Result<usize> {
     }
 }
 
+/// How far in the future a file's mtime may be and still be a file written just now (the
+/// clocks of a shared disk differ a little).
+const CLOCK_SKEW_MS: i64 = 10_000;
+
+/// Whether a file modified at `mtime` belongs to a session still running. An mtime further in
+/// the future is a wrong clock or a copy from another machine, not a write under way: such a
+/// file would otherwise wait until that date.
+fn still_written(opts: &Options, mtime: i64) -> bool {
+    let age = opts.now_ms.saturating_sub(mtime);
+    opts.settle_ms > 0 && (-CLOCK_SKEW_MS..opts.settle_ms).contains(&age)
+}
+
+/// The lines one read skipped, to name the file and its first bad line.
+#[derive(Default)]
+struct Skips {
+    /// Whole lines read so far.
+    lines: u64,
+    /// 0-based among the lines read, of the first skipped one.
+    first: Option<u64>,
+    count: usize,
+    used: bool,
+}
+
+impl Skips {
+    fn bad(&mut self) {
+        self.first.get_or_insert(self.lines);
+        self.count += 1;
+    }
+
+    /// The file's entry for the report, if a line was skipped. Lines before the mark are
+    /// counted only then, so that an import with nothing to name reads no more than before.
+    fn named(&self, path: &Path, start: u64) -> Result<Option<SkippedFile>> {
+        let Some(first) = self.first else {
+            return Ok(None);
+        };
+        let before = if start == 0 {
+            0
+        } else {
+            lines_before(path, start)?
+        };
+        Ok(Some(SkippedFile {
+            path: path.to_path_buf(),
+            lines: self.count,
+            first_line: before + first + 1,
+            nothing_usable: start == 0 && !self.used,
+        }))
+    }
+}
+
+/// The newlines in the file's first `end` bytes.
+fn lines_before(path: &Path, end: u64) -> Result<u64> {
+    let file =
+        std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    let mut lines = BufReader::with_capacity(1 << 20, file.take(end));
+    let mut count = 0;
+    loop {
+        let chunk = lines.fill_buf()?;
+        if chunk.is_empty() {
+            return Ok(count);
+        }
+        count += chunk.iter().filter(|b| **b == b'\n').count() as u64;
+        let n = chunk.len();
+        lines.consume(n);
+    }
+}
+
 /// Reads one file from where the last import stopped: its whole lines become events, the
 /// events captures, stored a batch at a time with the file's mark.
 pub(super) fn read(
@@ -163,7 +323,7 @@ pub(super) fn read(
     if size == 0 {
         return Ok(());
     }
-    if opts.now_ms - mtime < opts.settle_ms {
+    if still_written(opts, mtime) {
         report.files_active += 1;
         return Ok(());
     }
@@ -197,7 +357,7 @@ pub(super) fn read(
         mtime_ms: mtime,
         head_sha256: head,
     };
-    let mut reader = source.reader(path);
+    let mut reader = source.reader(path, opts.now_ms);
     if start > 0 {
         // Read on from a mark, the reader still needs what the file's first line says (a
         // Codex rollout names its session only there); what it makes of it was stored before.
@@ -207,6 +367,7 @@ pub(super) fn read(
         if first.last() == Some(&b'\n') {
             reader.line(&first[..first.len() - 1], &mut Vec::new());
         }
+        reader.forget_time();
     }
     file.seek(SeekFrom::Start(start))?;
     let mut lines = BufReader::with_capacity(1 << 20, file.take(size - start));
@@ -217,6 +378,9 @@ pub(super) fn read(
     // (a result read without its call could not be stored). Lines after it are read again
     // next time and matched by id, not doubled.
     let mut settled = start;
+    let mut skips = Skips::default();
+    // The last working directory this read met, for events whose line names none.
+    let mut cwd = None;
     loop {
         buf.clear();
         let n = (&mut lines)
@@ -235,6 +399,8 @@ pub(super) fn read(
                     .skipped_lines
                     .entry("a line over 256 MiB")
                     .or_default() += 1;
+                skips.bad();
+                skips.lines += 1;
                 continue;
             }
             // The writer has not finished this line: it is read next time.
@@ -246,13 +412,21 @@ pub(super) fn read(
         }
         pos += n as u64;
         match reader.line(&buf[..n - 1], &mut events) {
-            Line::Unreadable(why) => *report.skipped_lines.entry(why).or_default() += 1,
-            Line::Used | Line::Ignored => {}
+            Line::Unreadable(why) => {
+                *report.skipped_lines.entry(why).or_default() += 1;
+                skips.bad();
+            }
+            Line::Used => skips.used = true,
+            Line::Ignored => {}
         }
+        skips.lines += 1;
         if reader.settled() {
             settled = pos;
         }
         if events.len() >= BATCH {
+            super::cwd::fill(&mut events, &mut cwd, path, pos, report)?;
+            super::time::fill(&mut events, path, pos, mtime, opts.now_ms)?;
+            super::time::fill(&mut events, path, pos, mtime, opts.now_ms)?;
             mark.read_bytes = settled;
             replay::store_batch(
                 store.as_deref_mut(),
@@ -267,6 +441,11 @@ pub(super) fn read(
         }
     }
     reader.finish(&mut events);
+    super::cwd::fill(&mut events, &mut cwd, path, pos, report)?;
+    super::time::fill(&mut events, path, pos, mtime, opts.now_ms)?;
+    if let Some(skipped) = skips.named(path, start)? {
+        report.skipped_files.push(skipped);
+    }
     mark.read_bytes = settled;
     replay::store_batch(
         store,

@@ -11,8 +11,10 @@
 
 pub(crate) mod claude_code;
 pub(crate) mod codex;
+mod cwd;
 mod files;
 mod replay;
+mod time;
 
 pub(crate) use files::default_roots;
 
@@ -49,10 +51,10 @@ impl Source {
         }
     }
 
-    fn reader(self, path: &std::path::Path) -> Box<dyn Reader> {
+    fn reader(self, path: &std::path::Path, now_ms: i64) -> Box<dyn Reader> {
         match self {
-            Source::ClaudeCode => Box::new(claude_code::Transcript::new(path)),
-            Source::Codex => Box::new(codex::Rollout::new(path)),
+            Source::ClaudeCode => Box::new(claude_code::Transcript::new(path, now_ms)),
+            Source::Codex => Box::new(codex::Rollout::new(path, now_ms)),
         }
     }
 }
@@ -89,6 +91,9 @@ pub(crate) trait Reader {
     fn line(&mut self, line: &[u8], events: &mut Vec<Event>) -> Line;
     /// No tool call read so far is still waiting for its result: a next run may start here.
     fn settled(&self) -> bool;
+    /// The lines read so far were read by an earlier run (a resumed read replays the first):
+    /// their time is not this read's "previous usable time".
+    fn forget_time(&mut self);
     /// The end of the file: closes the open turn and the session.
     fn finish(&mut self, events: &mut Vec<Event>);
 }
@@ -132,6 +137,10 @@ pub(crate) struct Report {
     pub before_since: usize,
     /// Lines left out, by why.
     pub skipped_lines: BTreeMap<&'static str, usize>,
+    /// Files with skipped lines (not the unfinished last one, read next time), in the order read.
+    pub skipped_files: Vec<SkippedFile>,
+    /// Sessions left out as their file names no working directory: (session id, file).
+    pub no_cwd: Vec<(String, PathBuf)>,
     /// Files that could not be read or stored, with why: the others go on.
     pub failed_files: Vec<(PathBuf, String)>,
     pub turns_observed: usize,
@@ -157,6 +166,18 @@ impl Report {
     }
 }
 
+/// A file some of whose lines were skipped, for the person to look at.
+#[derive(Debug)]
+pub(crate) struct SkippedFile {
+    pub path: PathBuf,
+    pub lines: usize,
+    /// 1-based, counted from the file's start even when the read began at a mark.
+    pub first_line: u64,
+    /// Read from its start, not one line of it was usable: not a transcript of this agent, or
+    /// damaged throughout. It is marked read all the same, so it is said once, not every run.
+    pub nothing_usable: bool,
+}
+
 /// The transcripts of one agent on this machine, counted without reading them.
 pub(crate) struct Survey {
     pub files: usize,
@@ -167,7 +188,7 @@ pub(crate) struct Survey {
 
 pub(crate) fn survey(source: Source) -> Survey {
     let roots = default_roots(source);
-    let files = files::discover(source, &[]).map_or_else(|_| Vec::new(), |f| f.files);
+    let files = files::discover(source, &[]).files;
     let projects = (source == Source::ClaudeCode).then(|| {
         files
             .iter()
@@ -205,9 +226,10 @@ pub(crate) fn run(
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Report> {
     let mut report = Report::default();
-    let found = files::discover(source, &opts.paths)?;
+    let found = files::discover(source, &opts.paths);
     report.files_found = found.files.len();
     report.subagent_files = found.subagent_files;
+    report.failed_files.extend(found.failed);
     let filter = replay::Filter::new(opts);
     for (i, path) in found.files.iter().enumerate() {
         let outcome = files::read(

@@ -477,3 +477,253 @@ fn a_line_the_hooks_would_repair_is_imported() {
     );
     assert_eq!(text, ["Ship it \u{fffd} now"]);
 }
+
+/// A missing path, a pipe and a dangling link are each named and skipped: the transcripts
+/// beside them are still imported, and the run ends in failure so a script notices.
+#[test]
+fn a_bad_entry_is_named_and_skipped_and_the_rest_is_imported() {
+    let env = Env::new();
+    let path = transcript(&env, "claude-code-refresh-window.jsonl", "fix.jsonl");
+    let dir = path.parent().unwrap().to_path_buf();
+    let dangling = dir.join("gone.jsonl");
+    std::os::unix::fs::symlink(env.root().join("nowhere.jsonl"), &dangling).unwrap();
+    let fifo = env.root().join("pipe.jsonl");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let missing = env.root().join("missing.jsonl");
+    let out = env
+        .cmd()
+        .args(["import", "claude-code"])
+        .arg(&dir)
+        .arg(&missing)
+        .arg(&fifo)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{out:?}");
+    assert!(stdout.contains("imported 1 session"), "{stdout}\n{stderr}");
+    for bad in [&dangling, &missing, &fifo] {
+        let named = format!("cmem: could not import {}:", bad.display());
+        assert!(stderr.contains(&named), "{bad:?} not named: {stderr}");
+    }
+    assert_eq!(env.count("user_prompts"), 1);
+}
+
+/// A transcript or a project folder that is a symbolic link is imported like the real thing,
+/// once, and a link back up the tree does not loop.
+#[test]
+fn linked_transcripts_and_folders_are_followed_once() {
+    let env = Env::new();
+    let path = transcript(&env, "claude-code-refresh-window.jsonl", "fix.jsonl");
+    let elsewhere = env.root().join("elsewhere");
+    std::fs::create_dir_all(elsewhere.join("proj")).unwrap();
+    std::fs::write(
+        elsewhere.join("zh.jsonl"),
+        std::fs::read_to_string(format!(
+            "{}/tests/fixtures/transcripts/claude-code-pool-zh.jsonl",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap()
+        .replace("__WORK__", &env.project().to_string_lossy()),
+    )
+    .unwrap();
+    settle(&elsewhere.join("zh.jsonl"));
+    let other = turn_lines(
+        &env,
+        "s-linked-dir",
+        "p-linked-dir",
+        "Linked folder",
+        "Yes.",
+    );
+    std::fs::write(elsewhere.join("proj/s.jsonl"), other).unwrap();
+    settle(&elsewhere.join("proj/s.jsonl"));
+    let projects = path.parent().unwrap().parent().unwrap().to_path_buf();
+    let dir = path.parent().unwrap();
+    std::os::unix::fs::symlink(elsewhere.join("zh.jsonl"), dir.join("linked.jsonl")).unwrap();
+    std::os::unix::fs::symlink(elsewhere.join("proj"), projects.join("-linked")).unwrap();
+    // A loop, and a second link to a file already found.
+    std::os::unix::fs::symlink(&projects, elsewhere.join("proj/up")).unwrap();
+    std::os::unix::fs::symlink(&path, dir.join("again.jsonl")).unwrap();
+    let out = env.run_stdout(&["import", "claude-code"]);
+    assert!(out.contains("read 3 of 3"), "{out}");
+    assert!(out.contains("imported 3 sessions"), "{out}");
+    let again = env.run_stdout(&["import", "claude-code"]);
+    assert!(again.contains("3 unchanged"), "{again}");
+}
+
+/// A transcript whose mtime is in the future (a wrong clock, a copy from another machine) is
+/// not "still being written" until that date.
+#[test]
+fn a_transcript_dated_in_the_future_is_imported() {
+    let env = Env::new();
+    let path = transcript(&env, "claude-code-refresh-window.jsonl", "fix.jsonl");
+    let f = std::fs::File::options().append(true).open(&path).unwrap();
+    f.set_modified(SystemTime::now() + Duration::from_secs(86_400))
+        .unwrap();
+    let out = env.run_stdout(&["import", "claude-code"]);
+    assert!(!out.contains("still being written"), "{out}");
+    assert!(out.contains("imported 1 session"), "{out}");
+}
+
+/// Skipped lines are named by file and first bad line; a file with nothing usable is said so
+/// once, and not read (nor reported) again while it does not change.
+#[test]
+fn skipped_lines_name_their_file_and_line_and_a_useless_file_is_reported_once() {
+    let env = Env::new();
+    let path = transcript(&env, "claude-code-refresh-window.jsonl", "fix.jsonl");
+    let good_lines = std::fs::read_to_string(&path).unwrap().lines().count();
+    env.run_stdout(&["import", "claude-code"]);
+    append(&path, "not json\n{\"no\":\"type\"}\n");
+    let junk = path.with_file_name("junk.jsonl");
+    std::fs::write(&junk, b"[1]\n\n{\"no\":\"type\"}\n").unwrap();
+    settle(&junk);
+    let out = env.run_stdout(&["import", "claude-code"]);
+    let fix_named = format!(
+        "{}: 2 lines, first at line {}",
+        path.display(),
+        good_lines + 1
+    );
+    assert!(out.contains(&fix_named), "{fix_named:?} not in {out}");
+    let junk_named = format!("{}: nothing usable", junk.display());
+    assert!(out.contains(&junk_named), "{junk_named:?} not in {out}");
+    let again = env.run_stdout(&["import", "claude-code"]);
+    assert!(!again.contains("junk.jsonl"), "{again}");
+    assert!(again.contains("2 unchanged"), "{again}");
+}
+
+/// A line without a cwd takes the one its file names nearest; a session whose file names
+/// none is left out and said so, never filed under the directory the import ran from.
+#[test]
+fn a_line_without_cwd_takes_its_files_and_a_session_without_any_is_left_out() {
+    let env = Env::new();
+    let dir = env.home().join(".claude/projects/-project");
+    std::fs::create_dir_all(&dir).unwrap();
+    let strip = |text: String| {
+        text.lines()
+            .map(|l| {
+                let mut v: serde_json::Value = serde_json::from_str(l).unwrap();
+                v.as_object_mut().unwrap().remove("cwd");
+                format!("{v}\n")
+            })
+            .collect::<String>()
+    };
+    // The first turn names no cwd, the second does.
+    let first = strip(turn_lines(
+        &env,
+        "s-late-cwd",
+        "p-a",
+        "First prompt",
+        "One.",
+    ));
+    let second = turn_lines(&env, "s-late-cwd", "p-b", "Second prompt", "Two.");
+    let late = dir.join("late.jsonl");
+    std::fs::write(&late, format!("{first}{second}")).unwrap();
+    settle(&late);
+    let none = dir.join("none.jsonl");
+    std::fs::write(
+        &none,
+        strip(turn_lines(
+            &env,
+            "s-no-cwd",
+            "p-c",
+            "Where am I",
+            "Nowhere.",
+        )),
+    )
+    .unwrap();
+    settle(&none);
+    let elsewhere = env.root().join("importer-dir");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let out = env
+        .cmd()
+        .args(["import", "claude-code"])
+        .current_dir(&elsewhere)
+        .env("CLAUDE_PROJECT_DIR", &elsewhere)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{out:?}");
+    let cwds: Vec<String> = env.rows("SELECT DISTINCT cwd FROM sessions", |r| r.get(0));
+    assert_eq!(
+        cwds,
+        [env.project().to_string_lossy().into_owned()],
+        "{stdout}"
+    );
+    assert_eq!(env.count("user_prompts"), 2, "{stdout}");
+    assert!(stdout.contains("s-no-cwd"), "{stdout}");
+    assert!(stdout.contains(&none.display().to_string()), "{stdout}");
+}
+
+/// A line without a usable time (missing, unparseable, before 2000 or far in the future)
+/// takes the previous usable one, else the next, else the file's mtime: no 1970, no 2099.
+#[test]
+fn a_line_without_a_usable_time_takes_its_neighbours_or_the_files() {
+    let env = Env::new();
+    let dir = env.home().join(".claude/projects/-project");
+    std::fs::create_dir_all(&dir).unwrap();
+    let set_time = |text: String, times: [Option<&str>; 2]| {
+        text.lines()
+            .zip(times)
+            .map(|(l, t)| {
+                let mut v: serde_json::Value = serde_json::from_str(l).unwrap();
+                let o = v.as_object_mut().unwrap();
+                match t {
+                    Some(t) => o.insert("timestamp".into(), json!(t)),
+                    None => o.remove("timestamp"),
+                };
+                format!("{v}\n")
+            })
+            .collect::<String>()
+    };
+    let a = set_time(
+        turn_lines(&env, "s-time", "p-a", "First", "One."),
+        [None, Some("2026-12-05T19:00:05Z")],
+    );
+    let b = set_time(
+        turn_lines(&env, "s-time", "p-b", "Second", "Two."),
+        [Some("2099-01-01T00:00:00Z"), Some("1970-01-01T00:00:00Z")],
+    );
+    let timed = dir.join("timed.jsonl");
+    std::fs::write(&timed, format!("{a}{b}")).unwrap();
+    settle(&timed);
+    let c = set_time(
+        turn_lines(&env, "s-untimed", "p-c", "Third", "Three."),
+        [Some("not a time"), None],
+    );
+    let untimed = dir.join("untimed.jsonl");
+    std::fs::write(&untimed, c).unwrap();
+    settle(&untimed);
+    env.run_stdout(&["import", "claude-code"]);
+    let at = |id: &str| -> i64 {
+        env.rows(
+            &format!("SELECT created_at_epoch FROM user_prompts WHERE prompt_id = '{id}'"),
+            |r| r.get(0),
+        )[0]
+    };
+    let answer_ms = 1_796_497_205_000; // 2026-12-05T19:00:05Z
+    assert_eq!(at("p-a"), answer_ms);
+    assert_eq!(at("p-b"), answer_ms);
+    let hour_ago = (SystemTime::now() - Duration::from_secs(3600))
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64;
+    assert!((at("p-c") - hour_ago).abs() < 60_000, "{}", at("p-c"));
+    let starts: Vec<i64> = env.rows("SELECT started_at_epoch FROM sessions", |r| r.get(0));
+    let ends: Vec<Option<i64>> = env.rows("SELECT ended_at_epoch FROM user_prompts", |r| r.get(0));
+    assert!(
+        starts
+            .iter()
+            .all(|t| *t > 946_684_800_000 && *t < hour_ago + 120_000),
+        "{starts:?}"
+    );
+    assert!(
+        ends.iter().flatten().all(|t| *t < hour_ago + 120_000),
+        "{ends:?}"
+    );
+}
