@@ -3,17 +3,12 @@
 //! session under whatever project the import ran from; here an event without one takes its
 //! file's nearest, and a session whose file names none is left out.
 
-use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use serde_json::{Value, json};
 
 use super::{Event, Report};
-
-/// How far a file is scanned for a cwd: far enough for any session's first turns, bounded so a
-/// huge file without one is not read whole for each batch.
-const SCAN_BYTES: u64 = 64 * 1024 * 1024;
 
 fn usable(payload: &serde_json::Map<String, Value>) -> Option<&str> {
     payload
@@ -81,25 +76,12 @@ fn drop_orphans(events: &mut Vec<Event>, orphans: &[usize], path: &Path, report:
 }
 
 /// The first cwd a line from `from` on names (Claude Code's at the top, Codex's in the
-/// payload), within `SCAN_BYTES`.
+/// payload).
 fn scan(path: &Path, from: u64) -> Result<Option<String>> {
-    let mut file =
-        std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
-    file.seek(SeekFrom::Start(from))?;
-    let mut lines = BufReader::new(file.take(SCAN_BYTES));
-    let mut buf = Vec::new();
-    loop {
-        buf.clear();
-        if lines.read_until(b'\n', &mut buf)? == 0 {
-            return Ok(None);
-        }
-        let Ok(Value::Object(line)) = crate::jsonfix::parse_lenient(&buf, "transcript line") else {
-            continue;
-        };
+    super::scan::ahead(path, from, |line| {
         let payload = line.get("payload").and_then(Value::as_object);
-        let named = usable(&line).or_else(|| payload.and_then(usable));
-        if let Some(cwd) = named {
-            return Ok(Some(cwd.to_string()));
-        }
-    }
+        usable(line)
+            .or_else(|| payload.and_then(usable))
+            .map(str::to_string)
+    })
 }

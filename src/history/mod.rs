@@ -14,6 +14,7 @@ pub(crate) mod codex;
 mod cwd;
 mod files;
 mod replay;
+mod scan;
 mod time;
 
 pub(crate) use files::default_roots;

@@ -7,10 +7,9 @@
 //! seen the lines before it, so there the next line's time (else the mtime) is what a line at
 //! the start of the read gets; a first full read could have given it the previous one's.
 
-use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use serde_json::{Map, Value};
 
 use super::Event;
@@ -21,8 +20,6 @@ pub(crate) const UNKNOWN: i64 = i64::MIN;
 const EARLIEST_MS: i64 = 946_684_800_000;
 /// How far past the import a time may be (clocks differ, time zones are mistaken).
 const AHEAD_MS: i64 = 86_400_000;
-/// How far a file is scanned for the next usable time.
-const SCAN_BYTES: u64 = 64 * 1024 * 1024;
 
 /// The line's `timestamp`, if it is one a transcript written before `now_ms` can hold.
 pub(crate) fn line_ms(line: &Map<String, Value>, now_ms: i64) -> Option<i64> {
@@ -60,22 +57,7 @@ pub(super) fn fill(
     Ok(())
 }
 
-/// The first usable time a line from `from` on holds, within `SCAN_BYTES`.
+/// The first usable time a line from `from` on holds.
 fn scan(path: &Path, from: u64, now_ms: i64) -> Result<Option<i64>> {
-    let mut file =
-        std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
-    file.seek(SeekFrom::Start(from))?;
-    let mut lines = BufReader::new(file.take(SCAN_BYTES));
-    let mut buf = Vec::new();
-    loop {
-        buf.clear();
-        if lines.read_until(b'\n', &mut buf)? == 0 {
-            return Ok(None);
-        }
-        if let Ok(Value::Object(line)) = crate::jsonfix::parse_lenient(&buf, "transcript line")
-            && let Some(ms) = line_ms(&line, now_ms)
-        {
-            return Ok(Some(ms));
-        }
-    }
+    super::scan::ahead(path, from, |line| line_ms(line, now_ms))
 }
