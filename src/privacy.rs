@@ -701,34 +701,27 @@ fn looks_like_code(v: &str) -> bool {
 /// text read as bytes (`cat` of a UTF-16 `.env`) has one between every two characters, and a
 /// key spelt so was matched by no pattern, then stored whole once they were dropped.
 pub(crate) fn clean_text(text: &str) -> String {
-    let text = nul_free(text);
+    let text = without_nul(text);
     redact(&strip_tags(&text)).into_owned()
 }
 
 /// Tag stripping plus redaction without trimming: one JSON string value (file contents keep
 /// their exact whitespace).
 pub(crate) fn clean_value(text: &str) -> String {
-    let text = nul_free(text);
+    let text = without_nul(text);
     match strip_regions(&text) {
         Some(stripped) => redact(&stripped).into_owned(),
         None => redact(&text).into_owned(),
     }
 }
 
-fn nul_free(text: &str) -> std::borrow::Cow<'_, str> {
-    match text.contains('\0') {
-        true => std::borrow::Cow::Owned(text.replace('\0', "")),
-        false => std::borrow::Cow::Borrowed(text),
-    }
-}
-
 /// NUL removed: it carries nothing a reader needs, SQLite's text functions stop at it, and
 /// PostgreSQL's jsonb refuses it (one NUL in a row stopped every later sync).
-pub(crate) fn without_nul(mut text: String) -> String {
-    if text.contains('\0') {
-        text.retain(|c| c != '\0');
+pub(crate) fn without_nul(text: &str) -> Cow<'_, str> {
+    match text.contains('\0') {
+        true => Cow::Owned(text.replace('\0', "")),
+        false => Cow::Borrowed(text),
     }
-    text
 }
 
 /// Cleans every string inside a JSON value, keys included; values under secret-looking keys

@@ -324,7 +324,9 @@ pub(crate) fn doc_of(
                 Value::String(format!("{device}:{remote}"))
             }
             // Rows stored before capture removed NUL still hold it; jsonb refuses it.
-            (_, Sql::Text(t)) if t.contains('\0') => Value::String(crate::privacy::without_nul(t)),
+            (_, Sql::Text(t)) if t.contains('\0') => {
+                Value::String(crate::privacy::without_nul(&t).into_owned())
+            }
             (_, v) => to_json(v),
         };
         map.insert(c.clone(), value);
