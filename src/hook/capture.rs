@@ -223,8 +223,8 @@ pub(crate) fn build(
                 .filter(|v| !v.is_string() && !v.is_null())
             {
                 crate::logging::warn(format!(
-                    "Stop: last_assistant_message is {} where text was expected; the turn ends without its answer",
-                    json_kind(odd)
+                    "Stop: last_assistant_message is a JSON {} where text was expected; the turn ends without its answer",
+                    super::payload::kind(odd)
                 ));
             }
             Capture::TurnEnd {
@@ -265,18 +265,6 @@ fn touches_session_memory(tool_name: &str, input: Option<&Value>) -> bool {
         .and_then(|i| i.get("file_path").or_else(|| i.get("notebook_path")))
         .and_then(Value::as_str)
         .is_some_and(|p| p.contains("session-memory"))
-}
-
-/// What a JSON value is, for a log line.
-fn json_kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 #[cfg(test)]

@@ -99,7 +99,8 @@ impl Payload {
     }
 }
 
-fn kind(v: &Value) -> &'static str {
+/// What a JSON value is, for an error or a log line (`a JSON number`).
+pub(crate) fn kind(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "boolean",

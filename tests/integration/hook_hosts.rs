@@ -580,3 +580,24 @@ fn a_codex_patch_of_thousands_of_files_is_stored_whole() {
     );
     assert_eq!(env.count("tool_uses"), 5000);
 }
+
+/// A Stop whose answer is no text still ends the turn, and the log says what was lost.
+#[test]
+fn a_stop_whose_answer_is_not_text_is_logged() {
+    let env = Env::new();
+    hook(
+        &env,
+        "codex",
+        "Stop",
+        &codex(
+            &env,
+            "cx-odd",
+            json!({"hook_event_name": "Stop", "turn_id": "t-1", "last_assistant_message": 12}),
+        ),
+    );
+    let log = env.log_text();
+    assert!(
+        log.contains("last_assistant_message is a JSON number where text was expected"),
+        "{log}"
+    );
+}
