@@ -284,6 +284,11 @@ const CLAUSE_MARKS: &[char] = &[
     '\u{ff01}', '\u{ff1f}', '\u{ff0e}',
 ];
 
+/// The marks parts of a title are joined with: none may open or end a title.
+const JOINERS: &[char] = &[
+    ';', ':', ',', '\u{ff1b}', '\u{ff1a}', '\u{ff0c}', '\u{3001}',
+];
+
 /// A title's joins made clean, outside code spans: a clause mark the text ended with and the
 /// joiner after it become one (`exhausted;; `pytest` passes` → `exhausted; …`, `依赖。; 2.` →
 /// `依赖。 2.`, `里。。` → `里。`), a why that opens with punctuation loses it (`— ——把…` →
@@ -362,20 +367,12 @@ pub(crate) fn tidy_joins(title: &str) -> String {
     // Nor opens on one: a part that came out empty (`: 5 → 20` for an edit naming no file).
     let lead = out
         .iter()
-        .take_while(|c| {
-            matches!(
-                c,
-                ' ' | ';' | ':' | ',' | '\u{ff1b}' | '\u{ff1a}' | '\u{ff0c}' | '\u{3001}'
-            )
-        })
+        .take_while(|c| **c == ' ' || JOINERS.contains(c))
         .count();
     let mut tidy: String = out[lead..].iter().collect();
     while in_code.is_none()
         && let Some(last) = tidy.trim_end().chars().last()
-        && matches!(
-            last,
-            ';' | ':' | ',' | '\u{ff1b}' | '\u{ff1a}' | '\u{ff0c}' | '\u{3001}' | '\u{2014}'
-        )
+        && (JOINERS.contains(&last) || last == '\u{2014}')
     {
         let end = tidy.trim_end().len() - last.len_utf8();
         tidy.truncate(end);
@@ -389,44 +386,25 @@ pub(crate) fn tidy_joins(title: &str) -> String {
 /// Spans are found as CommonMark finds them: a run opens one only if a run of the same length
 /// follows.
 pub(crate) fn without_lone_ticks(text: &str) -> String {
-    let runs: Vec<(usize, usize)> = {
-        let bytes = text.as_bytes();
-        let mut runs = Vec::new();
-        let mut i = 0;
-        while i < bytes.len() {
-            if bytes[i] == b'`' {
-                let len = bytes[i..].iter().take_while(|&&b| b == b'`').count();
-                runs.push((i, len));
-                i += len;
-            } else {
-                i += 1;
-            }
-        }
-        runs
-    };
-    let mut lone: Vec<(usize, usize)> = Vec::new();
-    let mut k = 0;
-    while k < runs.len() {
-        let (_, len) = runs[k];
-        match runs[k + 1..].iter().position(|&(_, l)| l == len) {
-            Some(closer) => k += closer + 2,
-            None => {
-                lone.push(runs[k]);
-                k += 1;
-            }
-        }
-    }
-    if lone.is_empty() {
-        return text.to_string();
-    }
     let mut out = String::with_capacity(text.len());
-    let mut from = 0;
-    for (at, len) in lone {
-        out.push_str(&text[from..at]);
-        out.push_str(&"'".repeat(len));
-        from = at + len;
+    let mut at = 0;
+    while let Some(k) = text[at..].find('`') {
+        let start = at + k;
+        out.push_str(&text[at..start]);
+        let rest = &text[start..];
+        match crate::text::code_span_len(rest) {
+            Some(len) => {
+                out.push_str(&rest[..len]);
+                at = start + len;
+            }
+            None => {
+                let run = rest.len() - rest.trim_start_matches('`').len();
+                out.push_str(&"'".repeat(run));
+                at = start + run;
+            }
+        }
     }
-    out.push_str(&text[from..]);
+    out.push_str(&text[at..]);
     out
 }
 
