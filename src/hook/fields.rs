@@ -127,7 +127,7 @@ fn fit_json(value: &mut Value, max_bytes: usize) -> Option<String> {
         }
         // Each byte of a string takes at least one in its JSON: cutting `excess` bytes and
         // room for the marker makes it fit, or leaves the next longest string to cut.
-        let keep = floor_char_boundary(longest, longest.len().saturating_sub(excess + marker));
+        let keep = byte_floor(longest, longest.len().saturating_sub(excess + marker));
         let dropped = longest.len() - keep;
         *longest = marked(&longest[..keep], dropped as u64);
     }
@@ -169,20 +169,20 @@ fn clean_cut(text: &str, limit: usize, clean: fn(&str) -> String) -> (String, bo
     if text.len() <= limit {
         return (clean(text), false);
     }
-    let cut = floor_char_boundary(text, limit);
+    let cut = byte_floor(text, limit);
     if privacy::has_lone_private_close(&text[cut..]) {
         // A private region closes in the part dropped: what is kept is cleaned as if its
         // closing tag were there (a lone one hides everything before it).
         return (clean(&format!("{}</private>", &text[..cut])), true);
     }
     let mut kept = clean(&text[..cut]);
-    let wider = clean(&text[..floor_char_boundary(text, limit + LOOKAHEAD)]);
+    let wider = clean(&text[..byte_floor(text, limit + LOOKAHEAD)]);
     let same = kept
         .bytes()
         .zip(wider.bytes())
         .take_while(|(a, b)| a == b)
         .count();
-    kept.truncate(floor_char_boundary(&kept, same));
+    kept.truncate(byte_floor(&kept, same));
     (kept, true)
 }
 
@@ -196,7 +196,7 @@ fn cap(text: String, original_bytes: u64, max_bytes: usize, was_cut: bool) -> St
     let keep = if text.len() + estimate <= max_bytes {
         text.len()
     } else {
-        floor_char_boundary(&text, max_bytes.saturating_sub(estimate))
+        byte_floor(&text, max_bytes.saturating_sub(estimate))
     };
     let dropped = original_bytes.saturating_sub(keep as u64);
     marked(&text[..keep], dropped)
@@ -207,14 +207,9 @@ fn marked(kept: &str, dropped: u64) -> String {
     format!("{kept}…[truncated: {dropped} bytes]")
 }
 
-fn floor_char_boundary(text: &str, index: usize) -> usize {
-    if index >= text.len() {
-        return text.len();
-    }
-    (0..=index)
-        .rev()
-        .find(|i| text.is_char_boundary(*i))
-        .unwrap_or(0)
+/// The longest prefix of `text` within `index` bytes, as its length.
+fn byte_floor(text: &str, index: usize) -> usize {
+    crate::text::cut_bytes(text, index).0.len()
 }
 
 #[cfg(test)]
