@@ -136,6 +136,11 @@ pub(crate) fn echoed(query: &str) -> String {
     crate::text::clip_columns(query, 120)
 }
 
+/// The timeline's answer when no record matches the query it was to be anchored on.
+pub(crate) fn no_anchor(query: &str) -> String {
+    format!("Nothing in memory matches \"{}\".", echoed(query))
+}
+
 /// `N result(s) for "text" in scope`, or `N record(s) in scope` without text.
 pub(crate) fn search_heading(q: &Query, found: usize) -> String {
     let scope = scope(q);

@@ -302,12 +302,7 @@ fn timeline_call(ctx: &mut Ctx, args: &Map<String, Value>) -> Result<Reply> {
             )?;
             match hits.first() {
                 Some(h) => (h.row.kind, h.row.id),
-                None => {
-                    return Ok(Reply::ok(format!(
-                        "Nothing in memory matches \"{}\".",
-                        replies::echoed(&q)
-                    )));
-                }
+                None => return Ok(Reply::ok(replies::no_anchor(&q))),
             }
         }
         (None, None) => {
