@@ -399,6 +399,9 @@ mod tests {
         assert_eq!(one_line("理由： 现在"), "理由： 现在");
         // Korean spaces its words.
         assert_eq!(one_line("이것은\n테스트입니다"), "이것은 테스트입니다");
+        // Han outside the basic plane (Extension B) joins as Han does; an emoji is no word of it.
+        assert_eq!(one_line("𠮷野\n家の店"), "𠮷野家の店");
+        assert_eq!(one_line("完成\n😀 好"), "完成 😀 好");
         assert_eq!(one_line("ok.\nNext"), "ok. Next");
         assert_eq!(
             one_line("页面层；\n`vue-quill-editor` 没有；\n 还有 `a`\n\n说明。\n `b`"),
